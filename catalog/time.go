@@ -1,0 +1,59 @@
+package catalog
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+)
+
+// TimeLayout is the fixed-width UTC form, with microseconds, in which every timestamp is
+// stored and shown, so that string order is time order.
+const TimeLayout = "2006-01-02T15:04:05.000000Z"
+
+// Timestamp is an instant stored as TimeLayout text (the GraphQL DateTime scalar). Input in any
+// RFC 3339 form is accepted and normalised to UTC microseconds.
+type Timestamp struct{ time.Time }
+
+// NewTimestamp returns t truncated to microseconds, in UTC.
+func NewTimestamp(t time.Time) Timestamp { return Timestamp{t.UTC().Truncate(time.Microsecond)} }
+
+// ParseTimestamp parses an RFC 3339 timestamp. It returns an error naming the text otherwise.
+func ParseTimestamp(s string) (Timestamp, error) {
+	t, err := time.Parse(time.RFC3339Nano, s)
+	if err != nil {
+		return Timestamp{}, fmt.Errorf("%q is not an RFC 3339 date-time", s)
+	}
+	return NewTimestamp(t), nil
+}
+
+// TimePtr returns a pointer to the Timestamp of t.
+func TimePtr(t time.Time) *Timestamp { ts := NewTimestamp(t); return &ts }
+
+// String returns the TimeLayout form.
+func (t Timestamp) String() string { return t.UTC().Format(TimeLayout) }
+
+// MarshalText implements encoding.TextMarshaler.
+func (t Timestamp) MarshalText() ([]byte, error) { return []byte(t.String()), nil }
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (t *Timestamp) UnmarshalText(b []byte) error {
+	v, err := ParseTimestamp(string(b))
+	if err != nil {
+		return err
+	}
+	*t = v
+	return nil
+}
+
+// MarshalGQL implements graphql.Marshaler.
+func (t Timestamp) MarshalGQL(w io.Writer) { _, _ = io.WriteString(w, strconv.Quote(t.String())) }
+
+// UnmarshalGQL implements graphql.Unmarshaler.
+func (t *Timestamp) UnmarshalGQL(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("DateTime must be an RFC 3339 string")
+	}
+	return t.UnmarshalText([]byte(s))
+}
