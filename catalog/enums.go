@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 	"strings"
@@ -229,11 +228,11 @@ func marshalEnum(w io.Writer, s string) {
 func unmarshalEnum[T ~string](v any, all []T, what string) (T, error) {
 	s, ok := v.(string)
 	if !ok {
-		return "", fmt.Errorf("%s must be an enum value", what)
+		return "", Invalid("", "%s must be an enum value", what)
 	}
 	t := T(strings.ToLower(s))
 	if !contains(all, t) {
-		return "", fmt.Errorf("%q is not a valid %s", s, what)
+		return "", Invalid("", "%q is not a valid %s", s, what)
 	}
 	return t, nil
 }

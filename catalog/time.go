@@ -1,7 +1,6 @@
 package catalog
 
 import (
-	"fmt"
 	"io"
 	"strconv"
 	"time"
@@ -22,7 +21,7 @@ func NewTimestamp(t time.Time) Timestamp { return Timestamp{t.UTC().Truncate(tim
 func ParseTimestamp(s string) (Timestamp, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
-		return Timestamp{}, fmt.Errorf("%q is not an RFC 3339 date-time", s)
+		return Timestamp{}, Invalid("", "%q is not an RFC 3339 date-time", s)
 	}
 	return NewTimestamp(t), nil
 }
@@ -53,7 +52,7 @@ func (t Timestamp) MarshalGQL(w io.Writer) { _, _ = io.WriteString(w, strconv.Qu
 func (t *Timestamp) UnmarshalGQL(v any) error {
 	s, ok := v.(string)
 	if !ok {
-		return fmt.Errorf("DateTime must be an RFC 3339 string")
+		return Invalid("", "DateTime must be an RFC 3339 string")
 	}
 	return t.UnmarshalText([]byte(s))
 }

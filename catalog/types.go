@@ -266,10 +266,12 @@ type Job struct {
 
 // TargetComponent is one component a job changes.
 type TargetComponent struct {
-	ComponentID string `json:"componentId"`
-	FromVersion string `json:"fromVersion,omitempty"`
-	ToVersion   string `json:"toVersion,omitempty"`
-	Status      string `json:"status,omitempty"`
+	// CapabilityID is the job's capability, set when the job is read; not stored.
+	CapabilityID string `json:"-"`
+	ComponentID  string `json:"componentId"`
+	FromVersion  string `json:"fromVersion,omitempty"`
+	ToVersion    string `json:"toVersion,omitempty"`
+	Status       string `json:"status,omitempty"`
 }
 
 // Strategy is how a job rolls out.

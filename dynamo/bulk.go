@@ -1,0 +1,132 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// batchWrite puts items with BatchWriteItem, maxBatchWrite a call, up to parallel calls at once,
+// retrying UnprocessedItems with backoff. It never drops an item: leftovers that outlast the
+// retries are an error.
+func (s *Store) batchWrite(ctx context.Context, reqs []types.WriteRequest, parallel int) error {
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(max(parallel, 1))
+	for start := 0; start < len(reqs); start += maxBatchWrite {
+		chunk := reqs[start:min(start+maxBatchWrite, len(reqs))]
+		g.Go(func() error { return s.writeChunk(gctx, chunk) })
+	}
+	return g.Wait()
+}
+
+func (s *Store) writeChunk(ctx context.Context, chunk []types.WriteRequest) error {
+	pending := chunk
+	for attempt := 0; len(pending) > 0; attempt++ {
+		if attempt > 0 {
+			if attempt >= maxLeftover {
+				return fmt.Errorf("batch write: %d items still unprocessed after %d attempts: %w", len(pending), attempt, ErrUnavailable)
+			}
+			if err := sleep(ctx, backoff(attempt)); err != nil {
+				return err
+			}
+		}
+		out, err := s.db.BatchWriteItem(ctx, &dynamodb.BatchWriteItemInput{
+			RequestItems:           map[string][]types.WriteRequest{s.table: pending},
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		})
+		if err != nil {
+			return classify("batch write", err)
+		}
+		pending = out.UnprocessedItems[s.table]
+	}
+	return nil
+}
+
+func putRequests(items []*item) ([]types.WriteRequest, error) {
+	reqs := make([]types.WriteRequest, len(items))
+	for i, it := range items {
+		av := it.av()
+		if n := itemSize(av); n > maxItemSize {
+			return nil, fmt.Errorf("item %s/%s is %d bytes, over DynamoDB's 400 KB", it.PK, it.SK, n)
+		}
+		reqs[i] = types.WriteRequest{PutRequest: &types.PutRequest{Item: av}}
+	}
+	return reqs, nil
+}
+
+// bundleItems returns every item of a bundle: the capability with its index items, then its
+// components, dependencies, jobs, metrics and rules.
+func bundleItems(b *catalog.Bundle, now time.Time) ([]*item, error) {
+	c := b.Capability
+	if err := ValidateID("capabilityId", c.CapabilityID); err != nil {
+		return nil, err
+	}
+	items, err := capabilityItems(c, now)
+	if err != nil {
+		return nil, err
+	}
+	add := func(it *item, err error) error {
+		if err != nil {
+			return err
+		}
+		items = append(items, it)
+		return nil
+	}
+	for _, x := range b.Components {
+		if err := add(componentItem(x, now)); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range b.Dependencies {
+		if err := add(dependencyItem(x, now)); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range b.Jobs {
+		if err := add(jobItem(x, now)); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range b.Metrics {
+		if err := add(metricItem(x, now)); err != nil {
+			return nil, err
+		}
+	}
+	for _, x := range b.Rules {
+		if err := add(ruleItem(x, now)); err != nil {
+			return nil, err
+		}
+	}
+	return items, nil
+}
+
+// BulkLoad writes bundles with BatchWriteItem (25 items a call, parallel calls at once,
+// UnprocessedItems retried), after recounting each bundle's aggregates so that they equal what
+// its partition holds. It overwrites items with the same keys, and returns how many it wrote.
+// It is for loading catalogues (the sample, benchmarks), not for changes made while serving.
+func (s *Store) BulkLoad(ctx context.Context, bundles []*catalog.Bundle, parallel int) (int, error) {
+	now := s.now()
+	var items []*item
+	for _, b := range bundles {
+		b.Recount()
+		its, err := bundleItems(b, now)
+		if err != nil {
+			return 0, fmt.Errorf("bulk load %s: %w", b.Capability.CapabilityID, err)
+		}
+		items = append(items, its...)
+	}
+	reqs, err := putRequests(items)
+	if err != nil {
+		return 0, fmt.Errorf("bulk load: %w", err)
+	}
+	if err := s.batchWrite(ctx, reqs, parallel); err != nil {
+		return 0, fmt.Errorf("bulk load: %w", err)
+	}
+	return len(reqs), nil
+}

@@ -1,0 +1,84 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+)
+
+// Sentinel errors of the store. AWS error types never leave this package: callers test these
+// with errors.Is.
+var (
+	// ErrNotFound means the item asked for does not exist.
+	ErrNotFound = errors.New("not found")
+	// ErrConflict means a condition failed: the item exists already, or its revision moved.
+	ErrConflict = errors.New("conflict")
+	// ErrUnavailable means DynamoDB could not be reached or kept refusing (throttling, 5xx,
+	// network) after the retries.
+	ErrUnavailable = errors.New("database unavailable")
+)
+
+// ConflictError is an ErrConflict that knows the item's current revision.
+type ConflictError struct {
+	Reason          string
+	CurrentRevision int
+}
+
+func (e *ConflictError) Error() string {
+	if e.CurrentRevision > 0 {
+		return fmt.Sprintf("%s (current revision %d)", e.Reason, e.CurrentRevision)
+	}
+	return e.Reason
+}
+
+// Is makes errors.Is(err, ErrConflict) hold.
+func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+
+// classify wraps an SDK error of operation op: transient failures become ErrUnavailable; the
+// AWS text stays in the chain for logs but callers see only the sentinel.
+func classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return fmt.Errorf("%s: %w", op, &ConflictError{Reason: "condition failed"})
+	}
+	if transient(err) {
+		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// transient reports whether err is worth retrying later: throttling, server errors, timeouts
+// and network failures (including exhausted SDK retries of those).
+func transient(err error) bool {
+	var maxAttempts *retry.MaxAttemptsError
+	if errors.As(err, &maxAttempts) {
+		return true
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+			"InternalServerError", "InternalFailure", "ServiceUnavailable", "TransactionInProgressException",
+			"TransactionConflictException", "LimitExceededException":
+			return true
+		}
+		return ae.ErrorFault() == smithy.FaultServer
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe)
+}

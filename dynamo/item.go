@@ -1,0 +1,273 @@
+package dynamo
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// Attribute names of the item envelope.
+const (
+	attrPK         = "PK"
+	attrSK         = "SK"
+	attrEntityType = "EntityType"
+	attrGSI1PK     = "GSI1PK"
+	attrGSI1SK     = "GSI1SK"
+	attrCreatedAt  = "CreatedAt"
+	attrUpdatedAt  = "UpdatedAt"
+	attrRevision   = "Revision"
+	attrTTL        = "TTL"
+	attrData       = "Data"
+
+	gsi1Name = "GSI1"
+)
+
+// item is the common envelope of every row. Data holds the entity's JSON with the seed's field
+// names, stored as a DynamoDB map so that nested paths can be filtered, projected and updated.
+type item struct {
+	PK, SK, EntityType string
+	GSI1PK, GSI1SK     string
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
+	Revision           int
+	TTL                int64
+	Data               map[string]types.AttributeValue
+}
+
+func (it *item) av() map[string]types.AttributeValue {
+	m := map[string]types.AttributeValue{
+		attrPK:         &types.AttributeValueMemberS{Value: it.PK},
+		attrSK:         &types.AttributeValueMemberS{Value: it.SK},
+		attrEntityType: &types.AttributeValueMemberS{Value: it.EntityType},
+		attrCreatedAt:  &types.AttributeValueMemberS{Value: keyTime(it.CreatedAt)},
+		attrUpdatedAt:  &types.AttributeValueMemberS{Value: keyTime(it.UpdatedAt)},
+		attrRevision:   &types.AttributeValueMemberN{Value: strconv.Itoa(it.Revision)},
+		attrData:       &types.AttributeValueMemberM{Value: it.Data},
+	}
+	if it.GSI1PK != "" {
+		m[attrGSI1PK] = &types.AttributeValueMemberS{Value: it.GSI1PK}
+		m[attrGSI1SK] = &types.AttributeValueMemberS{Value: it.GSI1SK}
+	}
+	if it.TTL > 0 {
+		m[attrTTL] = &types.AttributeValueMemberN{Value: strconv.FormatInt(it.TTL, 10)}
+	}
+	return m
+}
+
+// readItem parses the envelope of a stored row.
+func readItem(m map[string]types.AttributeValue) (*item, error) {
+	it := &item{
+		PK:         str(m[attrPK]),
+		SK:         str(m[attrSK]),
+		EntityType: str(m[attrEntityType]),
+		GSI1PK:     str(m[attrGSI1PK]),
+		GSI1SK:     str(m[attrGSI1SK]),
+	}
+	if it.PK == "" || it.SK == "" {
+		return nil, fmt.Errorf("read item: missing PK or SK")
+	}
+	var err error
+	if s := str(m[attrCreatedAt]); s != "" {
+		if it.CreatedAt, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return nil, fmt.Errorf("read item %s/%s: CreatedAt: %w", it.PK, it.SK, err)
+		}
+	}
+	if s := str(m[attrUpdatedAt]); s != "" {
+		if it.UpdatedAt, err = time.Parse(time.RFC3339Nano, s); err != nil {
+			return nil, fmt.Errorf("read item %s/%s: UpdatedAt: %w", it.PK, it.SK, err)
+		}
+	}
+	if n, ok := m[attrRevision].(*types.AttributeValueMemberN); ok {
+		it.Revision, _ = strconv.Atoi(n.Value)
+	}
+	if n, ok := m[attrTTL].(*types.AttributeValueMemberN); ok {
+		it.TTL, _ = strconv.ParseInt(n.Value, 10, 64)
+	}
+	if d, ok := m[attrData].(*types.AttributeValueMemberM); ok {
+		it.Data = d.Value
+	}
+	return it, nil
+}
+
+func str(av types.AttributeValue) string {
+	if s, ok := av.(*types.AttributeValueMemberS); ok {
+		return s.Value
+	}
+	return ""
+}
+
+func (it *item) meta() catalog.Meta {
+	return catalog.Meta{Revision: it.Revision, CreatedAt: catalog.NewTimestamp(it.CreatedAt), UpdatedAt: catalog.NewTimestamp(it.UpdatedAt)}
+}
+
+// expired reports whether the item's TTL has passed at now: DynamoDB deletes such items
+// lazily, so reads must not show them.
+func (it *item) expired(now time.Time) bool { return it.TTL > 0 && it.TTL <= now.Unix() }
+
+func encodeData(v any) (map[string]types.AttributeValue, error) {
+	av, err := attributevalue.MarshalWithOptions(v, func(o *attributevalue.EncoderOptions) {
+		o.TagKey = "json"
+		o.UseEncodingMarshalers = true
+	})
+	if err != nil {
+		return nil, fmt.Errorf("encode data: %w", err)
+	}
+	m, ok := av.(*types.AttributeValueMemberM)
+	if !ok {
+		return nil, fmt.Errorf("encode data: %T is not a map", av)
+	}
+	return m.Value, nil
+}
+
+func decodeData(data map[string]types.AttributeValue, v any) error {
+	return attributevalue.UnmarshalMapWithOptions(data, v, func(o *attributevalue.DecoderOptions) {
+		o.TagKey = "json"
+		o.UseEncodingUnmarshalers = true
+	})
+}
+
+// stamp returns the envelope times of an entity written at now: a new entity (zero CreatedAt)
+// is created now.
+func stamp(m catalog.Meta, now time.Time) (created, updated time.Time) {
+	created = m.CreatedAt.Time
+	if created.IsZero() {
+		created = now
+	}
+	updated = m.UpdatedAt.Time
+	if updated.IsZero() {
+		updated = now
+	}
+	return created, updated
+}
+
+func newItem(pk, sk, entity string, m catalog.Meta, now time.Time, data any) (*item, error) {
+	d, err := encodeData(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s %s: %w", entity, sk, err)
+	}
+	created, updated := stamp(m, now)
+	rev := m.Revision
+	if rev < 1 {
+		rev = 1
+	}
+	return &item{PK: pk, SK: sk, EntityType: entity, CreatedAt: created, UpdatedAt: updated, Revision: rev, Data: d}, nil
+}
+
+// capabilityItems returns the METADATA item of c and its two index items, which carry a copy of
+// the same Data so that the DOMAIN# and HEALTH# GSI1 queries answer without a second read.
+func capabilityItems(c *catalog.Capability, now time.Time) ([]*item, error) {
+	meta, err := newItem(capabilityPK(c.CapabilityID), metadataSK, entityCapability, c.Meta, now, c)
+	if err != nil {
+		return nil, err
+	}
+	meta.GSI1PK = capabilitiesPK
+	meta.GSI1SK = capabilityGSI1SK(c.BusinessDomain, c.Priority, c.Name)
+	domain := *meta
+	domain.SK, domain.EntityType = domainIndexSK, entityDomainIndex
+	domain.GSI1PK, domain.GSI1SK = domainPK(c.BusinessDomain), domainGSI1SK(c.Priority, c.Name)
+	health := *meta
+	health.SK, health.EntityType = healthIndexSK, entityHealthIndex
+	status := c.Aggregates.HealthStatus
+	if status == "" {
+		status = catalog.HealthUnknown
+	}
+	health.GSI1PK, health.GSI1SK = healthPK(status), healthGSI1SK(c.Aggregates.HealthScore, c.CapabilityID)
+	return []*item{meta, &domain, &health}, nil
+}
+
+func componentItem(c *catalog.Component, now time.Time) (*item, error) {
+	it, err := newItem(capabilityPK(c.CapabilityID), componentSK(c.Order, c.ComponentID), entityComponent, c.Meta, now, c)
+	if err != nil {
+		return nil, err
+	}
+	it.GSI1PK, it.GSI1SK = componentTypePK(c.ComponentType), componentGSI1SK(c.CapabilityID, c.ComponentID)
+	return it, nil
+}
+
+func dependencyItem(d *catalog.Dependency, now time.Time) (*item, error) {
+	it, err := newItem(capabilityPK(d.CapabilityID), dependencySK(d.SourceComponentID, d.TargetComponentID), entityDependency, d.Meta, now, d)
+	if err != nil {
+		return nil, err
+	}
+	it.GSI1PK = dependenciesPK(d.CapabilityID)
+	it.GSI1SK = dependencyGSI1SK(d.Criticality, d.SourceComponentID, d.TargetComponentID)
+	return it, nil
+}
+
+func jobItem(j *catalog.Job, now time.Time) (*item, error) {
+	it, err := newItem(capabilityPK(j.CapabilityID), jobSK(j.StartTime.Time, j.JobID), entityJob, j.Meta, now, j)
+	if err != nil {
+		return nil, err
+	}
+	it.GSI1PK, it.GSI1SK = jobPK(j.JobID), keyTime(j.StartTime.Time)
+	return it, nil
+}
+
+// MetricRetention is how long a metric stays in the table: its TTL is timestamp + 90 days.
+const MetricRetention = 90 * 24 * time.Hour
+
+func metricItem(m *catalog.Metric, now time.Time) (*item, error) {
+	if m.Meta.CreatedAt.IsZero() {
+		m.Meta.CreatedAt = m.Timestamp
+	}
+	it, err := newItem(capabilityPK(m.CapabilityID), metricSK(m.ComponentID, m.MetricType, m.Timestamp.Time), entityMetric, m.Meta, now, m)
+	if err != nil {
+		return nil, err
+	}
+	it.GSI1PK, it.GSI1SK = metricsPK(m.ComponentID), keyTime(m.Timestamp.Time)
+	it.TTL = m.Timestamp.Add(MetricRetention).Unix()
+	return it, nil
+}
+
+func ruleItem(r *catalog.Rule, now time.Time) (*item, error) {
+	it, err := newItem(capabilityPK(r.CapabilityID), ruleSK(r.Order, r.RuleID), entityRule, r.Meta, now, r)
+	if err != nil {
+		return nil, err
+	}
+	it.GSI1PK, it.GSI1SK = rulesPK(r.CapabilityID), ruleGSI1SK(r.RuleType, r.Order, r.RuleID)
+	return it, nil
+}
+
+// decodeEntity decodes the Data of it into a new T and sets its Meta.
+func decodeEntity[T any](it *item, setMeta func(*T, catalog.Meta)) (*T, error) {
+	v := new(T)
+	if err := decodeData(it.Data, v); err != nil {
+		return nil, fmt.Errorf("decode %s %s/%s: %w", it.EntityType, it.PK, it.SK, err)
+	}
+	setMeta(v, it.meta())
+	return v, nil
+}
+
+func toCapability(it *item) (*catalog.Capability, error) {
+	return decodeEntity(it, func(c *catalog.Capability, m catalog.Meta) { c.Meta = m })
+}
+
+func toComponent(it *item) (*catalog.Component, error) {
+	return decodeEntity(it, func(c *catalog.Component, m catalog.Meta) { c.Meta = m })
+}
+
+func toDependency(it *item) (*catalog.Dependency, error) {
+	return decodeEntity(it, func(d *catalog.Dependency, m catalog.Meta) { d.Meta = m })
+}
+
+func toJob(it *item) (*catalog.Job, error) {
+	return decodeEntity(it, func(j *catalog.Job, m catalog.Meta) {
+		j.Meta = m
+		for i := range j.TargetComponents {
+			j.TargetComponents[i].CapabilityID = j.CapabilityID
+		}
+	})
+}
+
+func toMetric(it *item) (*catalog.Metric, error) {
+	return decodeEntity(it, func(x *catalog.Metric, m catalog.Meta) { x.Meta = m })
+}
+
+func toRule(it *item) (*catalog.Rule, error) {
+	return decodeEntity(it, func(r *catalog.Rule, m catalog.Meta) { r.Meta = m })
+}

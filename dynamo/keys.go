@@ -1,0 +1,291 @@
+package dynamo
+
+import (
+	"fmt"
+	"math"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// Every key string of the table is built and parsed in this file, and nowhere else.
+
+// Key prefixes and fixed sort keys of the single-table design.
+const (
+	capabilityPrefix = "CAPABILITY#"
+	componentPrefix  = "COMPONENT#"
+	dependencyPrefix = "DEPENDENCY#"
+	indexPrefix      = "INDEX#"
+	jobPrefix        = "JOB#"
+	metricPrefix     = "METRIC#"
+	metricsPrefix    = "METRICS#"
+	rulePrefix       = "RULE#"
+	tokenPrefix      = "TOKEN#"
+	versionPrefix    = "VERSION#"
+	domainPrefix     = "DOMAIN#"
+	healthPrefix     = "HEALTH#"
+
+	metadataSK     = "METADATA"
+	domainIndexSK  = "INDEX#DOMAIN"
+	healthIndexSK  = "INDEX#HEALTH"
+	capabilitiesPK = "CAPABILITIES"
+
+	dependenciesSuffix = "#DEPENDENCIES"
+	rulesSuffix        = "#RULES"
+
+	// rangeEnd sorts after '#' and before every other character a key can hold after a
+	// prefix, so "X#" .. "X$" spans exactly the keys that begin with "X#".
+	rangeEnd = "$"
+)
+
+// Entity type names stored in the EntityType attribute.
+const (
+	entityCapability  = "Capability"
+	entityDomainIndex = "CapabilityDomainIndex"
+	entityHealthIndex = "CapabilityHealthIndex"
+	entityComponent   = "SoftwareComponent"
+	entityDependency  = "ComponentDependency"
+	entityJob         = "ImplementationJob"
+	entityMetric      = "PerformanceMetric"
+	entityRule        = "ConfigurationRule"
+	entityToken       = "IdempotencyToken"
+	entityVersion     = "Version"
+)
+
+// idPattern is what every ID and slug must match: a '#' would forge keys.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key.
+func ValidateID(field, id string) error {
+	if !idPattern.MatchString(id) {
+		return catalog.Invalid(field, "%q is not a valid identifier: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit", id)
+	}
+	return nil
+}
+
+// keyTime formats t as it appears in keys: UTC, fixed width, microseconds.
+func keyTime(t time.Time) string { return t.UTC().Format(catalog.TimeLayout) }
+
+func twoDigits(n int) string   { return fmt.Sprintf("%02d", n) }
+func threeDigits(n int) string { return fmt.Sprintf("%03d", n) }
+
+// Slug turns a name into the lower-case, dash-separated form used in GSI1 sort keys:
+// "Alert Management" -> "alert-management".
+func Slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		switch {
+		case r >= 'a' && r <= 'z', r >= '0' && r <= '9':
+			b.WriteRune(r)
+			dash = false
+		default:
+			if b.Len() > 0 && !dash {
+				b.WriteByte('-')
+				dash = true
+			}
+		}
+	}
+	return strings.TrimSuffix(b.String(), "-")
+}
+
+// capabilityPK is the partition key of every item of a capability.
+func capabilityPK(capabilityID string) string { return capabilityPrefix + capabilityID }
+
+// parseCapabilityPK returns the capability ID of a partition key.
+func parseCapabilityPK(pk string) (string, error) {
+	id, ok := strings.CutPrefix(pk, capabilityPrefix)
+	if !ok || !idPattern.MatchString(id) {
+		return "", fmt.Errorf("parse partition key %q: not a capability key", pk)
+	}
+	return id, nil
+}
+
+// capabilityGSI1SK orders the CAPABILITIES index by domain, priority and name.
+func capabilityGSI1SK(domain string, p catalog.Priority, name string) string {
+	return domain + "#" + twoDigits(p.Rank()) + "#" + Slug(name)
+}
+
+// domainPK is the GSI1 partition of a business domain's index items.
+func domainPK(domain string) string { return domainPrefix + domain }
+
+// domainGSI1SK orders a domain's capabilities by priority and name.
+func domainGSI1SK(p catalog.Priority, name string) string {
+	return twoDigits(p.Rank()) + "#" + Slug(name)
+}
+
+// healthPK is the GSI1 partition of the capabilities in one health status.
+func healthPK(status catalog.HealthStatus) string { return healthPrefix + string(status) }
+
+// healthGSI1SK orders a health partition by score (floored, three digits) then ID.
+func healthGSI1SK(score float64, capabilityID string) string {
+	s := int(math.Floor(score))
+	s = min(max(s, 0), 999)
+	return threeDigits(s) + "#" + capabilityID
+}
+
+// componentSK places a component in its capability's partition by order.
+func componentSK(order int, componentID string) string {
+	return componentPrefix + twoDigits(order) + "#" + componentID
+}
+
+// parseComponentSK returns the order and component ID of a component sort key.
+func parseComponentSK(sk string) (order int, componentID string, err error) {
+	rest, ok := strings.CutPrefix(sk, componentPrefix)
+	if !ok {
+		return 0, "", fmt.Errorf("parse component key %q: missing prefix", sk)
+	}
+	o, id, ok := strings.Cut(rest, "#")
+	if !ok || len(o) != 2 {
+		return 0, "", fmt.Errorf("parse component key %q: want COMPONENT#nn#id", sk)
+	}
+	order, err = strconv.Atoi(o)
+	if err != nil || !idPattern.MatchString(id) {
+		return 0, "", fmt.Errorf("parse component key %q: want COMPONENT#nn#id", sk)
+	}
+	return order, id, nil
+}
+
+// componentTypePK is the GSI1 partition of every component of one type.
+func componentTypePK(componentType string) string { return componentPrefix + componentType }
+
+// componentGSI1SK orders a component type's partition by capability then component.
+func componentGSI1SK(capabilityID, componentID string) string {
+	return capabilityID + "#" + componentID
+}
+
+// dependencySK is the key of the edge source -> target.
+func dependencySK(sourceID, targetID string) string {
+	return dependencyPrefix + sourceID + "#" + targetID
+}
+
+// parseDependencySK returns the source and target component IDs of a dependency key.
+func parseDependencySK(sk string) (sourceID, targetID string, err error) {
+	rest, ok := strings.CutPrefix(sk, dependencyPrefix)
+	if !ok {
+		return "", "", fmt.Errorf("parse dependency key %q: missing prefix", sk)
+	}
+	sourceID, targetID, ok = strings.Cut(rest, "#")
+	if !ok || !idPattern.MatchString(sourceID) || !idPattern.MatchString(targetID) {
+		return "", "", fmt.Errorf("parse dependency key %q: want DEPENDENCY#source#target", sk)
+	}
+	return sourceID, targetID, nil
+}
+
+// dependenciesPK is the GSI1 partition of a capability's dependencies.
+func dependenciesPK(capabilityID string) string {
+	return capabilityPrefix + capabilityID + dependenciesSuffix
+}
+
+// dependencyGSI1SK orders a capability's dependencies by criticality.
+func dependencyGSI1SK(c catalog.Criticality, sourceID, targetID string) string {
+	return twoDigits(c.Rank()) + "#" + sourceID + "#" + targetID
+}
+
+// jobSK places a job in its partition by start time.
+func jobSK(start time.Time, jobID string) string { return jobPrefix + keyTime(start) + "#" + jobID }
+
+// parseJobSK returns the start time and ID of a job key.
+func parseJobSK(sk string) (start time.Time, jobID string, err error) {
+	rest, ok := strings.CutPrefix(sk, jobPrefix)
+	if !ok || len(rest) < len(catalog.TimeLayout)+2 || rest[len(catalog.TimeLayout)] != '#' {
+		return time.Time{}, "", fmt.Errorf("parse job key %q: want JOB#time#id", sk)
+	}
+	start, err = time.Parse(catalog.TimeLayout, rest[:len(catalog.TimeLayout)])
+	jobID = rest[len(catalog.TimeLayout)+1:]
+	if err != nil || !idPattern.MatchString(jobID) {
+		return time.Time{}, "", fmt.Errorf("parse job key %q: want JOB#time#id", sk)
+	}
+	return start, jobID, nil
+}
+
+// jobPK is the GSI1 partition that finds a job by ID.
+func jobPK(jobID string) string { return jobPrefix + jobID }
+
+// metricSK places a metric sample by component, type and time.
+func metricSK(componentID string, t catalog.MetricType, at time.Time) string {
+	return metricPrefix + componentID + "#" + string(t) + "#" + keyTime(at)
+}
+
+// metricComponentPrefix is the sort-key prefix of one component's metrics.
+func metricComponentPrefix(componentID string) string { return metricPrefix + componentID + "#" }
+
+// metricTypePrefix is the sort-key prefix of one component's metrics of one type.
+func metricTypePrefix(componentID string, t catalog.MetricType) string {
+	return metricPrefix + componentID + "#" + string(t) + "#"
+}
+
+// parseMetricSK returns the parts of a metric key.
+func parseMetricSK(sk string) (componentID string, t catalog.MetricType, at time.Time, err error) {
+	rest, ok := strings.CutPrefix(sk, metricPrefix)
+	parts := strings.Split(rest, "#")
+	if !ok || len(parts) != 3 || !idPattern.MatchString(parts[0]) || !catalog.MetricType(parts[1]).Valid() {
+		return "", "", time.Time{}, fmt.Errorf("parse metric key %q: want METRIC#component#type#time", sk)
+	}
+	at, err = time.Parse(catalog.TimeLayout, parts[2])
+	if err != nil {
+		return "", "", time.Time{}, fmt.Errorf("parse metric key %q: bad time", sk)
+	}
+	return parts[0], catalog.MetricType(parts[1]), at, nil
+}
+
+// metricsPK is the GSI1 partition of one component's metrics across types.
+func metricsPK(componentID string) string { return metricsPrefix + componentID }
+
+// ruleSK places a rule in its partition by order.
+func ruleSK(order int, ruleID string) string { return rulePrefix + threeDigits(order) + "#" + ruleID }
+
+// parseRuleSK returns the order and ID of a rule key.
+func parseRuleSK(sk string) (order int, ruleID string, err error) {
+	rest, ok := strings.CutPrefix(sk, rulePrefix)
+	o, id, cut := strings.Cut(rest, "#")
+	if !ok || !cut || len(o) != 3 || !idPattern.MatchString(id) {
+		return 0, "", fmt.Errorf("parse rule key %q: want RULE#nnn#id", sk)
+	}
+	order, err = strconv.Atoi(o)
+	if err != nil {
+		return 0, "", fmt.Errorf("parse rule key %q: want RULE#nnn#id", sk)
+	}
+	return order, id, nil
+}
+
+// rulesPK is the GSI1 partition of a capability's rules.
+func rulesPK(capabilityID string) string { return capabilityPrefix + capabilityID + rulesSuffix }
+
+// ruleGSI1SK orders a capability's rules by type and order.
+func ruleGSI1SK(t catalog.RuleType, order int, ruleID string) string {
+	return string(t) + "#" + threeDigits(order) + "#" + ruleID
+}
+
+// tokenSK is the key of an idempotency token.
+func tokenSK(token string) string { return tokenPrefix + token }
+
+// capabilityVersionSK is the key of version n of a capability's metadata.
+func capabilityVersionSK(n int) string { return versionPrefix + "CAPABILITY#v" + fmt.Sprintf("%06d", n) }
+
+// capabilityVersionPrefix is the sort-key prefix of a capability's versions.
+func capabilityVersionPrefix() string { return versionPrefix + "CAPABILITY#v" }
+
+// ruleVersionSK is the key of version n of a rule.
+func ruleVersionSK(ruleID string, n int) string {
+	return versionPrefix + "RULE#" + ruleID + "#v" + fmt.Sprintf("%06d", n)
+}
+
+// ruleVersionPrefix is the sort-key prefix of a rule's versions.
+func ruleVersionPrefix(ruleID string) string { return versionPrefix + "RULE#" + ruleID + "#v" }
+
+// parseVersionSK returns the version number of a version key.
+func parseVersionSK(sk string) (int, error) {
+	i := strings.LastIndex(sk, "#v")
+	if !strings.HasPrefix(sk, versionPrefix) || i < 0 || len(sk)-i-2 != 6 {
+		return 0, fmt.Errorf("parse version key %q: want VERSION#...#vNNNNNN", sk)
+	}
+	n, err := strconv.Atoi(sk[i+2:])
+	if err != nil {
+		return 0, fmt.Errorf("parse version key %q: want VERSION#...#vNNNNNN", sk)
+	}
+	return n, nil
+}

@@ -1,0 +1,414 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// Segment is a set of the partition's entity segments that a caller needs. Segments that are
+// adjacent in sort order are read with one Query; a segment nobody asked for is never read.
+type Segment uint8
+
+// The segments a partition read can fetch. Jobs, metrics and versions are read through their
+// own paginated windows, never as a whole segment: they can be huge.
+const (
+	SegComponents Segment = 1 << iota
+	SegDependencies
+	SegRules
+)
+
+// Has reports whether s includes t.
+func (s Segment) Has(t Segment) bool { return s&t != 0 }
+
+func (s Segment) String() string {
+	var parts []string
+	for _, x := range []struct {
+		seg  Segment
+		name string
+	}{{SegComponents, "components"}, {SegDependencies, "dependencies"}, {SegRules, "rules"}} {
+		if s.Has(x.seg) {
+			parts = append(parts, x.name)
+		}
+	}
+	return strings.Join(parts, "+")
+}
+
+// PlanRanges splits the segments wanted into the contiguous sort-key ranges to query, merging
+// neighbours: COMPONENT# and DEPENDENCY# are adjacent and read as one BETWEEN range; RULE#
+// sits past JOB#, METADATA and METRIC# and is read on its own.
+func PlanRanges(want Segment) []Segment {
+	var ranges []Segment
+	if cd := want & (SegComponents | SegDependencies); cd != 0 {
+		ranges = append(ranges, cd)
+	}
+	if want.Has(SegRules) {
+		ranges = append(ranges, SegRules)
+	}
+	return ranges
+}
+
+// bounds returns the sort-key range of a contiguous group of segments from PlanRanges.
+func (s Segment) bounds() (lo, hi string, err error) {
+	switch s {
+	case SegComponents:
+		return componentPrefix, prefixEnd(componentPrefix), nil
+	case SegDependencies:
+		return dependencyPrefix, prefixEnd(dependencyPrefix), nil
+	case SegComponents | SegDependencies:
+		return componentPrefix, prefixEnd(dependencyPrefix), nil
+	case SegRules:
+		return rulePrefix, prefixEnd(rulePrefix), nil
+	}
+	return "", "", fmt.Errorf("segments %v are not one contiguous range", s)
+}
+
+// prefixEnd is the upper bound of the keys beginning with p (p ends in '#').
+func prefixEnd(p string) string { return strings.TrimSuffix(p, "#") + rangeEnd }
+
+// Partition is what a partition read returned, by segment, in sort-key order.
+type Partition struct {
+	Components   []*catalog.Component
+	Dependencies []*catalog.Dependency
+	Rules        []*catalog.Rule
+}
+
+// ReadRange reads one contiguous range (a group returned by PlanRanges) of a capability's
+// partition with one Query (more only when DynamoDB pages past 1 MB).
+func (s *Store) ReadRange(ctx context.Context, capabilityID string, rng Segment) (*Partition, error) {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return nil, err
+	}
+	lo, hi, err := rng.bounds()
+	if err != nil {
+		return nil, err
+	}
+	items, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), lo: lo, hi: hi})
+	if err != nil {
+		return nil, fmt.Errorf("read %s of %s: %w", rng, capabilityID, err)
+	}
+	p := &Partition{}
+	for _, it := range items {
+		switch it.EntityType {
+		case entityComponent:
+			c, err := toComponent(it)
+			if err != nil {
+				return nil, err
+			}
+			p.Components = append(p.Components, c)
+		case entityDependency:
+			d, err := toDependency(it)
+			if err != nil {
+				return nil, err
+			}
+			p.Dependencies = append(p.Dependencies, d)
+		case entityRule:
+			r, err := toRule(it)
+			if err != nil {
+				return nil, err
+			}
+			p.Rules = append(p.Rules, r)
+		}
+	}
+	return p, nil
+}
+
+// ReadPartition reads the wanted segments of a capability's partition, one Query per planned
+// range, concurrently.
+func (s *Store) ReadPartition(ctx context.Context, capabilityID string, want Segment) (*Partition, error) {
+	ranges := PlanRanges(want)
+	parts := make([]*Partition, len(ranges))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, r := range ranges {
+		g.Go(func() (err error) {
+			parts[i], err = s.ReadRange(gctx, capabilityID, r)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	p := &Partition{}
+	for _, x := range parts {
+		p.Components = append(p.Components, x.Components...)
+		p.Dependencies = append(p.Dependencies, x.Dependencies...)
+		p.Rules = append(p.Rules, x.Rules...)
+	}
+	return p, nil
+}
+
+// Capability returns the capability with the given ID. It returns ErrNotFound if none exists.
+func (s *Store) Capability(ctx context.Context, id string) (*catalog.Capability, error) {
+	if err := ValidateID("id", id); err != nil {
+		return nil, err
+	}
+	it, err := s.getItem(ctx, capabilityPK(id), metadataSK)
+	if err != nil {
+		return nil, fmt.Errorf("get capability %s: %w", id, err)
+	}
+	return toCapability(it)
+}
+
+// CapabilitiesByID returns the capabilities with the given IDs, in the order of ids, nil for
+// each ID that does not exist, with one BatchGetItem per 100 distinct IDs.
+func (s *Store) CapabilitiesByID(ctx context.Context, ids []string) ([]*catalog.Capability, error) {
+	keys := make([][2]string, len(ids))
+	for i, id := range ids {
+		if err := ValidateID("id", id); err != nil {
+			return nil, err
+		}
+		keys[i] = [2]string{capabilityPK(id), metadataSK}
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("get capabilities: %w", err)
+	}
+	caps := make([]*catalog.Capability, len(items))
+	for i, it := range items {
+		if it == nil {
+			continue
+		}
+		if caps[i], err = toCapability(it); err != nil {
+			return nil, err
+		}
+	}
+	return caps, nil
+}
+
+func checkFirst(first, limit int) error {
+	if first < 1 || first > limit {
+		return catalog.Invalid("first", "must be between 1 and %d, got %d", limit, first)
+	}
+	return nil
+}
+
+// MaxPage is the largest page of a connection; MaxMetricsPage that of a metrics connection.
+const (
+	MaxPage        = 100
+	MaxMetricsPage = 1000
+)
+
+// Capabilities lists capabilities from the CAPABILITIES index, ordered by domain, priority and
+// name, optionally only those of one business domain.
+func (s *Store) Capabilities(ctx context.Context, domain string, first int, after string) (*Page[*catalog.Capability], error) {
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	q := query{index: true, pk: capabilitiesPK}
+	if domain != "" {
+		if err := ValidateID("domain", domain); err != nil {
+			return nil, err
+		}
+		q.lo, q.hi = domain+"#", domain+rangeEnd
+	}
+	return page(s, ctx, "capabilities|"+domain, q, first, after, toCapability)
+}
+
+// CapabilitiesByDomain lists a business domain's capabilities from its DOMAIN# index items,
+// ordered by priority and name.
+func (s *Store) CapabilitiesByDomain(ctx context.Context, domain string, first int, after string) (*Page[*catalog.Capability], error) {
+	if err := ValidateID("domain", domain); err != nil {
+		return nil, err
+	}
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	return page(s, ctx, "domain|"+domain, query{index: true, pk: domainPK(domain)}, first, after, toCapability)
+}
+
+// CapabilitiesByHealth lists the capabilities in one health status from their HEALTH# index
+// items, lowest score first.
+func (s *Store) CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first int, after string) (*Page[*catalog.Capability], error) {
+	if !status.Valid() {
+		return nil, catalog.Invalid("status", "%q is not a health status", status)
+	}
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	return page(s, ctx, "health|"+string(status), query{index: true, pk: healthPK(status)}, first, after, toCapability)
+}
+
+// ComponentsByType lists the components of one type across all capabilities, ordered by
+// capability and component ID.
+func (s *Store) ComponentsByType(ctx context.Context, componentType string, first int, after string) (*Page[*catalog.Component], error) {
+	if err := ValidateID("type", componentType); err != nil {
+		return nil, err
+	}
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	return page(s, ctx, "type|"+componentType, query{index: true, pk: componentTypePK(componentType)}, first, after, toComponent)
+}
+
+// JobByID returns the job with the given ID from its JOB# index entry. It returns ErrNotFound if
+// none exists.
+func (s *Store) JobByID(ctx context.Context, jobID string) (*catalog.Job, error) {
+	if err := ValidateID("id", jobID); err != nil {
+		return nil, err
+	}
+	items, _, err := s.run(ctx, query{index: true, pk: jobPK(jobID), want: 1})
+	if err != nil {
+		return nil, fmt.Errorf("get job %s: %w", jobID, err)
+	}
+	if len(items) == 0 {
+		return nil, fmt.Errorf("get job %s: %w", jobID, ErrNotFound)
+	}
+	return toJob(items[0])
+}
+
+// JobFilter narrows a capability's job history.
+type JobFilter struct {
+	Status  catalog.JobStatus
+	JobType catalog.JobType
+}
+
+// Jobs returns a capability's jobs, newest first, reading only the JOB# segment window asked for.
+func (s *Store) Jobs(ctx context.Context, capabilityID string, f JobFilter, first int, after string) (*Page[*catalog.Job], error) {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return nil, err
+	}
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	q := query{pk: capabilityPK(capabilityID), lo: jobPrefix, hi: prefixEnd(jobPrefix), reverse: true}
+	var conds []string
+	if f.Status != "" {
+		conds = append(conds, "#d.#st = :st")
+		q.addName("#st", "status").addValue(":st", string(f.Status))
+	}
+	if f.JobType != "" {
+		conds = append(conds, "#d.#jt = :jt")
+		q.addName("#jt", "jobType").addValue(":jt", string(f.JobType))
+	}
+	if len(conds) > 0 {
+		q.addName("#d", attrData)
+		q.filter = strings.Join(conds, " AND ")
+	}
+	scope := fmt.Sprintf("jobs|%s|%s|%s", capabilityID, f.Status, f.JobType)
+	return page(s, ctx, scope, q, first, after, toJob)
+}
+
+func (q *query) addName(k, v string) *query {
+	if q.names == nil {
+		q.names = map[string]string{}
+	}
+	q.names[k] = v
+	return q
+}
+
+func (q *query) addValue(k, v string) *query {
+	if q.values == nil {
+		q.values = map[string]types.AttributeValue{}
+	}
+	q.values[k] = &types.AttributeValueMemberS{Value: v}
+	return q
+}
+
+// MetricFilter narrows a metrics window. From and To are inclusive; nil is open.
+type MetricFilter struct {
+	ComponentID string
+	MetricType  catalog.MetricType
+	From, To    *time.Time
+}
+
+func (f MetricFilter) bounds() (lo, hi string) {
+	lo, hi = "0", "9"
+	if f.From != nil {
+		lo = keyTime(*f.From)
+	}
+	if f.To != nil {
+		hi = keyTime(*f.To)
+	}
+	return lo, hi
+}
+
+func (f MetricFilter) validate() error {
+	if f.ComponentID != "" {
+		if err := ValidateID("componentId", f.ComponentID); err != nil {
+			return err
+		}
+	}
+	if f.MetricType != "" && !f.MetricType.Valid() {
+		return catalog.Invalid("metricType", "%q is not a metric type", f.MetricType)
+	}
+	if f.From != nil && f.To != nil && f.To.Before(*f.From) {
+		return catalog.Invalid("to", "must not be before from")
+	}
+	return nil
+}
+
+// Metrics returns a window of a capability's metrics in sort-key order (component, type, time),
+// skipping expired items. With a component and a metric type the window is a key range and reads
+// nothing outside it; otherwise the time bounds are applied as a filter within the component's
+// (or the capability's) METRIC# range.
+func (s *Store) Metrics(ctx context.Context, capabilityID string, f MetricFilter, first int, after string) (*Page[*catalog.Metric], error) {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return nil, err
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkFirst(first, MaxMetricsPage); err != nil {
+		return nil, err
+	}
+	q := query{pk: capabilityPK(capabilityID), now: s.now()}
+	lo, hi := f.bounds()
+	switch {
+	case f.ComponentID != "" && f.MetricType != "":
+		p := metricTypePrefix(f.ComponentID, f.MetricType)
+		q.lo, q.hi = p+lo, p+hi
+	default:
+		p := metricPrefix
+		if f.ComponentID != "" {
+			p = metricComponentPrefix(f.ComponentID)
+		}
+		q.lo, q.hi = p, prefixEnd(p)
+		var conds []string
+		if f.MetricType != "" {
+			conds = append(conds, "#d.#mt = :mt")
+			q.addName("#mt", "metricType").addValue(":mt", string(f.MetricType))
+		}
+		if f.From != nil || f.To != nil {
+			conds = append(conds, "#d.#ts BETWEEN :from AND :to")
+			q.addName("#ts", "timestamp").addValue(":from", lo).addValue(":to", hi)
+		}
+		if len(conds) > 0 {
+			q.addName("#d", attrData)
+			q.filter = strings.Join(conds, " AND ")
+		}
+	}
+	scope := fmt.Sprintf("metrics|%s|%s|%s|%s|%s", capabilityID, f.ComponentID, f.MetricType, lo, hi)
+	return page(s, ctx, scope, q, first, after, toMetric)
+}
+
+// ComponentMetrics returns one component's metrics of every type in time order from its METRICS#
+// index partition, the time window being a key range, skipping expired items.
+func (s *Store) ComponentMetrics(ctx context.Context, f MetricFilter, first int, after string) (*Page[*catalog.Metric], error) {
+	if f.ComponentID == "" {
+		return nil, catalog.Invalid("componentId", "is required")
+	}
+	if err := f.validate(); err != nil {
+		return nil, err
+	}
+	if err := checkFirst(first, MaxMetricsPage); err != nil {
+		return nil, err
+	}
+	lo, hi := f.bounds()
+	q := query{index: true, pk: metricsPK(f.ComponentID), lo: lo, hi: hi, now: s.now()}
+	if f.MetricType != "" {
+		q.addName("#d", attrData).addName("#mt", "metricType").addValue(":mt", string(f.MetricType))
+		q.filter = "#d.#mt = :mt"
+	}
+	scope := fmt.Sprintf("componentMetrics|%s|%s|%s|%s", f.ComponentID, f.MetricType, lo, hi)
+	return page(s, ctx, scope, q, first, after, toMetric)
+}
+
+// IsNotFound reports whether err means a missing item.
+func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -1,0 +1,265 @@
+// Package dynamo is the single-table store of the catalogue: the keys of every row, the item
+// envelope and its conversions, the table bootstrap, the reads (partition segments, GSI1
+// patterns, batched gets), the writes and bulk loading, and the embedded backend. It is the only
+// package that sees attribute values or builds key strings.
+package dynamo
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"math"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// DynamoDB API limits.
+const (
+	maxBatchGet   = 100 // keys per BatchGetItem
+	maxBatchWrite = 25  // requests per BatchWriteItem
+	maxTransact   = 100 // actions per TransactWriteItems
+	maxItemSize   = 400 * 1024
+	maxLeftover   = 10 // attempts at UnprocessedKeys/UnprocessedItems before giving up with an error
+)
+
+// DefaultTable is the table name of the design.
+const DefaultTable = "BusinessCapabilitySystem"
+
+// API is the part of the DynamoDB client the store uses.
+type API interface {
+	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
+	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
+	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
+	DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
+	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
+	BatchWriteItem(context.Context, *dynamodb.BatchWriteItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchWriteItemOutput, error)
+	TransactWriteItems(context.Context, *dynamodb.TransactWriteItemsInput, ...func(*dynamodb.Options)) (*dynamodb.TransactWriteItemsOutput, error)
+	CreateTable(context.Context, *dynamodb.CreateTableInput, ...func(*dynamodb.Options)) (*dynamodb.CreateTableOutput, error)
+	DescribeTable(context.Context, *dynamodb.DescribeTableInput, ...func(*dynamodb.Options)) (*dynamodb.DescribeTableOutput, error)
+	UpdateTimeToLive(context.Context, *dynamodb.UpdateTimeToLiveInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateTimeToLiveOutput, error)
+}
+
+// Options configure a Store.
+type Options struct {
+	// Table is the table name; empty means DefaultTable.
+	Table string
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives notices; nil means slog.Default().
+	Logger *slog.Logger
+	// CursorSecret signs pagination cursors. Empty means a random secret for this process:
+	// set it when several instances serve the same clients.
+	CursorSecret []byte
+}
+
+// Store reads and writes the catalogue in one DynamoDB table.
+type Store struct {
+	db     API
+	table  string
+	now    func() time.Time
+	log    *slog.Logger
+	cursor []byte
+}
+
+// New returns a Store over db.
+func New(db API, opts Options) *Store {
+	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger, cursor: opts.CursorSecret}
+	if s.table == "" {
+		s.table = DefaultTable
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	if len(s.cursor) == 0 {
+		s.cursor = make([]byte, 32)
+		_, _ = rand.Read(s.cursor)
+	}
+	return s
+}
+
+// Table returns the table name.
+func (s *Store) Table() string { return s.table }
+
+func keyOf(pk, sk string) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		attrPK: &types.AttributeValueMemberS{Value: pk},
+		attrSK: &types.AttributeValueMemberS{Value: sk},
+	}
+}
+
+// getItem reads one item; it returns ErrNotFound when there is none.
+func (s *Store) getItem(ctx context.Context, pk, sk string) (*item, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:              &s.table,
+		Key:                    keyOf(pk, sk),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		return nil, classify("get item", err)
+	}
+	if len(out.Item) == 0 {
+		return nil, ErrNotFound
+	}
+	return readItem(out.Item)
+}
+
+// batchGet reads the items of keys (PK, SK pairs), at most maxBatchGet a call, retrying
+// UnprocessedKeys with backoff. The result has one entry per key, in key order, nil for a miss.
+func (s *Store) batchGet(ctx context.Context, keys [][2]string) ([]*item, error) {
+	found := make(map[[2]string]*item, len(keys))
+	for start := 0; start < len(keys); start += maxBatchGet {
+		chunk := keys[start:min(start+maxBatchGet, len(keys))]
+		seen := map[[2]string]bool{}
+		req := make([]map[string]types.AttributeValue, 0, len(chunk))
+		for _, k := range chunk {
+			if !seen[k] {
+				seen[k] = true
+				req = append(req, keyOf(k[0], k[1]))
+			}
+		}
+		for attempt := 0; len(req) > 0; attempt++ {
+			if attempt > 0 {
+				if attempt >= maxLeftover {
+					return nil, fmt.Errorf("batch get: %d keys still unprocessed after %d attempts: %w", len(req), attempt, ErrUnavailable)
+				}
+				if err := sleep(ctx, backoff(attempt)); err != nil {
+					return nil, err
+				}
+			}
+			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+				RequestItems:           map[string]types.KeysAndAttributes{s.table: {Keys: req}},
+				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+			})
+			if err != nil {
+				return nil, classify("batch get", err)
+			}
+			for _, raw := range out.Responses[s.table] {
+				it, err := readItem(raw)
+				if err != nil {
+					return nil, err
+				}
+				found[[2]string{it.PK, it.SK}] = it
+			}
+			req = out.UnprocessedKeys[s.table].Keys
+		}
+	}
+	items := make([]*item, len(keys))
+	for i, k := range keys {
+		items[i] = found[k]
+	}
+	return items, nil
+}
+
+// backoff is the wait before retry attempt n of leftovers: 10 ms doubling, capped at 1 s, with
+// jitter.
+func backoff(n int) time.Duration {
+	d := time.Duration(math.Min(float64(10*time.Millisecond)*math.Pow(2, float64(n-1)), float64(time.Second)))
+	var b [1]byte
+	_, _ = rand.Read(b[:])
+	return d/2 + time.Duration(int64(d/2)*int64(b[0])/255)
+}
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// query describes one DynamoDB Query: a key condition on the base table or GSI1, an optional
+// filter, a direction and how many matching items to return (0 means all).
+type query struct {
+	index   bool
+	pk      string
+	lo, hi  string // SK (or GSI1SK) BETWEEN lo AND hi; both empty means the whole partition
+	reverse bool
+	filter  string
+	names   map[string]string
+	values  map[string]types.AttributeValue
+	want    int
+	start   map[string]types.AttributeValue
+	now     time.Time // when set, items whose TTL passed are dropped
+}
+
+// run executes q, following LastEvaluatedKey until want items matched or the range is done.
+// more reports whether items remain past the last one returned.
+func (s *Store) run(ctx context.Context, q query) (items []*item, more bool, err error) {
+	pkName, skName := attrPK, attrSK
+	if q.index {
+		pkName, skName = attrGSI1PK, attrGSI1SK
+	}
+	names := map[string]string{"#pk": pkName}
+	values := map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: q.pk}}
+	cond := "#pk = :pk"
+	if q.lo != "" || q.hi != "" {
+		names["#sk"] = skName
+		values[":lo"] = &types.AttributeValueMemberS{Value: q.lo}
+		values[":hi"] = &types.AttributeValueMemberS{Value: q.hi}
+		cond += " AND #sk BETWEEN :lo AND :hi"
+	}
+	for k, v := range q.names {
+		names[k] = v
+	}
+	for k, v := range q.values {
+		values[k] = v
+	}
+	in := &dynamodb.QueryInput{
+		TableName:                 &s.table,
+		KeyConditionExpression:    &cond,
+		ExpressionAttributeNames:  names,
+		ExpressionAttributeValues: values,
+		ScanIndexForward:          aws.Bool(!q.reverse),
+		ExclusiveStartKey:         q.start,
+		ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+	}
+	if q.index {
+		in.IndexName = aws.String(gsi1Name)
+	}
+	if q.filter != "" {
+		in.FilterExpression = &q.filter
+	}
+	for {
+		if q.want > 0 {
+			// One more than asked, to learn whether another page exists; a filtered query
+			// reads ahead, since the limit counts items before the filter.
+			limit := q.want - len(items) + 1
+			if q.filter != "" || !q.now.IsZero() {
+				limit = max(limit, 100)
+			}
+			in.Limit = aws.Int32(int32(limit))
+		}
+		out, err := s.db.Query(ctx, in)
+		if err != nil {
+			return nil, false, classify("query", err)
+		}
+		for _, raw := range out.Items {
+			it, err := readItem(raw)
+			if err != nil {
+				return nil, false, err
+			}
+			if !q.now.IsZero() && it.expired(q.now) {
+				continue
+			}
+			items = append(items, it)
+		}
+		if q.want > 0 && len(items) > q.want {
+			return items[:q.want], true, nil
+		}
+		if len(out.LastEvaluatedKey) == 0 {
+			return items, false, nil
+		}
+		in.ExclusiveStartKey = out.LastEvaluatedKey
+	}
+}

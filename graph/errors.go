@@ -1,0 +1,79 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// Error codes in extensions.code.
+const (
+	CodeBadUserInput = "BAD_USER_INPUT"
+	CodeNotFound     = "NOT_FOUND"
+	CodeConflict     = "CONFLICT"
+	CodeForbidden    = "FORBIDDEN"
+	CodeUnavailable  = "UNAVAILABLE"
+	CodeTimeout      = "TIMEOUT"
+	CodeInternal     = "INTERNAL_SERVER_ERROR"
+)
+
+// ErrForbidden means the caller's role may not do what it asked.
+var ErrForbidden = errors.New("forbidden")
+
+// errorPresenter maps the store's sentinels and the domain's validation errors to
+// extensions.code. Anything else reaches the client as "internal error" and its cause is logged:
+// no table name, request ID or AWS text ever leaves the server.
+func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gerr := graphql.DefaultErrorPresenter(ctx, err)
+		set := func(code, msg string) *gqlerror.Error {
+			gerr.Message = msg
+			if gerr.Extensions == nil {
+				gerr.Extensions = map[string]any{}
+			}
+			gerr.Extensions["code"] = code
+			return gerr
+		}
+		var (
+			invalid  *catalog.ValidationError
+			conflict *dynamo.ConflictError
+			own      *gqlerror.Error
+		)
+		switch {
+		case errors.As(err, &invalid):
+			set(CodeBadUserInput, invalid.Error())
+			if invalid.Field != "" {
+				gerr.Extensions["field"] = invalid.Field
+			}
+			return gerr
+		case errors.As(err, &conflict):
+			set(CodeConflict, conflict.Error())
+			if conflict.CurrentRevision > 0 {
+				gerr.Extensions["currentRevision"] = conflict.CurrentRevision
+			}
+			return gerr
+		case errors.Is(err, dynamo.ErrConflict):
+			return set(CodeConflict, "conflict: the item changed or already exists")
+		case errors.Is(err, dynamo.ErrNotFound):
+			return set(CodeNotFound, "not found")
+		case errors.Is(err, ErrForbidden):
+			return set(CodeForbidden, err.Error())
+		case errors.Is(err, context.DeadlineExceeded):
+			return set(CodeTimeout, "the request deadline passed before this field resolved")
+		case errors.Is(err, dynamo.ErrUnavailable):
+			log.WarnContext(ctx, "database unavailable", "err", err)
+			return set(CodeUnavailable, "the catalogue database is unavailable; retry later")
+		case errors.As(err, &own) && own.Err == nil:
+			// gqlgen's own parse and validation errors: safe, and already coded.
+			return gerr
+		}
+		log.ErrorContext(ctx, "internal error", "err", err, "path", gerr.Path.String())
+		return set(CodeInternal, "internal error")
+	}
+}

@@ -1,0 +1,119 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler"
+	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/99designs/gqlgen/graphql/handler/lru"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	"github.com/99designs/gqlgen/graphql/playground"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// Options configure the HTTP surface.
+type Options struct {
+	// Logger receives request and error logs; nil means slog.Default().
+	Logger *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Introspection allows schema introspection (the playground needs it).
+	Introspection bool
+	// Playground serves GraphiQL at /.
+	Playground bool
+}
+
+// NewHandler returns the whole HTTP surface: POST/GET /graphql (the GET, POST and OPTIONS
+// transports only: no multipart, no form posts), the playground at /, /healthz and /readyz.
+func NewHandler(store Store, opts Options) http.Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	mux := http.NewServeMux()
+	mux.Handle("/graphql", GraphQLHandler(store, opts))
+	if opts.Playground {
+		mux.Handle("GET /{$}", playground.Handler("Capability Catalogue", "/graphql"))
+	}
+	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = fmt.Fprintln(w, "ok")
+	})
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
+		defer cancel()
+		if err := store.Ping(ctx); err != nil {
+			opts.Logger.WarnContext(ctx, "not ready", "err", err)
+			http.Error(w, "not ready: the table is unreachable", http.StatusServiceUnavailable)
+			return
+		}
+		_, _ = fmt.Fprintln(w, "ready")
+	})
+	return mux
+}
+
+// GraphQLHandler returns the /graphql endpoint alone. Each request gets its own loaders and
+// DynamoDB request counter.
+func GraphQLHandler(store Store, opts Options) http.Handler {
+	if opts.Logger == nil {
+		opts.Logger = slog.Default()
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{store: store, log: opts.Logger, now: opts.Now}}))
+	srv.AddTransport(transport.Options{})
+	srv.AddTransport(transport.GET{})
+	srv.AddTransport(transport.POST{})
+	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	if opts.Introspection {
+		srv.Use(extension.Introspection{})
+	}
+	srv.Use(dynamoStats{})
+	srv.SetErrorPresenter(errorPresenter(opts.Logger))
+	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
+		opts.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p))
+		return fmt.Errorf("panic: %v", p)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		ctx, _ := dynamo.WithStats(r.Context())
+		ctx = WithLoaders(ctx, NewLoaders(store))
+		srv.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// dynamoStats adds extensions.dynamodb to every response: the DynamoDB requests, capacity and
+// operations that this one GraphQL operation cost.
+type dynamoStats struct{}
+
+var (
+	_ graphql.HandlerExtension    = dynamoStats{}
+	_ graphql.ResponseInterceptor = dynamoStats{}
+)
+
+func (dynamoStats) ExtensionName() string                   { return "DynamoDBStats" }
+func (dynamoStats) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (dynamoStats) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if resp == nil {
+		return nil
+	}
+	if resp.Extensions == nil {
+		resp.Extensions = map[string]any{}
+	}
+	snap := dynamo.StatsSnapshot{Operations: map[string]int{}}
+	if s := dynamo.StatsFrom(ctx); s != nil {
+		snap = s.Snapshot()
+	}
+	resp.Extensions["dynamodb"] = snap
+	return resp
+}

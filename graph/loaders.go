@@ -1,0 +1,240 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/graph-gophers/dataloader/v7"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// batchWindow is how long the metadata loader collects keys before it dispatches. Resolvers
+// look ahead and prime every key of a level in one loop, so the window only has to span that
+// loop: a millisecond, not the dataloader's default 16 ms tax on every level.
+const batchWindow = time.Millisecond
+
+// maxConcurrentQueries bounds the partition queries one request runs at once.
+const maxConcurrentQueries = 16
+
+// rangeKey names one contiguous sort-key range of one capability's partition.
+type rangeKey struct {
+	CapabilityID string
+	Range        dynamo.Segment
+}
+
+// jobsKey names one window of a capability's job history.
+type jobsKey struct {
+	CapabilityID string
+	Filter       dynamo.JobFilter
+	First        int
+	After        string
+}
+
+// metricsKey names one metrics window: of a capability (Capability.metrics) or, with an empty
+// CapabilityID, of one component across types (componentMetrics, Component.metrics).
+type metricsKey struct {
+	CapabilityID string
+	ComponentID  string
+	MetricType   catalog.MetricType
+	From, To     string
+	First        int
+	After        string
+}
+
+// Loaders own every DynamoDB read of one HTTP request: identical keys are fetched once, and
+// metadata lookups are batched into BatchGetItem calls of up to 100 keys.
+type Loaders struct {
+	store        Store
+	capabilities *dataloader.Loader[string, *catalog.Capability]
+	ranges       *dataloader.Loader[rangeKey, *dynamo.Partition]
+	jobs         *dataloader.Loader[jobsKey, *dynamo.Page[*catalog.Job]]
+	metrics      *dataloader.Loader[metricsKey, *dynamo.Page[*catalog.Metric]]
+
+	mu      sync.Mutex
+	planned map[string][]dynamo.Segment // ranges already requested, by capability
+}
+
+// NewLoaders returns the loaders of one request.
+func NewLoaders(store Store) *Loaders {
+	l := &Loaders{store: store, planned: map[string][]dynamo.Segment{}}
+	l.capabilities = dataloader.NewBatchedLoader(l.loadCapabilities,
+		dataloader.WithWait[string, *catalog.Capability](batchWindow),
+		dataloader.WithBatchCapacity[string, *catalog.Capability](100))
+	l.ranges = dataloader.NewBatchedLoader(eachConcurrently(l.loadRange),
+		dataloader.WithWait[rangeKey, *dynamo.Partition](0))
+	l.jobs = dataloader.NewBatchedLoader(eachConcurrently(l.loadJobs),
+		dataloader.WithWait[jobsKey, *dynamo.Page[*catalog.Job]](0))
+	l.metrics = dataloader.NewBatchedLoader(eachConcurrently(l.loadMetrics),
+		dataloader.WithWait[metricsKey, *dynamo.Page[*catalog.Metric]](0))
+	return l
+}
+
+type loadersKey struct{}
+
+// WithLoaders returns ctx carrying l.
+func WithLoaders(ctx context.Context, l *Loaders) context.Context {
+	return context.WithValue(ctx, loadersKey{}, l)
+}
+
+// For returns the loaders of the request ctx belongs to.
+func For(ctx context.Context) *Loaders {
+	l, ok := ctx.Value(loadersKey{}).(*Loaders)
+	if !ok {
+		panic("graph: no loaders in context; wrap the handler with NewHandler")
+	}
+	return l
+}
+
+// loadCapabilities is the batch function of the metadata loader: one BatchGetItem per 100 keys,
+// results in key order, a missing capability as ErrNotFound.
+func (l *Loaders) loadCapabilities(ctx context.Context, ids []string) []*dataloader.Result[*catalog.Capability] {
+	res := make([]*dataloader.Result[*catalog.Capability], len(ids))
+	caps, err := l.store.CapabilitiesByID(ctx, ids)
+	for i := range ids {
+		switch {
+		case err != nil:
+			res[i] = &dataloader.Result[*catalog.Capability]{Error: err}
+		case caps[i] == nil:
+			res[i] = &dataloader.Result[*catalog.Capability]{Error: fmt.Errorf("capability %s: %w", ids[i], dynamo.ErrNotFound)}
+		default:
+			res[i] = &dataloader.Result[*catalog.Capability]{Data: caps[i]}
+		}
+	}
+	if err != nil {
+		for _, id := range ids {
+			l.capabilities.Clear(ctx, id)
+		}
+	}
+	return res
+}
+
+func (l *Loaders) loadRange(ctx context.Context, k rangeKey) (*dynamo.Partition, error) {
+	return l.store.ReadRange(ctx, k.CapabilityID, k.Range)
+}
+
+func (l *Loaders) loadJobs(ctx context.Context, k jobsKey) (*dynamo.Page[*catalog.Job], error) {
+	return l.store.Jobs(ctx, k.CapabilityID, k.Filter, k.First, k.After)
+}
+
+func (l *Loaders) loadMetrics(ctx context.Context, k metricsKey) (*dynamo.Page[*catalog.Metric], error) {
+	f := dynamo.MetricFilter{ComponentID: k.ComponentID, MetricType: k.MetricType}
+	var err error
+	if f.From, err = parseKeyTime(k.From); err != nil {
+		return nil, err
+	}
+	if f.To, err = parseKeyTime(k.To); err != nil {
+		return nil, err
+	}
+	if k.CapabilityID == "" {
+		return l.store.ComponentMetrics(ctx, f, k.First, k.After)
+	}
+	return l.store.Metrics(ctx, k.CapabilityID, f, k.First, k.After)
+}
+
+func parseKeyTime(s string) (*time.Time, error) {
+	if s == "" {
+		return nil, nil
+	}
+	t, err := catalog.ParseTimestamp(s)
+	if err != nil {
+		return nil, err
+	}
+	return &t.Time, nil
+}
+
+// eachConcurrently turns a one-key fetch into a batch function that runs one fetch per key,
+// concurrently, returning results in key order.
+func eachConcurrently[K comparable, V any](fetch func(context.Context, K) (V, error)) dataloader.BatchFunc[K, V] {
+	return func(ctx context.Context, keys []K) []*dataloader.Result[V] {
+		res := make([]*dataloader.Result[V], len(keys))
+		var g errgroup.Group
+		g.SetLimit(maxConcurrentQueries)
+		for i, k := range keys {
+			g.Go(func() error {
+				v, err := fetch(ctx, k)
+				res[i] = &dataloader.Result[V]{Data: v, Error: err}
+				return nil
+			})
+		}
+		_ = g.Wait()
+		return res
+	}
+}
+
+// PrimeCapability records a capability read elsewhere (a GSI1 item carries the whole Data), so
+// that later lookups of its ID cost nothing.
+func (l *Loaders) PrimeCapability(ctx context.Context, c *catalog.Capability) {
+	l.capabilities.Prime(ctx, c.CapabilityID, c)
+}
+
+// PrefetchCapability starts loading a capability's metadata without waiting for it.
+func (l *Loaders) PrefetchCapability(ctx context.Context, id string) {
+	l.capabilities.Load(ctx, id)
+}
+
+// Capability returns the capability with the given ID. It returns an error wrapping
+// dynamo.ErrNotFound if none exists.
+func (l *Loaders) Capability(ctx context.Context, id string) (*catalog.Capability, error) {
+	return l.capabilities.Load(ctx, id)()
+}
+
+// Prefetch starts reading the wanted segments of a capability's partition without waiting:
+// resolvers call it as soon as they know which children the query selected, so that the reads
+// of one level go out together.
+func (l *Loaders) Prefetch(ctx context.Context, capabilityID string, want dynamo.Segment) {
+	l.thunks(ctx, capabilityID, want)
+}
+
+// Partition returns the wanted segments of a capability's partition. A segment already
+// requested in this request (by look-ahead or another resolver) is not read again.
+func (l *Loaders) Partition(ctx context.Context, capabilityID string, want dynamo.Segment) (*dynamo.Partition, error) {
+	p := &dynamo.Partition{}
+	for _, th := range l.thunks(ctx, capabilityID, want) {
+		part, err := th()
+		if err != nil {
+			return nil, err
+		}
+		p.Components = append(p.Components, part.Components...)
+		p.Dependencies = append(p.Dependencies, part.Dependencies...)
+		p.Rules = append(p.Rules, part.Rules...)
+	}
+	return p, nil
+}
+
+// thunks plans the ranges that cover want for a capability, reusing ranges already requested,
+// and returns one thunk per range that holds a wanted segment.
+func (l *Loaders) thunks(ctx context.Context, capabilityID string, want dynamo.Segment) []dataloader.Thunk[*dynamo.Partition] {
+	l.mu.Lock()
+	have := l.planned[capabilityID]
+	var covered dynamo.Segment
+	for _, r := range have {
+		covered |= r
+	}
+	fresh := dynamo.PlanRanges(want &^ covered)
+	l.planned[capabilityID] = append(have, fresh...)
+	all := l.planned[capabilityID]
+	l.mu.Unlock()
+
+	var out []dataloader.Thunk[*dynamo.Partition]
+	for _, r := range all {
+		if r&want != 0 {
+			out = append(out, l.ranges.Load(ctx, rangeKey{CapabilityID: capabilityID, Range: r}))
+		}
+	}
+	return out
+}
+
+// Jobs returns a window of a capability's jobs, newest first.
+func (l *Loaders) Jobs(ctx context.Context, k jobsKey) (*dynamo.Page[*catalog.Job], error) {
+	return l.jobs.Load(ctx, k)()
+}
+
+// Metrics returns a metrics window.
+func (l *Loaders) Metrics(ctx context.Context, k metricsKey) (*dynamo.Page[*catalog.Metric], error) {
+	return l.metrics.Load(ctx, k)()
+}
