@@ -90,3 +90,12 @@ func filter[T any](xs []T, keep func(T) bool) []T {
 func metricsWindow(ctx context.Context, k metricsKey) (*dynamo.Page[*catalog.Metric], error) {
 	return For(ctx).Metrics(ctx, k)
 }
+
+// capabilityRef returns the capability with the given ID for a child field: when the query
+// selects nothing of it but its ID, no read is made.
+func capabilityRef(ctx context.Context, id string) (*catalog.Capability, error) {
+	if !selected(ctx).needsMetadata() {
+		return &catalog.Capability{CapabilityID: id}, nil
+	}
+	return For(ctx).Capability(ctx, id)
+}

@@ -80,7 +80,7 @@ func (r *capabilityResolver) SLABreaches(ctx context.Context, obj *catalog.Capab
 }
 
 func (r *componentResolver) Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error) {
-	return For(ctx).Capability(ctx, obj.CapabilityID)
+	return capabilityRef(ctx, obj.CapabilityID)
 }
 
 func (r *componentResolver) DependsOn(ctx context.Context, obj *catalog.Component) ([]*catalog.Component, error) {
@@ -111,7 +111,7 @@ func (r *dependencyResolver) Target(ctx context.Context, obj *catalog.Dependency
 }
 
 func (r *jobResolver) Capability(ctx context.Context, obj *catalog.Job) (*catalog.Capability, error) {
-	return For(ctx).Capability(ctx, obj.CapabilityID)
+	return capabilityRef(ctx, obj.CapabilityID)
 }
 
 func (r *jobResolver) Components(ctx context.Context, obj *catalog.Job) ([]*catalog.Component, error) {

@@ -7,6 +7,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -121,7 +123,7 @@ func New(tb testing.TB, opts Options) *Env {
 		tb.Fatalf("NewClient: %v", err)
 	}
 	env.Client = client
-	env.Store = dynamo.New(client, dynamo.Options{Table: env.Table, Now: opts.Now, CursorSecret: []byte("test-secret")})
+	env.Store = dynamo.New(client, dynamo.Options{Table: env.Table, Now: opts.Now, CursorSecret: []byte("test-secret"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 	if err := env.Store.CreateTable(ctx, time.Minute); err != nil {
 		tb.Fatalf("CreateTable: %v", err)
 	}

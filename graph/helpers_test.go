@@ -1,0 +1,94 @@
+package graph_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+	"time"
+
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/dynamo/dynamotest"
+	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/sample"
+)
+
+// testNow is the clock of the tests: the sample catalogue's metrics end here.
+var testNow = time.Now().UTC().Truncate(time.Minute)
+
+type gqlError struct {
+	Message    string         `json:"message"`
+	Path       []any          `json:"path"`
+	Extensions map[string]any `json:"extensions"`
+}
+
+type gqlResponse struct {
+	Status     int
+	Data       json.RawMessage `json:"data"`
+	Errors     []gqlError      `json:"errors"`
+	Extensions struct {
+		DynamoDB dynamo.StatsSnapshot `json:"dynamodb"`
+	} `json:"extensions"`
+	Body string
+}
+
+func (r *gqlResponse) code(i int) string {
+	if i >= len(r.Errors) {
+		return ""
+	}
+	c, _ := r.Errors[i].Extensions["code"].(string)
+	return c
+}
+
+type harness struct {
+	env     *dynamotest.Env
+	handler http.Handler
+}
+
+// newHarness starts minidyn behind a request counter, loads the sample catalogue and serves the
+// real handler.
+func newHarness(tb testing.TB) *harness {
+	tb.Helper()
+	env := dynamotest.New(tb, dynamotest.Options{Now: func() time.Time { return testNow }})
+	if _, err := env.Store.BulkLoad(context.Background(), sample.Catalogue(testNow), 4); err != nil {
+		tb.Fatalf("BulkLoad: %v", err)
+	}
+	env.Counter.Reset()
+	h := graph.NewHandler(env.Store, graph.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Introspection: true, Playground: true, Now: func() time.Time { return testNow }})
+	return &harness{env: env, handler: h}
+}
+
+// do posts one GraphQL operation and decodes the response; the counter is reset first.
+func (h *harness) do(tb testing.TB, query string, vars map[string]any) *gqlResponse {
+	tb.Helper()
+	h.env.Counter.Reset()
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
+	w := httptest.NewRecorder()
+	h.handler.ServeHTTP(w, req)
+	resp := &gqlResponse{Status: w.Code, Body: w.Body.String()}
+	if err := json.Unmarshal(w.Body.Bytes(), resp); err != nil {
+		tb.Fatalf("decode response %q: %v", w.Body.String(), err)
+	}
+	return resp
+}
+
+// ok posts an operation, fails on any error, and decodes data into out.
+func (h *harness) ok(tb testing.TB, query string, vars map[string]any, out any) *gqlResponse {
+	tb.Helper()
+	resp := h.do(tb, query, vars)
+	if len(resp.Errors) > 0 {
+		tb.Fatalf("query returned errors: %s", resp.Body)
+	}
+	if out != nil {
+		if err := json.Unmarshal(resp.Data, out); err != nil {
+			tb.Fatalf("decode data %s: %v", resp.Data, err)
+		}
+	}
+	return resp
+}

@@ -1,0 +1,163 @@
+// Command catalogue serves the Capability Catalogue GraphQL API over one DynamoDB table.
+//
+// With no DYNAMODB_ENDPOINT and no -aws it runs an embedded, in-memory DynamoDB (minidyn),
+// creates the table and loads the sample catalogue, so `go run .` works on a fresh clone.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/sample"
+)
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "error:", err)
+		os.Exit(1)
+	}
+}
+
+// config is the server's configuration from flags and environment.
+type config struct {
+	port          int
+	host          string
+	table         string
+	endpoint      string
+	useAWS        bool
+	createTable   bool
+	seed          bool
+	introspection bool
+}
+
+func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("catalogue", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	envInt := func(k string, def int) int {
+		if v, err := strconv.Atoi(getenv(k)); err == nil {
+			return v
+		}
+		return def
+	}
+	envStr := func(k, def string) string {
+		if v := getenv(k); v != "" {
+			return v
+		}
+		return def
+	}
+	c := &config{}
+	fs.IntVar(&c.port, "port", envInt("PORT", 8080), "HTTP port (env PORT); 0 picks a free port")
+	fs.StringVar(&c.host, "host", envStr("HOST", ""), "interface to listen on (env HOST); empty means all")
+	fs.StringVar(&c.table, "table", envStr("TABLE_NAME", dynamo.DefaultTable), "DynamoDB table name (env TABLE_NAME)")
+	fs.StringVar(&c.endpoint, "dynamodb-endpoint", getenv("DYNAMODB_ENDPOINT"), "DynamoDB-compatible endpoint URL, e.g. dynalite (env DYNAMODB_ENDPOINT); empty runs the embedded in-memory backend")
+	fs.BoolVar(&c.useAWS, "aws", getenv("USE_AWS") == "1", "use real DynamoDB through the standard AWS configuration chain (env USE_AWS=1)")
+	fs.BoolVar(&c.createTable, "create-table", false, "create the table (with GSI1 and TTL) if it does not exist")
+	fs.BoolVar(&c.seed, "seed", false, "load the sample catalogue into the configured backend")
+	fs.BoolVar(&c.introspection, "introspection", true, "allow GraphQL introspection (the playground needs it)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if c.useAWS && c.endpoint != "" {
+		return nil, errors.New("-aws and -dynamodb-endpoint exclude each other")
+	}
+	return c, nil
+}
+
+// embedded reports whether the configuration runs the in-process backend.
+func (c *config) embedded() bool { return c.endpoint == "" && !c.useAWS }
+
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg, err := parseConfig(args, getenv, stderr)
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewJSONHandler(stderr, nil))
+
+	endpoint := cfg.endpoint
+	if cfg.embedded() {
+		emb, err := dynamo.StartEmbedded(nil)
+		if err != nil {
+			return err
+		}
+		defer emb.Close()
+		endpoint = emb.URL
+		cfg.createTable, cfg.seed = true, true
+	}
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
+	if err != nil {
+		return err
+	}
+	store := dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log})
+	if cfg.createTable {
+		if err := store.CreateTable(ctx, 2*time.Minute); err != nil {
+			return fmt.Errorf("create table: %w", err)
+		}
+	}
+	seeded := 0
+	if cfg.seed {
+		if seeded, err = store.BulkLoad(ctx, sample.Catalogue(time.Now()), 4); err != nil {
+			return fmt.Errorf("load sample catalogue: %w", err)
+		}
+	}
+
+	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	srv := &http.Server{
+		Handler:           graph.NewHandler(store, graph.Options{Logger: log, Introspection: cfg.introspection, Playground: true}),
+		ReadHeaderTimeout: 10 * time.Second,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+	banner(stdout, cfg, ln.Addr(), seeded)
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintln(stdout, "shutting down: draining in-flight requests")
+	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(shutdownCtx); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	return nil
+}
+
+func banner(w io.Writer, cfg *config, addr net.Addr, seeded int) {
+	port := addr.(*net.TCPAddr).Port
+	fmt.Fprintf(w, "Capability Catalogue GraphQL API\n")
+	fmt.Fprintf(w, "  listening on http://127.0.0.1:%d\n", port)
+	fmt.Fprintf(w, "  GraphQL:     http://127.0.0.1:%d/graphql\n", port)
+	fmt.Fprintf(w, "  playground:  http://127.0.0.1:%d/\n", port)
+	switch {
+	case cfg.embedded():
+		fmt.Fprintf(w, "  backend:     embedded in-memory DynamoDB (minidyn), table %s\n", cfg.table)
+		fmt.Fprintf(w, "  NOTE: the data lives in memory and is lost on exit.\n")
+	case cfg.useAWS:
+		fmt.Fprintf(w, "  backend:     AWS DynamoDB, table %s\n", cfg.table)
+	default:
+		fmt.Fprintf(w, "  backend:     %s, table %s\n", cfg.endpoint, cfg.table)
+	}
+	if seeded > 0 {
+		fmt.Fprintf(w, "  sample catalogue loaded: %d items\n", seeded)
+	}
+}

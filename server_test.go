@@ -1,0 +1,170 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// syncBuffer collects what run prints, safe to read while run writes.
+type lineWriter struct{ lines chan string }
+
+func (w *lineWriter) Write(p []byte) (int, error) {
+	sc := bufio.NewScanner(strings.NewReader(string(p)))
+	for sc.Scan() {
+		select {
+		case w.lines <- sc.Text():
+		default:
+		}
+	}
+	return len(p), nil
+}
+
+// startServer runs the embedded default on a free port and returns its base URL.
+func startServer(t *testing.T, args []string, env map[string]string) (string, context.CancelFunc, chan error, *lineWriter) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	out := &lineWriter{lines: make(chan string, 1000)}
+	getenv := func(k string) string { return env[k] }
+	done := make(chan error, 1)
+	go func() { done <- run(ctx, append([]string{"-port", "0", "-host", "127.0.0.1"}, args...), getenv, out, io.Discard) }()
+	re := regexp.MustCompile(`listening on (http://\S+)`)
+	deadline := time.After(60 * time.Second)
+	for {
+		select {
+		case line := <-out.lines:
+			if m := re.FindStringSubmatch(line); m != nil {
+				base := m[1]
+				waitHealthy(t, base)
+				return base, cancel, done, out
+			}
+		case err := <-done:
+			cancel()
+			t.Fatalf("run returned before listening: %v", err)
+		case <-deadline:
+			cancel()
+			t.Fatal("server did not start in 60 s")
+		}
+	}
+}
+
+func waitHealthy(t *testing.T, base string) {
+	t.Helper()
+	for range 100 {
+		resp, err := http.Get(base + "/healthz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK {
+				return
+			}
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatal("/healthz never answered 200")
+}
+
+func TestRunEmbeddedDefault(t *testing.T) {
+	base, cancel, done, out := startServer(t, nil, nil)
+	var banner []string
+	for len(out.lines) > 0 {
+		banner = append(banner, <-out.lines)
+	}
+	if !strings.Contains(strings.Join(banner, "\n"), "lost on exit") {
+		t.Errorf("banner does not warn that data is lost on exit: %q", banner)
+	}
+
+	resp, err := http.Get(base + "/readyz")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("/readyz = %v, %v", resp, err)
+	}
+	resp.Body.Close()
+
+	body := `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name components { componentId } } }"}`
+	resp, err = http.Post(base+"/graphql", "application/json", strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out2 struct {
+		Data struct {
+			Capability struct {
+				Name       string
+				Components []struct{ ComponentID string }
+			}
+		}
+		Extensions struct {
+			DynamoDB struct{ Requests int }
+		}
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&out2); err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if out2.Data.Capability.Name != "Alert Management" || len(out2.Data.Capability.Components) < 4 {
+		t.Errorf("sample capability = %+v", out2.Data.Capability)
+	}
+	if out2.Extensions.DynamoDB.Requests != 2 {
+		t.Errorf("extensions.dynamodb.requests = %d, want 2", out2.Extensions.DynamoDB.Requests)
+	}
+
+	resp, err = http.Get(base + "/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(strings.ToLower(string(page)), "graphiql") {
+		t.Errorf("playground at / = %d", resp.StatusCode)
+	}
+
+	// GET runs queries, never mutations; multipart is not a transport.
+	resp, err = http.Get(base + "/graphql?query=" + "%7B%20capability(id%3A%20%22CAP-ALERT-MGT-001%22)%20%7B%20name%20%7D%20%7D")
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("GET query = %v, %v", resp, err)
+	}
+	resp.Body.Close()
+	resp, err = http.Post(base+"/graphql", "multipart/form-data; boundary=x", strings.NewReader("--x--"))
+	if err == nil {
+		if resp.StatusCode < 400 {
+			t.Errorf("multipart POST answered %d, want a 4xx", resp.StatusCode)
+		}
+		resp.Body.Close()
+	}
+
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("run after cancel = %v", err)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("run did not shut down")
+	}
+}
+
+func TestParseConfig(t *testing.T) {
+	env := map[string]string{"PORT": "9999", "TABLE_NAME": "Other", "DYNAMODB_ENDPOINT": "http://127.0.0.1:8000"}
+	c, err := parseConfig([]string{"-seed"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.port != 9999 || c.table != "Other" || c.endpoint != "http://127.0.0.1:8000" || !c.seed || c.createTable || c.embedded() {
+		t.Errorf("parseConfig = %+v", c)
+	}
+	c, err = parseConfig([]string{"-port", "1234", "-table", "T2"}, func(k string) string { return env[k] }, io.Discard)
+	if err != nil || c.port != 1234 || c.table != "T2" {
+		t.Errorf("flags do not override env: %+v, %v", c, err)
+	}
+	if _, err := parseConfig([]string{"-aws"}, func(k string) string { return env[k] }, io.Discard); err == nil {
+		t.Error("-aws with DYNAMODB_ENDPOINT accepted")
+	}
+	c, _ = parseConfig(nil, func(string) string { return "" }, io.Discard)
+	if !c.embedded() || c.port != 8080 || c.table != "BusinessCapabilitySystem" {
+		t.Errorf("defaults = %+v", c)
+	}
+}
