@@ -83,6 +83,12 @@ type ComplexityRoot struct {
 		ScalabilityType func(childComplexity int) int
 	}
 
+	AvailabilityChain struct {
+		Availability func(childComplexity int) int
+		Components   func(childComplexity int) int
+		Entry        func(childComplexity int) int
+	}
+
 	AvailabilityValue struct {
 		Status func(childComplexity int) int
 		Unit   func(childComplexity int) int
@@ -114,8 +120,11 @@ type ComplexityRoot struct {
 		CreatedAt       func(childComplexity int) int
 		CreatedBy       func(childComplexity int) int
 		Dependencies    func(childComplexity int, criticality *catalog.Criticality) int
+		DependencyGraph func(childComplexity int, types []catalog.DependencyType) int
 		Description     func(childComplexity int) int
+		EvaluateRules   func(childComplexity int, input any, ruleType *catalog.RuleType) int
 		ID              func(childComplexity int) int
+		Impact          func(childComplexity int, componentID string, direction *catalog.ImpactDirection, maxDepth *int, types []catalog.DependencyType) int
 		Jobs            func(childComplexity int, first *int, after *string, status *catalog.JobStatus, jobType *catalog.JobType) int
 		Lifecycle       func(childComplexity int) int
 		Metrics         func(childComplexity int, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) int
@@ -125,6 +134,7 @@ type ComplexityRoot struct {
 		Revision        func(childComplexity int) int
 		Rules           func(childComplexity int, ruleType *catalog.RuleType, status *catalog.RuleStatus) int
 		SLABreaches     func(childComplexity int) int
+		SLAReport       func(childComplexity int) int
 		Status          func(childComplexity int) int
 		Tags            func(childComplexity int) int
 		UpdatedAt       func(childComplexity int) int
@@ -195,11 +205,33 @@ type ComplexityRoot struct {
 		Status       func(childComplexity int) int
 	}
 
+	ComponentSla struct {
+		Availability    func(childComplexity int) int
+		AvailabilityMet func(childComplexity int) int
+		Component       func(childComplexity int) int
+		ErrorRate       func(childComplexity int) int
+		ErrorRateMet    func(childComplexity int) int
+		Met             func(childComplexity int) int
+		ResponseTime    func(childComplexity int) int
+		ResponseTimeMet func(childComplexity int) int
+		Target          func(childComplexity int) int
+	}
+
 	Condition struct {
 		Field    func(childComplexity int) int
 		Operator func(childComplexity int) int
 		Value    func(childComplexity int) int
 		Values   func(childComplexity int) int
+		Weight   func(childComplexity int) int
+	}
+
+	ConditionResult struct {
+		Actual   func(childComplexity int) int
+		Error    func(childComplexity int) int
+		Expected func(childComplexity int) int
+		Field    func(childComplexity int) int
+		Held     func(childComplexity int) int
+		Operator func(childComplexity int) int
 		Weight   func(childComplexity int) int
 	}
 
@@ -235,6 +267,14 @@ type ComplexityRoot struct {
 		TargetComponentID   func(childComplexity int) int
 		TargetComponentName func(childComplexity int) int
 		UpdatedAt           func(childComplexity int) int
+	}
+
+	DependencyGraph struct {
+		CriticalPath     func(childComplexity int) int
+		Cycles           func(childComplexity int) int
+		Edges            func(childComplexity int) int
+		Nodes            func(childComplexity int) int
+		TopologicalOrder func(childComplexity int) int
 	}
 
 	DependencyInterface struct {
@@ -273,6 +313,18 @@ type ComplexityRoot struct {
 		Retries         func(childComplexity int) int
 		Strategy        func(childComplexity int) int
 		Timeout         func(childComplexity int) int
+	}
+
+	Impact struct {
+		Affected func(childComplexity int) int
+		Root     func(childComplexity int) int
+	}
+
+	ImpactedComponent struct {
+		Component func(childComplexity int) int
+		Distance  func(childComplexity int) int
+		Outcome   func(childComplexity int) int
+		Path      func(childComplexity int) int
 	}
 
 	Job struct {
@@ -470,6 +522,16 @@ type ComplexityRoot struct {
 		Version        func(childComplexity int) int
 	}
 
+	RuleEvaluation struct {
+		Actions    func(childComplexity int) int
+		Conditions func(childComplexity int) int
+		Error      func(childComplexity int) int
+		Matched    func(childComplexity int) int
+		Rule       func(childComplexity int) int
+		Score      func(childComplexity int) int
+		Severity   func(childComplexity int) int
+	}
+
 	RuleMetadata struct {
 		Compliance   func(childComplexity int) int
 		LastReview   func(childComplexity int) int
@@ -496,6 +558,16 @@ type ComplexityRoot struct {
 		Availability func(childComplexity int) int
 		ErrorRate    func(childComplexity int) int
 		ResponseTime func(childComplexity int) int
+	}
+
+	SlaReport struct {
+		Breached              func(childComplexity int) int
+		Chains                func(childComplexity int) int
+		Components            func(childComplexity int) int
+		CompositeAvailability func(childComplexity int) int
+		Met                   func(childComplexity int) int
+		Target                func(childComplexity int) int
+		WeakestChain          func(childComplexity int) int
 	}
 
 	Strategy struct {
@@ -553,6 +625,10 @@ type CapabilityResolver interface {
 	Jobs(ctx context.Context, obj *catalog.Capability, first *int, after *string, status *catalog.JobStatus, jobType *catalog.JobType) (*model.JobConnection, error)
 	Metrics(ctx context.Context, obj *catalog.Capability, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error)
 	SLABreaches(ctx context.Context, obj *catalog.Capability) ([]*catalog.Component, error)
+	DependencyGraph(ctx context.Context, obj *catalog.Capability, types []catalog.DependencyType) (*catalog.GraphAnalysis, error)
+	Impact(ctx context.Context, obj *catalog.Capability, componentID string, direction *catalog.ImpactDirection, maxDepth *int, types []catalog.DependencyType) (*catalog.ImpactResult, error)
+	EvaluateRules(ctx context.Context, obj *catalog.Capability, input any, ruleType *catalog.RuleType) ([]*catalog.RuleEvaluation, error)
+	SLAReport(ctx context.Context, obj *catalog.Capability) (*catalog.SLAReport, error)
 }
 type ComponentResolver interface {
 	Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error)
@@ -769,6 +845,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Architecture.ScalabilityType(childComplexity), true
 
+	case "AvailabilityChain.availability":
+		if e.ComplexityRoot.AvailabilityChain.Availability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityChain.Availability(childComplexity), true
+	case "AvailabilityChain.components":
+		if e.ComplexityRoot.AvailabilityChain.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityChain.Components(childComplexity), true
+	case "AvailabilityChain.entry":
+		if e.ComplexityRoot.AvailabilityChain.Entry == nil {
+			break
+		}
+
+		return e.ComplexityRoot.AvailabilityChain.Entry(childComplexity), true
+
 	case "AvailabilityValue.status":
 		if e.ComplexityRoot.AvailabilityValue.Status == nil {
 			break
@@ -913,18 +1008,51 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Capability.Dependencies(childComplexity, args["criticality"].(*catalog.Criticality)), true
+	case "Capability.dependencyGraph":
+		if e.ComplexityRoot.Capability.DependencyGraph == nil {
+			break
+		}
+
+		args, err := ec.field_Capability_dependencyGraph_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Capability.DependencyGraph(childComplexity, args["types"].([]catalog.DependencyType)), true
 	case "Capability.description":
 		if e.ComplexityRoot.Capability.Description == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Capability.Description(childComplexity), true
+	case "Capability.evaluateRules":
+		if e.ComplexityRoot.Capability.EvaluateRules == nil {
+			break
+		}
+
+		args, err := ec.field_Capability_evaluateRules_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Capability.EvaluateRules(childComplexity, args["input"].(any), args["ruleType"].(*catalog.RuleType)), true
 	case "Capability.id":
 		if e.ComplexityRoot.Capability.ID == nil {
 			break
 		}
 
 		return e.ComplexityRoot.Capability.ID(childComplexity), true
+	case "Capability.impact":
+		if e.ComplexityRoot.Capability.Impact == nil {
+			break
+		}
+
+		args, err := ec.field_Capability_impact_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Capability.Impact(childComplexity, args["componentId"].(string), args["direction"].(*catalog.ImpactDirection), args["maxDepth"].(*int), args["types"].([]catalog.DependencyType)), true
 	case "Capability.jobs":
 		if e.ComplexityRoot.Capability.Jobs == nil {
 			break
@@ -994,6 +1122,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Capability.SLABreaches(childComplexity), true
+	case "Capability.slaReport":
+		if e.ComplexityRoot.Capability.SLAReport == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Capability.SLAReport(childComplexity), true
 	case "Capability.status":
 		if e.ComplexityRoot.Capability.Status == nil {
 			break
@@ -1289,6 +1423,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.ComponentHealth.Status(childComplexity), true
 
+	case "ComponentSla.availability":
+		if e.ComplexityRoot.ComponentSla.Availability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.Availability(childComplexity), true
+	case "ComponentSla.availabilityMet":
+		if e.ComplexityRoot.ComponentSla.AvailabilityMet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.AvailabilityMet(childComplexity), true
+	case "ComponentSla.component":
+		if e.ComplexityRoot.ComponentSla.Component == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.Component(childComplexity), true
+	case "ComponentSla.errorRate":
+		if e.ComplexityRoot.ComponentSla.ErrorRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.ErrorRate(childComplexity), true
+	case "ComponentSla.errorRateMet":
+		if e.ComplexityRoot.ComponentSla.ErrorRateMet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.ErrorRateMet(childComplexity), true
+	case "ComponentSla.met":
+		if e.ComplexityRoot.ComponentSla.Met == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.Met(childComplexity), true
+	case "ComponentSla.responseTime":
+		if e.ComplexityRoot.ComponentSla.ResponseTime == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.ResponseTime(childComplexity), true
+	case "ComponentSla.responseTimeMet":
+		if e.ComplexityRoot.ComponentSla.ResponseTimeMet == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.ResponseTimeMet(childComplexity), true
+	case "ComponentSla.target":
+		if e.ComplexityRoot.ComponentSla.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentSla.Target(childComplexity), true
+
 	case "Condition.field":
 		if e.ComplexityRoot.Condition.Field == nil {
 			break
@@ -1319,6 +1508,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Condition.Weight(childComplexity), true
+
+	case "ConditionResult.actual":
+		if e.ComplexityRoot.ConditionResult.Actual == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConditionResult.Actual(childComplexity), true
+	case "ConditionResult.error":
+		if e.ComplexityRoot.ConditionResult.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConditionResult.Error(childComplexity), true
+	case "ConditionResult.expected":
+		if e.ComplexityRoot.ConditionResult.Expected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConditionResult.Expected(childComplexity), true
+	case "ConditionResult.field":
+		if e.ComplexityRoot.ConditionResult.Field == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConditionResult.Field(childComplexity), true
+	case "ConditionResult.held":
+		if e.ComplexityRoot.ConditionResult.Held == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConditionResult.Held(childComplexity), true
+	case "ConditionResult.operator":
+		if e.ComplexityRoot.ConditionResult.Operator == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConditionResult.Operator(childComplexity), true
+	case "ConditionResult.weight":
+		if e.ComplexityRoot.ConditionResult.Weight == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ConditionResult.Weight(childComplexity), true
 
 	case "Configuration.configMap":
 		if e.ComplexityRoot.Configuration.ConfigMap == nil {
@@ -1473,6 +1705,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Dependency.UpdatedAt(childComplexity), true
 
+	case "DependencyGraph.criticalPath":
+		if e.ComplexityRoot.DependencyGraph.CriticalPath == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DependencyGraph.CriticalPath(childComplexity), true
+	case "DependencyGraph.cycles":
+		if e.ComplexityRoot.DependencyGraph.Cycles == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DependencyGraph.Cycles(childComplexity), true
+	case "DependencyGraph.edges":
+		if e.ComplexityRoot.DependencyGraph.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DependencyGraph.Edges(childComplexity), true
+	case "DependencyGraph.nodes":
+		if e.ComplexityRoot.DependencyGraph.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DependencyGraph.Nodes(childComplexity), true
+	case "DependencyGraph.topologicalOrder":
+		if e.ComplexityRoot.DependencyGraph.TopologicalOrder == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DependencyGraph.TopologicalOrder(childComplexity), true
+
 	case "DependencyInterface.connectionString":
 		if e.ComplexityRoot.DependencyInterface.ConnectionString == nil {
 			break
@@ -1615,6 +1878,44 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Fallback.Timeout(childComplexity), true
+
+	case "Impact.affected":
+		if e.ComplexityRoot.Impact.Affected == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.Affected(childComplexity), true
+	case "Impact.root":
+		if e.ComplexityRoot.Impact.Root == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Impact.Root(childComplexity), true
+
+	case "ImpactedComponent.component":
+		if e.ComplexityRoot.ImpactedComponent.Component == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactedComponent.Component(childComplexity), true
+	case "ImpactedComponent.distance":
+		if e.ComplexityRoot.ImpactedComponent.Distance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactedComponent.Distance(childComplexity), true
+	case "ImpactedComponent.outcome":
+		if e.ComplexityRoot.ImpactedComponent.Outcome == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactedComponent.Outcome(childComplexity), true
+	case "ImpactedComponent.path":
+		if e.ComplexityRoot.ImpactedComponent.Path == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ImpactedComponent.Path(childComplexity), true
 
 	case "Job.approvedBy":
 		if e.ComplexityRoot.Job.ApprovedBy == nil {
@@ -2414,6 +2715,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Rule.Version(childComplexity), true
 
+	case "RuleEvaluation.actions":
+		if e.ComplexityRoot.RuleEvaluation.Actions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.Actions(childComplexity), true
+	case "RuleEvaluation.conditions":
+		if e.ComplexityRoot.RuleEvaluation.Conditions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.Conditions(childComplexity), true
+	case "RuleEvaluation.error":
+		if e.ComplexityRoot.RuleEvaluation.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.Error(childComplexity), true
+	case "RuleEvaluation.matched":
+		if e.ComplexityRoot.RuleEvaluation.Matched == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.Matched(childComplexity), true
+	case "RuleEvaluation.rule":
+		if e.ComplexityRoot.RuleEvaluation.Rule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.Rule(childComplexity), true
+	case "RuleEvaluation.score":
+		if e.ComplexityRoot.RuleEvaluation.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.Score(childComplexity), true
+	case "RuleEvaluation.severity":
+		if e.ComplexityRoot.RuleEvaluation.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.Severity(childComplexity), true
+
 	case "RuleMetadata.compliance":
 		if e.ComplexityRoot.RuleMetadata.Compliance == nil {
 			break
@@ -2513,6 +2857,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Sla.ResponseTime(childComplexity), true
+
+	case "SlaReport.breached":
+		if e.ComplexityRoot.SlaReport.Breached == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlaReport.Breached(childComplexity), true
+	case "SlaReport.chains":
+		if e.ComplexityRoot.SlaReport.Chains == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlaReport.Chains(childComplexity), true
+	case "SlaReport.components":
+		if e.ComplexityRoot.SlaReport.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlaReport.Components(childComplexity), true
+	case "SlaReport.compositeAvailability":
+		if e.ComplexityRoot.SlaReport.CompositeAvailability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlaReport.CompositeAvailability(childComplexity), true
+	case "SlaReport.met":
+		if e.ComplexityRoot.SlaReport.Met == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlaReport.Met(childComplexity), true
+	case "SlaReport.target":
+		if e.ComplexityRoot.SlaReport.Target == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlaReport.Target(childComplexity), true
+	case "SlaReport.weakestChain":
+		if e.ComplexityRoot.SlaReport.WeakestChain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.SlaReport.WeakestChain(childComplexity), true
 
 	case "Strategy.canary":
 		if e.ComplexityRoot.Strategy.Canary == nil {
@@ -3054,6 +3441,150 @@ type Capability {
   metrics(componentId: ID, metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection!
   "The components whose observed health breaks their SLA (availability, responseTime or errorRate)."
   slaBreaches: [Component!]!
+  "The dependency graph with its topological order, cycles and critical path, optionally over some dependency types only."
+  dependencyGraph(types: [DependencyType!]): DependencyGraph!
+  "The blast radius of a component: breadth-first over its dependents (who breaks when it fails) or its dependencies, each component once, at most maxDepth (1..50) hops."
+  impact(componentId: ID!, direction: ImpactDirection = DEPENDENTS, maxDepth: Int = 10, types: [DependencyType!]): Impact!
+  "Evaluates the active rules in force now (effectiveFrom <= now < effectiveUntil), in order, against ` + "`" + `input` + "`" + ` (a JSON object); optionally only rules of one type."
+  evaluateRules(input: JSON!, ruleType: RuleType): [RuleEvaluation!]!
+  "Each component's health against its SLA, and the capability's composite availability against businessMetrics.sla."
+  slaReport: SlaReport!
+}
+
+"A capability's dependency graph and what follows from it."
+type DependencyGraph {
+  "Every component, in order."
+  nodes: [Component!]!
+  "The edges of the chosen types."
+  edges: [Dependency!]!
+  "Every component, each depending component before the components it depends on. Null when the graph has a cycle."
+  topologicalOrder: [Component!]
+  "Every strongly connected component of more than one component, and every self-loop."
+  cycles: [[Component!]!]!
+  "The longest chain of runtime dependencies, weighted by each component's observed responseTime."
+  criticalPath: [Component!]!
+}
+
+"Which way an impact analysis walks."
+enum ImpactDirection {
+  "The components that depend on the root, directly or not: what breaks when it fails."
+  DEPENDENTS
+  "The components the root depends on, directly or not."
+  DEPENDENCIES
+}
+
+"What a failure does to an affected component."
+enum ImpactOutcome {
+  "Some path of hard dependencies reaches it: it fails too."
+  FAILED
+  "Every path crosses an optional or fallback edge, or one with a backup component or a degrading fallback strategy: it keeps serving, degraded."
+  DEGRADED
+}
+
+"The blast radius of one component."
+type Impact {
+  "The component analysed."
+  root: Component!
+  "The components reached, nearest first."
+  affected: [ImpactedComponent!]!
+}
+
+"A component reached by an impact analysis."
+type ImpactedComponent {
+  "The component."
+  component: Component!
+  "Hops from the root along the shortest path."
+  distance: Int!
+  "The shortest path from the root to it, both included."
+  path: [Component!]!
+  "Whether it fails or degrades."
+  outcome: ImpactOutcome!
+}
+
+"The outcome of one rule against an input."
+type RuleEvaluation {
+  "The rule."
+  rule: Rule!
+  "Whether any weighted condition held."
+  matched: Boolean!
+  "The sum of the weights of the conditions that held."
+  score: Int!
+  "The severity that set_severity (sum_weights) maps the score to, if the rule has one."
+  severity: String
+  "Each condition's result."
+  conditions: [ConditionResult!]!
+  "The rule's actions as written, set_severity with the computed severity; fire them only when matched."
+  actions: [JSON!]!
+  "Why the rule could not be evaluated (a malformed rule), or null."
+  error: String
+}
+
+"The result of one condition."
+type ConditionResult {
+  "The dot path read from the input."
+  field: String!
+  "The canonical operator."
+  operator: String!
+  "The value or values compared with."
+  expected: JSON
+  "The value found in the input, null when absent."
+  actual: JSON
+  "Whether the condition held."
+  held: Boolean!
+  "The weight it adds when it holds."
+  weight: Int!
+  "Why it could not be evaluated, or null."
+  error: String
+}
+
+"A capability's SLA standing."
+type SlaReport {
+  "Each component against its SLA."
+  components: [ComponentSla!]!
+  "The composite availability in percent: the weakest runtime chain's product of availabilities. Null when no component reports health."
+  compositeAvailability: Float
+  "The capability's availability objective from businessMetrics.sla, in percent."
+  target: Float
+  "Whether the composite availability meets the target."
+  met: Boolean
+  "The chain that gives the composite availability."
+  weakestChain: AvailabilityChain
+  "One chain per entry point (a component nothing depends on at runtime)."
+  chains: [AvailabilityChain!]!
+  "How many components breach their SLA."
+  breached: Int!
+}
+
+"One component against its SLA."
+type ComponentSla {
+  "The component."
+  component: Component!
+  "Observed availability in percent."
+  availability: Float
+  "Observed response time in milliseconds."
+  responseTime: Float
+  "Observed error rate in percent."
+  errorRate: Float
+  "The objectives."
+  target: Sla
+  "Whether availability meets its objective."
+  availabilityMet: Boolean
+  "Whether response time meets its objective."
+  responseTimeMet: Boolean
+  "Whether error rate meets its objective."
+  errorRateMet: Boolean
+  "Whether every measurable objective is met; null when nothing is measurable."
+  met: Boolean
+}
+
+"An entry point and every component it reaches through runtime dependencies."
+type AvailabilityChain {
+  "The entry point."
+  entry: Component!
+  "The components of the chain."
+  components: [Component!]!
+  "The product of their availabilities, in percent."
+  availability: Float!
 }
 
 "A capability's service objectives, as the seed writes them (\"99.99%\", \"5 minutes\")."
@@ -3873,6 +4404,18 @@ func (ec *executionContext) childFields_Architecture(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type Architecture", field.Name)
 }
 
+func (ec *executionContext) childFields_AvailabilityChain(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "entry":
+		return ec.fieldContext_AvailabilityChain_entry(ctx, field)
+	case "components":
+		return ec.fieldContext_AvailabilityChain_components(ctx, field)
+	case "availability":
+		return ec.fieldContext_AvailabilityChain_availability(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type AvailabilityChain", field.Name)
+}
+
 func (ec *executionContext) childFields_AvailabilityValue(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "value":
@@ -3965,6 +4508,14 @@ func (ec *executionContext) childFields_Capability(ctx context.Context, field gr
 		return ec.fieldContext_Capability_metrics(ctx, field)
 	case "slaBreaches":
 		return ec.fieldContext_Capability_slaBreaches(ctx, field)
+	case "dependencyGraph":
+		return ec.fieldContext_Capability_dependencyGraph(ctx, field)
+	case "impact":
+		return ec.fieldContext_Capability_impact(ctx, field)
+	case "evaluateRules":
+		return ec.fieldContext_Capability_evaluateRules(ctx, field)
+	case "slaReport":
+		return ec.fieldContext_Capability_slaReport(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Capability", field.Name)
 }
@@ -4097,6 +4648,30 @@ func (ec *executionContext) childFields_ComponentHealth(ctx context.Context, fie
 	return nil, fmt.Errorf("no field named %q was found under type ComponentHealth", field.Name)
 }
 
+func (ec *executionContext) childFields_ComponentSla(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "component":
+		return ec.fieldContext_ComponentSla_component(ctx, field)
+	case "availability":
+		return ec.fieldContext_ComponentSla_availability(ctx, field)
+	case "responseTime":
+		return ec.fieldContext_ComponentSla_responseTime(ctx, field)
+	case "errorRate":
+		return ec.fieldContext_ComponentSla_errorRate(ctx, field)
+	case "target":
+		return ec.fieldContext_ComponentSla_target(ctx, field)
+	case "availabilityMet":
+		return ec.fieldContext_ComponentSla_availabilityMet(ctx, field)
+	case "responseTimeMet":
+		return ec.fieldContext_ComponentSla_responseTimeMet(ctx, field)
+	case "errorRateMet":
+		return ec.fieldContext_ComponentSla_errorRateMet(ctx, field)
+	case "met":
+		return ec.fieldContext_ComponentSla_met(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ComponentSla", field.Name)
+}
+
 func (ec *executionContext) childFields_Condition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "field":
@@ -4111,6 +4686,26 @@ func (ec *executionContext) childFields_Condition(ctx context.Context, field gra
 		return ec.fieldContext_Condition_weight(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Condition", field.Name)
+}
+
+func (ec *executionContext) childFields_ConditionResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "field":
+		return ec.fieldContext_ConditionResult_field(ctx, field)
+	case "operator":
+		return ec.fieldContext_ConditionResult_operator(ctx, field)
+	case "expected":
+		return ec.fieldContext_ConditionResult_expected(ctx, field)
+	case "actual":
+		return ec.fieldContext_ConditionResult_actual(ctx, field)
+	case "held":
+		return ec.fieldContext_ConditionResult_held(ctx, field)
+	case "weight":
+		return ec.fieldContext_ConditionResult_weight(ctx, field)
+	case "error":
+		return ec.fieldContext_ConditionResult_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ConditionResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Configuration(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4179,6 +4774,22 @@ func (ec *executionContext) childFields_Dependency(ctx context.Context, field gr
 		return ec.fieldContext_Dependency_target(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Dependency", field.Name)
+}
+
+func (ec *executionContext) childFields_DependencyGraph(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "nodes":
+		return ec.fieldContext_DependencyGraph_nodes(ctx, field)
+	case "edges":
+		return ec.fieldContext_DependencyGraph_edges(ctx, field)
+	case "topologicalOrder":
+		return ec.fieldContext_DependencyGraph_topologicalOrder(ctx, field)
+	case "cycles":
+		return ec.fieldContext_DependencyGraph_cycles(ctx, field)
+	case "criticalPath":
+		return ec.fieldContext_DependencyGraph_criticalPath(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DependencyGraph", field.Name)
 }
 
 func (ec *executionContext) childFields_DependencyInterface(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4255,6 +4866,30 @@ func (ec *executionContext) childFields_Fallback(ctx context.Context, field grap
 		return ec.fieldContext_Fallback_backupComponent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Fallback", field.Name)
+}
+
+func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "root":
+		return ec.fieldContext_Impact_root(ctx, field)
+	case "affected":
+		return ec.fieldContext_Impact_affected(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Impact", field.Name)
+}
+
+func (ec *executionContext) childFields_ImpactedComponent(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "component":
+		return ec.fieldContext_ImpactedComponent_component(ctx, field)
+	case "distance":
+		return ec.fieldContext_ImpactedComponent_distance(ctx, field)
+	case "path":
+		return ec.fieldContext_ImpactedComponent_path(ctx, field)
+	case "outcome":
+		return ec.fieldContext_ImpactedComponent_outcome(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ImpactedComponent", field.Name)
 }
 
 func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4627,6 +5262,26 @@ func (ec *executionContext) childFields_Rule(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Rule", field.Name)
 }
 
+func (ec *executionContext) childFields_RuleEvaluation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rule":
+		return ec.fieldContext_RuleEvaluation_rule(ctx, field)
+	case "matched":
+		return ec.fieldContext_RuleEvaluation_matched(ctx, field)
+	case "score":
+		return ec.fieldContext_RuleEvaluation_score(ctx, field)
+	case "severity":
+		return ec.fieldContext_RuleEvaluation_severity(ctx, field)
+	case "conditions":
+		return ec.fieldContext_RuleEvaluation_conditions(ctx, field)
+	case "actions":
+		return ec.fieldContext_RuleEvaluation_actions(ctx, field)
+	case "error":
+		return ec.fieldContext_RuleEvaluation_error(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RuleEvaluation", field.Name)
+}
+
 func (ec *executionContext) childFields_RuleMetadata(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "tags":
@@ -4681,6 +5336,26 @@ func (ec *executionContext) childFields_Sla(ctx context.Context, field graphql.C
 		return ec.fieldContext_Sla_errorRate(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Sla", field.Name)
+}
+
+func (ec *executionContext) childFields_SlaReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "components":
+		return ec.fieldContext_SlaReport_components(ctx, field)
+	case "compositeAvailability":
+		return ec.fieldContext_SlaReport_compositeAvailability(ctx, field)
+	case "target":
+		return ec.fieldContext_SlaReport_target(ctx, field)
+	case "met":
+		return ec.fieldContext_SlaReport_met(ctx, field)
+	case "weakestChain":
+		return ec.fieldContext_SlaReport_weakestChain(ctx, field)
+	case "chains":
+		return ec.fieldContext_SlaReport_chains(ctx, field)
+	case "breached":
+		return ec.fieldContext_SlaReport_breached(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type SlaReport", field.Name)
 }
 
 func (ec *executionContext) childFields_Strategy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -4938,6 +5613,80 @@ func (ec *executionContext) field_Capability_dependencies_args(ctx context.Conte
 		return nil, err
 	}
 	args["criticality"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Capability_dependencyGraph_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "types",
+		func(ctx context.Context, v any) ([]catalog.DependencyType, error) {
+			return ec.unmarshalODependencyType2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyTypeᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Capability_evaluateRules_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalNJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ruleType",
+		func(ctx context.Context, v any) (*catalog.RuleType, error) {
+			return ec.unmarshalORuleType2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleType(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ruleType"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Capability_impact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "componentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["componentId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "direction",
+		func(ctx context.Context, v any) (*catalog.ImpactDirection, error) {
+			return ec.unmarshalOImpactDirection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactDirection(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["direction"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "maxDepth",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["maxDepth"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "types",
+		func(ctx context.Context, v any) ([]catalog.DependencyType, error) {
+			return ec.unmarshalODependencyType2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyTypeᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["types"] = arg3
 	return args, nil
 }
 
@@ -6004,6 +6753,93 @@ func (ec *executionContext) fieldContext_Architecture_redundancy(_ context.Conte
 	return graphql.NewScalarFieldContext("Architecture", field, false, false, "String")
 }
 
+func (ec *executionContext) _AvailabilityChain_entry(ctx context.Context, field graphql.CollectedField, obj *catalog.AvailabilityChain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityChain_entry(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entry, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityChain_entry(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AvailabilityChain",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AvailabilityChain_components(ctx context.Context, field graphql.CollectedField, obj *catalog.AvailabilityChain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityChain_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityChain_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "AvailabilityChain",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _AvailabilityChain_availability(ctx context.Context, field graphql.CollectedField, obj *catalog.AvailabilityChain) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_AvailabilityChain_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Availability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_AvailabilityChain_availability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("AvailabilityChain", field, false, false, "Float")
+}
+
 func (ec *executionContext) _AvailabilityValue_value(ctx context.Context, field graphql.CollectedField, obj *catalog.AvailabilityValue) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -7007,6 +7843,176 @@ func (ec *executionContext) fieldContext_Capability_slaBreaches(_ context.Contex
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Capability_dependencyGraph(ctx context.Context, field graphql.CollectedField, obj *catalog.Capability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Capability_dependencyGraph(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Capability().DependencyGraph(ctx, obj, fc.Args["types"].([]catalog.DependencyType))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.GraphAnalysis) graphql.Marshaler {
+			return ec.marshalNDependencyGraph2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐGraphAnalysis(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Capability_dependencyGraph(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Capability",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DependencyGraph(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Capability_dependencyGraph_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Capability_impact(ctx context.Context, field graphql.CollectedField, obj *catalog.Capability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Capability_impact(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Capability().Impact(ctx, obj, fc.Args["componentId"].(string), fc.Args["direction"].(*catalog.ImpactDirection), fc.Args["maxDepth"].(*int), fc.Args["types"].([]catalog.DependencyType))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.ImpactResult) graphql.Marshaler {
+			return ec.marshalNImpact2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactResult(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Capability_impact(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Capability",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Impact(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Capability_impact_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Capability_evaluateRules(ctx context.Context, field graphql.CollectedField, obj *catalog.Capability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Capability_evaluateRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Capability().EvaluateRules(ctx, obj,
+				func() any {
+					if fc.Args["input"] == nil {
+						return nil
+					}
+					return fc.Args["input"].(any)
+				}(), fc.Args["ruleType"].(*catalog.RuleType))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.RuleEvaluation) graphql.Marshaler {
+			return ec.marshalNRuleEvaluation2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleEvaluationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Capability_evaluateRules(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Capability",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleEvaluation(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Capability_evaluateRules_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Capability_slaReport(ctx context.Context, field graphql.CollectedField, obj *catalog.Capability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Capability_slaReport(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Capability().SLAReport(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.SLAReport) graphql.Marshaler {
+			return ec.marshalNSlaReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLAReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Capability_slaReport(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Capability",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_SlaReport(ctx, field)
 		},
 	}
 	return fc, nil
@@ -8184,6 +9190,231 @@ func (ec *executionContext) fieldContext_ComponentHealth_activeAlerts(_ context.
 	return graphql.NewScalarFieldContext("ComponentHealth", field, false, false, "Int")
 }
 
+func (ec *executionContext) _ComponentSla_component(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_component(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Component, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_component(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ComponentSla",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ComponentSla_availability(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Availability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_availability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ComponentSla_responseTime(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_responseTime(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseTime, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_responseTime(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ComponentSla_errorRate(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_errorRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_errorRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Float")
+}
+
+func (ec *executionContext) _ComponentSla_target(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.SLA) graphql.Marshaler {
+			return ec.marshalOSla2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLA(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ComponentSla",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Sla(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ComponentSla_availabilityMet(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_availabilityMet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.AvailabilityMet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_availabilityMet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ComponentSla_responseTimeMet(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_responseTimeMet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ResponseTimeMet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_responseTimeMet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ComponentSla_errorRateMet(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_errorRateMet(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorRateMet, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_errorRateMet(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ComponentSla_met(ctx context.Context, field graphql.CollectedField, obj *catalog.ComponentSLA) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentSla_met(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Met, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentSla_met(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Boolean")
+}
+
 func (ec *executionContext) _Condition_field(ctx context.Context, field graphql.CollectedField, obj *catalog.Condition) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -8297,6 +9528,167 @@ func (ec *executionContext) _Condition_weight(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_Condition_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Condition", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConditionResult_field(ctx context.Context, field graphql.CollectedField, obj *catalog.ConditionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConditionResult_field(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Field, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConditionResult_field(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConditionResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConditionResult_operator(ctx context.Context, field graphql.CollectedField, obj *catalog.ConditionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConditionResult_operator(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Operator, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConditionResult_operator(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConditionResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _ConditionResult_expected(ctx context.Context, field graphql.CollectedField, obj *catalog.ConditionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConditionResult_expected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConditionResult_expected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConditionResult", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _ConditionResult_actual(ctx context.Context, field graphql.CollectedField, obj *catalog.ConditionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConditionResult_actual(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actual, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConditionResult_actual(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConditionResult", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _ConditionResult_held(ctx context.Context, field graphql.CollectedField, obj *catalog.ConditionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConditionResult_held(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Held, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConditionResult_held(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConditionResult", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ConditionResult_weight(ctx context.Context, field graphql.CollectedField, obj *catalog.ConditionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConditionResult_weight(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Weight, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ConditionResult_weight(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConditionResult", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ConditionResult_error(ctx context.Context, field graphql.CollectedField, obj *catalog.ConditionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ConditionResult_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ConditionResult_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ConditionResult", field, false, false, "String")
 }
 
 func (ec *executionContext) _Configuration_environment(ctx context.Context, field graphql.CollectedField, obj *catalog.Configuration) (ret graphql.Marshaler) {
@@ -8937,6 +10329,166 @@ func (ec *executionContext) fieldContext_Dependency_target(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _DependencyGraph_nodes(ctx context.Context, field graphql.CollectedField, obj *catalog.GraphAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DependencyGraph_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DependencyGraph_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DependencyGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DependencyGraph_edges(ctx context.Context, field graphql.CollectedField, obj *catalog.GraphAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DependencyGraph_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Dependency) graphql.Marshaler {
+			return ec.marshalNDependency2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DependencyGraph_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DependencyGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dependency(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DependencyGraph_topologicalOrder(ctx context.Context, field graphql.CollectedField, obj *catalog.GraphAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DependencyGraph_topologicalOrder(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TopologicalOrder, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
+			return ec.marshalOComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_DependencyGraph_topologicalOrder(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DependencyGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DependencyGraph_cycles(ctx context.Context, field graphql.CollectedField, obj *catalog.GraphAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DependencyGraph_cycles(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cycles, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v [][]*catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚕᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DependencyGraph_cycles(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DependencyGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _DependencyGraph_criticalPath(ctx context.Context, field graphql.CollectedField, obj *catalog.GraphAnalysis) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DependencyGraph_criticalPath(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CriticalPath, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DependencyGraph_criticalPath(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "DependencyGraph",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _DependencyInterface_type(ctx context.Context, field graphql.CollectedField, obj *catalog.DependencyInterface) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -9482,6 +11034,180 @@ func (ec *executionContext) _Fallback_backupComponent(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_Fallback_backupComponent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Fallback", field, false, false, "String")
+}
+
+func (ec *executionContext) _Impact_root(ctx context.Context, field graphql.CollectedField, obj *catalog.ImpactResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_root(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Root, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_root(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Impact",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Impact_affected(ctx context.Context, field graphql.CollectedField, obj *catalog.ImpactResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Impact_affected(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Affected, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.ImpactedComponent) graphql.Marshaler {
+			return ec.marshalNImpactedComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactedComponentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Impact_affected(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Impact",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ImpactedComponent(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactedComponent_component(ctx context.Context, field graphql.CollectedField, obj *catalog.ImpactedComponent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactedComponent_component(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Component, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactedComponent_component(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactedComponent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactedComponent_distance(ctx context.Context, field graphql.CollectedField, obj *catalog.ImpactedComponent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactedComponent_distance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Distance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactedComponent_distance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImpactedComponent", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ImpactedComponent_path(ctx context.Context, field graphql.CollectedField, obj *catalog.ImpactedComponent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactedComponent_path(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Path, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactedComponent_path(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ImpactedComponent",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ImpactedComponent_outcome(ctx context.Context, field graphql.CollectedField, obj *catalog.ImpactedComponent) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ImpactedComponent_outcome(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Outcome, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.ImpactOutcome) graphql.Marshaler {
+			return ec.marshalNImpactOutcome2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactOutcome(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ImpactedComponent_outcome(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ImpactedComponent", field, false, false, "ImpactOutcome")
 }
 
 func (ec *executionContext) _Job_id(ctx context.Context, field graphql.CollectedField, obj *catalog.Job) (ret graphql.Marshaler) {
@@ -12833,6 +14559,185 @@ func (ec *executionContext) fieldContext_Rule_updatedAt(_ context.Context, field
 	return graphql.NewScalarFieldContext("Rule", field, false, false, "DateTime")
 }
 
+func (ec *executionContext) _RuleEvaluation_rule(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_rule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Rule) graphql.Marshaler {
+			return ec.marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_rule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleEvaluation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleEvaluation_matched(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_matched(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matched, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_matched(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleEvaluation", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RuleEvaluation_score(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleEvaluation", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RuleEvaluation_severity(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleEvaluation", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleEvaluation_conditions(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_conditions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Conditions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.ConditionResult) graphql.Marshaler {
+			return ec.marshalNConditionResult2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_conditions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleEvaluation",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ConditionResult(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleEvaluation_actions(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_actions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+			return ec.marshalNJSON2ᚕmapᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_actions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleEvaluation", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _RuleEvaluation_error(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleEvaluation", field, false, false, "String")
+}
+
 func (ec *executionContext) _RuleMetadata_tags(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleMetadata) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13199,6 +15104,194 @@ func (ec *executionContext) _Sla_errorRate(ctx context.Context, field graphql.Co
 }
 func (ec *executionContext) fieldContext_Sla_errorRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Sla", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SlaReport_components(ctx context.Context, field graphql.CollectedField, obj *catalog.SLAReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlaReport_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.ComponentSLA) graphql.Marshaler {
+			return ec.marshalNComponentSla2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentSLAᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SlaReport_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SlaReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ComponentSla(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SlaReport_compositeAvailability(ctx context.Context, field graphql.CollectedField, obj *catalog.SLAReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlaReport_compositeAvailability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CompositeAvailability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SlaReport_compositeAvailability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlaReport", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SlaReport_target(ctx context.Context, field graphql.CollectedField, obj *catalog.SLAReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlaReport_target(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Target, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SlaReport_target(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlaReport", field, false, false, "Float")
+}
+
+func (ec *executionContext) _SlaReport_met(ctx context.Context, field graphql.CollectedField, obj *catalog.SLAReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlaReport_met(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Met, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *bool) graphql.Marshaler {
+			return ec.marshalOBoolean2ᚖbool(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SlaReport_met(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlaReport", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _SlaReport_weakestChain(ctx context.Context, field graphql.CollectedField, obj *catalog.SLAReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlaReport_weakestChain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.WeakestChain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.AvailabilityChain) graphql.Marshaler {
+			return ec.marshalOAvailabilityChain2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChain(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_SlaReport_weakestChain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SlaReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilityChain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SlaReport_chains(ctx context.Context, field graphql.CollectedField, obj *catalog.SLAReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlaReport_chains(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Chains, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.AvailabilityChain) graphql.Marshaler {
+			return ec.marshalNAvailabilityChain2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChainᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SlaReport_chains(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "SlaReport",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_AvailabilityChain(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _SlaReport_breached(ctx context.Context, field graphql.CollectedField, obj *catalog.SLAReport) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_SlaReport_breached(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Breached, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_SlaReport_breached(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("SlaReport", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Strategy_type(ctx context.Context, field graphql.CollectedField, obj *catalog.Strategy) (ret graphql.Marshaler) {
@@ -15154,6 +17247,49 @@ func (ec *executionContext) _Architecture(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var availabilityChainImplementors = []string{"AvailabilityChain"}
+
+func (ec *executionContext) _AvailabilityChain(ctx context.Context, sel ast.SelectionSet, obj *catalog.AvailabilityChain) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, availabilityChainImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("AvailabilityChain")
+		case "entry":
+			out.Values[i] = ec._AvailabilityChain_entry(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._AvailabilityChain_components(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "availability":
+			out.Values[i] = ec._AvailabilityChain_availability(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var availabilityValueImplementors = []string{"AvailabilityValue"}
 
 func (ec *executionContext) _AvailabilityValue(ctx context.Context, sel ast.SelectionSet, obj *catalog.AvailabilityValue) graphql.Marshaler {
@@ -15435,6 +17571,30 @@ func (ec *executionContext) _Capability(ctx context.Context, sel ast.SelectionSe
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Capability_slaBreaches(ctx, field, obj)
+				})
+		case "dependencyGraph":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Capability_dependencyGraph(ctx, field, obj)
+				})
+		case "impact":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Capability_impact(ctx, field, obj)
+				})
+		case "evaluateRules":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Capability_evaluateRules(ctx, field, obj)
+				})
+		case "slaReport":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Capability_slaReport(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -15868,6 +18028,79 @@ func (ec *executionContext) _ComponentHealth(ctx context.Context, sel ast.Select
 	return out
 }
 
+var componentSlaImplementors = []string{"ComponentSla"}
+
+func (ec *executionContext) _ComponentSla(ctx context.Context, sel ast.SelectionSet, obj *catalog.ComponentSLA) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, componentSlaImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ComponentSla")
+		case "component":
+			out.Values[i] = ec._ComponentSla_component(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "availability":
+			out.Values[i] = ec._ComponentSla_availability(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "responseTime":
+			out.Values[i] = ec._ComponentSla_responseTime(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errorRate":
+			out.Values[i] = ec._ComponentSla_errorRate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._ComponentSla_target(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "availabilityMet":
+			out.Values[i] = ec._ComponentSla_availabilityMet(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "responseTimeMet":
+			out.Values[i] = ec._ComponentSla_responseTimeMet(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errorRateMet":
+			out.Values[i] = ec._ComponentSla_errorRateMet(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "met":
+			out.Values[i] = ec._ComponentSla_met(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var conditionImplementors = []string{"Condition"}
 
 func (ec *executionContext) _Condition(ctx context.Context, sel ast.SelectionSet, obj *catalog.Condition) graphql.Marshaler {
@@ -15902,6 +18135,69 @@ func (ec *executionContext) _Condition(ctx context.Context, sel ast.SelectionSet
 		case "weight":
 			out.Values[i] = ec._Condition_weight(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var conditionResultImplementors = []string{"ConditionResult"}
+
+func (ec *executionContext) _ConditionResult(ctx context.Context, sel ast.SelectionSet, obj *catalog.ConditionResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, conditionResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ConditionResult")
+		case "field":
+			out.Values[i] = ec._ConditionResult_field(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "operator":
+			out.Values[i] = ec._ConditionResult_operator(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "expected":
+			out.Values[i] = ec._ConditionResult_expected(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actual":
+			out.Values[i] = ec._ConditionResult_actual(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "held":
+			out.Values[i] = ec._ConditionResult_held(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "weight":
+			out.Values[i] = ec._ConditionResult_weight(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._ConditionResult_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -16115,6 +18411,59 @@ func (ec *executionContext) _Dependency(ctx context.Context, sel ast.SelectionSe
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Dependency_target(ctx, field, obj)
 				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var dependencyGraphImplementors = []string{"DependencyGraph"}
+
+func (ec *executionContext) _DependencyGraph(ctx context.Context, sel ast.SelectionSet, obj *catalog.GraphAnalysis) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, dependencyGraphImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DependencyGraph")
+		case "nodes":
+			out.Values[i] = ec._DependencyGraph_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "edges":
+			out.Values[i] = ec._DependencyGraph_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "topologicalOrder":
+			out.Values[i] = ec._DependencyGraph_topologicalOrder(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cycles":
+			out.Values[i] = ec._DependencyGraph_cycles(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "criticalPath":
+			out.Values[i] = ec._DependencyGraph_criticalPath(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -16368,6 +18717,92 @@ func (ec *executionContext) _Fallback(ctx context.Context, sel ast.SelectionSet,
 		case "backupComponent":
 			out.Values[i] = ec._Fallback_backupComponent(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var impactImplementors = []string{"Impact"}
+
+func (ec *executionContext) _Impact(ctx context.Context, sel ast.SelectionSet, obj *catalog.ImpactResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, impactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Impact")
+		case "root":
+			out.Values[i] = ec._Impact_root(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "affected":
+			out.Values[i] = ec._Impact_affected(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var impactedComponentImplementors = []string{"ImpactedComponent"}
+
+func (ec *executionContext) _ImpactedComponent(ctx context.Context, sel ast.SelectionSet, obj *catalog.ImpactedComponent) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, impactedComponentImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ImpactedComponent")
+		case "component":
+			out.Values[i] = ec._ImpactedComponent_component(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "distance":
+			out.Values[i] = ec._ImpactedComponent_distance(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "path":
+			out.Values[i] = ec._ImpactedComponent_path(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "outcome":
+			out.Values[i] = ec._ImpactedComponent_outcome(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -17706,6 +20141,69 @@ func (ec *executionContext) _Rule(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
+var ruleEvaluationImplementors = []string{"RuleEvaluation"}
+
+func (ec *executionContext) _RuleEvaluation(ctx context.Context, sel ast.SelectionSet, obj *catalog.RuleEvaluation) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ruleEvaluationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RuleEvaluation")
+		case "rule":
+			out.Values[i] = ec._RuleEvaluation_rule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matched":
+			out.Values[i] = ec._RuleEvaluation_matched(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._RuleEvaluation_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "severity":
+			out.Values[i] = ec._RuleEvaluation_severity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "conditions":
+			out.Values[i] = ec._RuleEvaluation_conditions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actions":
+			out.Values[i] = ec._RuleEvaluation_actions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._RuleEvaluation_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var ruleMetadataImplementors = []string{"RuleMetadata"}
 
 func (ec *executionContext) _RuleMetadata(ctx context.Context, sel ast.SelectionSet, obj *catalog.RuleMetadata) graphql.Marshaler {
@@ -17878,6 +20376,69 @@ func (ec *executionContext) _Sla(ctx context.Context, sel ast.SelectionSet, obj 
 			}
 		case "errorRate":
 			out.Values[i] = ec._Sla_errorRate(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var slaReportImplementors = []string{"SlaReport"}
+
+func (ec *executionContext) _SlaReport(ctx context.Context, sel ast.SelectionSet, obj *catalog.SLAReport) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, slaReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("SlaReport")
+		case "components":
+			out.Values[i] = ec._SlaReport_components(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "compositeAvailability":
+			out.Values[i] = ec._SlaReport_compositeAvailability(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "target":
+			out.Values[i] = ec._SlaReport_target(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "met":
+			out.Values[i] = ec._SlaReport_met(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "weakestChain":
+			out.Values[i] = ec._SlaReport_weakestChain(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "chains":
+			out.Values[i] = ec._SlaReport_chains(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "breached":
+			out.Values[i] = ec._SlaReport_breached(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -18593,6 +21154,30 @@ func (ec *executionContext) marshalNAlert2ᚕgithubᚗcomᚋcapcatᚋcatalogue�
 	return ret
 }
 
+func (ec *executionContext) marshalNAvailabilityChain2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChainᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.AvailabilityChain) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNAvailabilityChain2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChain(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNAvailabilityChain2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChain(ctx context.Context, sel ast.SelectionSet, v *catalog.AvailabilityChain) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "AvailabilityChain!")
+		return graphql.Null
+	}
+	return ec._AvailabilityChain(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNBoolean2bool(ctx context.Context, v any) (bool, error) {
 	res, err := graphql.UnmarshalBoolean(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -18673,6 +21258,22 @@ func (ec *executionContext) marshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcat
 	return v
 }
 
+func (ec *executionContext) marshalNComponent2ᚕᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx context.Context, sel ast.SelectionSet, v [][]*catalog.Component) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -18729,6 +21330,30 @@ func (ec *executionContext) marshalNComponentEdge2ᚖgithubᚗcomᚋcapcatᚋcat
 	return ec._ComponentEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNComponentSla2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentSLAᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.ComponentSLA) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNComponentSla2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentSLA(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNComponentSla2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentSLA(ctx context.Context, sel ast.SelectionSet, v *catalog.ComponentSLA) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ComponentSla!")
+		return graphql.Null
+	}
+	return ec._ComponentSla(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNComponentStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx context.Context, v any) (catalog.ComponentStatus, error) {
 	var res catalog.ComponentStatus
 	err := res.UnmarshalGQL(v)
@@ -18757,6 +21382,30 @@ func (ec *executionContext) marshalNCondition2ᚕgithubᚗcomᚋcapcatᚋcatalog
 	}
 
 	return ret
+}
+
+func (ec *executionContext) marshalNConditionResult2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.ConditionResult) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNConditionResult2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNConditionResult2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionResult(ctx context.Context, sel ast.SelectionSet, v *catalog.ConditionResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ConditionResult!")
+		return graphql.Null
+	}
+	return ec._ConditionResult(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNCriticality2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCriticality(ctx context.Context, v any) (catalog.Criticality, error) {
@@ -18801,6 +21450,14 @@ func (ec *executionContext) marshalNDependency2ᚖgithubᚗcomᚋcapcatᚋcatalo
 		return graphql.Null
 	}
 	return ec._Dependency(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNDependencyGraph2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐGraphAnalysis(ctx context.Context, sel ast.SelectionSet, v *catalog.GraphAnalysis) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DependencyGraph!")
+		return graphql.Null
+	}
+	return ec._DependencyGraph(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNDependencyType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyType(ctx context.Context, v any) (catalog.DependencyType, error) {
@@ -18871,6 +21528,48 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) marshalNImpact2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactResult(ctx context.Context, sel ast.SelectionSet, v *catalog.ImpactResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Impact!")
+		return graphql.Null
+	}
+	return ec._Impact(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNImpactOutcome2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactOutcome(ctx context.Context, v any) (catalog.ImpactOutcome, error) {
+	var res catalog.ImpactOutcome
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNImpactOutcome2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactOutcome(ctx context.Context, sel ast.SelectionSet, v catalog.ImpactOutcome) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNImpactedComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactedComponentᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.ImpactedComponent) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNImpactedComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactedComponent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNImpactedComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactedComponent(ctx context.Context, sel ast.SelectionSet, v *catalog.ImpactedComponent) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ImpactedComponent!")
+		return graphql.Null
+	}
+	return ec._ImpactedComponent(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, error) {
 	res, err := graphql.UnmarshalInt(v)
 	return res, graphql.ErrorOnPath(ctx, err)
@@ -18883,6 +21582,71 @@ func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.Selecti
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}
 	return res
+}
+
+func (ec *executionContext) unmarshalNJSON2interface(ctx context.Context, v any) (any, error) {
+	res, err := graphql.UnmarshalAny(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJSON2interface(ctx context.Context, sel ast.SelectionSet, v any) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JSON!")
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalAny(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "JSON!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNJSON2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := graphql.UnmarshalMap(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNJSON2map(ctx context.Context, sel ast.SelectionSet, v map[string]any) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JSON!")
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalMap(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "JSON!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNJSON2ᚕmapᚄ(ctx context.Context, v any) ([]map[string]any, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]map[string]any, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNJSON2map(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNJSON2ᚕmapᚄ(ctx context.Context, sel ast.SelectionSet, v []map[string]any) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNJSON2map(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNJob2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Job) graphql.Marshaler {
@@ -19069,6 +21833,30 @@ func (ec *executionContext) marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋ
 	return ec._Rule(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNRuleEvaluation2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleEvaluationᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.RuleEvaluation) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRuleEvaluation2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleEvaluation(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRuleEvaluation2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleEvaluation(ctx context.Context, sel ast.SelectionSet, v *catalog.RuleEvaluation) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RuleEvaluation!")
+		return graphql.Null
+	}
+	return ec._RuleEvaluation(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNRuleStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx context.Context, v any) (catalog.RuleStatus, error) {
 	var res catalog.RuleStatus
 	err := res.UnmarshalGQL(v)
@@ -19087,6 +21875,14 @@ func (ec *executionContext) unmarshalNRuleType2githubᚗcomᚋcapcatᚋcatalogue
 
 func (ec *executionContext) marshalNRuleType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleType(ctx context.Context, sel ast.SelectionSet, v catalog.RuleType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNSlaReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLAReport(ctx context.Context, sel ast.SelectionSet, v *catalog.SLAReport) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "SlaReport!")
+		return graphql.Null
+	}
+	return ec._SlaReport(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNString2string(ctx context.Context, v any) (string, error) {
@@ -19308,6 +22104,13 @@ func (ec *executionContext) marshalOArchitecture2ᚖgithubᚗcomᚋcapcatᚋcata
 	return ec._Architecture(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalOAvailabilityChain2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChain(ctx context.Context, sel ast.SelectionSet, v *catalog.AvailabilityChain) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._AvailabilityChain(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOAvailabilityValue2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityValue(ctx context.Context, sel ast.SelectionSet, v *catalog.AvailabilityValue) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -19371,6 +22174,25 @@ func (ec *executionContext) marshalOCompliance2ᚖgithubᚗcomᚋcapcatᚋcatalo
 		return graphql.Null
 	}
 	return ec._Compliance(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalOComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx context.Context, sel ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
@@ -19456,6 +22278,42 @@ func (ec *executionContext) marshalODependencyInterface2ᚖgithubᚗcomᚋcapcat
 	return ec._DependencyInterface(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalODependencyType2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyTypeᚄ(ctx context.Context, v any) ([]catalog.DependencyType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.DependencyType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNDependencyType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalODependencyType2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []catalog.DependencyType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDependencyType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalODeployment2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDeployment(ctx context.Context, sel ast.SelectionSet, v *catalog.Deployment) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -19488,6 +22346,23 @@ func (ec *executionContext) marshalOFloat2float64(ctx context.Context, sel ast.S
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) unmarshalOFloat2ᚖfloat64(ctx context.Context, v any) (*float64, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := graphql.UnmarshalFloatContext(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel ast.SelectionSet, v *float64) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	_ = sel
+	res := graphql.MarshalFloatContext(*v)
+	return graphql.WrapContextMarshaler(ctx, res)
+}
+
 func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -19504,6 +22379,22 @@ func (ec *executionContext) marshalOID2ᚖstring(ctx context.Context, sel ast.Se
 	_ = ctx
 	res := graphql.MarshalID(*v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOImpactDirection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactDirection(ctx context.Context, v any) (*catalog.ImpactDirection, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(catalog.ImpactDirection)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOImpactDirection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactDirection(ctx context.Context, sel ast.SelectionSet, v *catalog.ImpactDirection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalOInt2int(ctx context.Context, v any) (int, error) {

@@ -79,6 +79,45 @@ func (r *capabilityResolver) SLABreaches(ctx context.Context, obj *catalog.Capab
 	return filter(p.Components, (*catalog.Component).SLABreached), nil
 }
 
+func (r *capabilityResolver) DependencyGraph(ctx context.Context, obj *catalog.Capability, types []catalog.DependencyType) (*catalog.GraphAnalysis, error) {
+	p, err := partition(ctx, obj.CapabilityID, dynamo.SegComponents|dynamo.SegDependencies)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.AnalyzeGraph(p.Components, p.Dependencies, types), nil
+}
+
+func (r *capabilityResolver) Impact(ctx context.Context, obj *catalog.Capability, componentID string, direction *catalog.ImpactDirection, maxDepth *int, types []catalog.DependencyType) (*catalog.ImpactResult, error) {
+	if err := dynamo.ValidateID("componentId", componentID); err != nil {
+		return nil, err
+	}
+	p, err := partition(ctx, obj.CapabilityID, dynamo.SegComponents|dynamo.SegDependencies)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.Impact(p.Components, p.Dependencies, componentID, deref(direction, catalog.ImpactDependents), deref(maxDepth, 10), types)
+}
+
+func (r *capabilityResolver) EvaluateRules(ctx context.Context, obj *catalog.Capability, input any, ruleType *catalog.RuleType) ([]*catalog.RuleEvaluation, error) {
+	in, ok := input.(map[string]any)
+	if !ok {
+		return nil, catalog.Invalid("input", "must be a JSON object")
+	}
+	p, err := partition(ctx, obj.CapabilityID, dynamo.SegRules)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.EvaluateRules(p.Rules, in, ruleType, r.now()), nil
+}
+
+func (r *capabilityResolver) SLAReport(ctx context.Context, obj *catalog.Capability) (*catalog.SLAReport, error) {
+	p, err := partition(ctx, obj.CapabilityID, dynamo.SegComponents|dynamo.SegDependencies)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.BuildSLAReport(obj, p.Components, p.Dependencies), nil
+}
+
 func (r *componentResolver) Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error) {
 	return capabilityRef(ctx, obj.CapabilityID)
 }
