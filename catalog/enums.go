@@ -335,3 +335,47 @@ func (s *RuleStatus) UnmarshalGQL(v any) (err error) {
 	*s, err = unmarshalEnum(v, RuleStatuses, "RuleStatus")
 	return err
 }
+
+// unmarshalEnumJSON reads a JSON string in either case (GraphQL names arrive upper-case in
+// patches) as the stored lower-case value.
+func unmarshalEnumJSON(b []byte, dst *string) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return Invalid("", "enum value %s must be a string", b)
+	}
+	*dst = strings.ToLower(s)
+	return nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (s *CapabilityStatus) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(s)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (p *Priority) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(p)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (c *Criticality) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(c)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (h *HealthStatus) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(h)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (s *ComponentStatus) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(s)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (t *DependencyType) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(t)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (t *JobType) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(t)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (s *JobStatus) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(s)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (t *MetricType) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(t)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (t *RuleType) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(t)) }
+
+// UnmarshalJSON implements json.Unmarshaler, accepting either case.
+func (s *RuleStatus) UnmarshalJSON(b []byte) error { return unmarshalEnumJSON(b, (*string)(s)) }

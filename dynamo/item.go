@@ -23,6 +23,8 @@ const (
 	attrRevision   = "Revision"
 	attrTTL        = "TTL"
 	attrData       = "Data"
+	attrWriteSeq   = "WriteSeq"
+	attrDeleting   = "Deleting"
 
 	gsi1Name = "GSI1"
 )
@@ -37,6 +39,11 @@ type item struct {
 	Revision           int
 	TTL                int64
 	Data               map[string]types.AttributeValue
+	// WriteSeq (METADATA only) counts every write to the partition: each mutation is
+	// conditioned on the value it read, which serialises the writers of one capability.
+	WriteSeq int
+	// Deleting (METADATA only) marks a capability whose partition is being removed.
+	Deleting bool
 }
 
 func (it *item) av() map[string]types.AttributeValue {
@@ -55,6 +62,12 @@ func (it *item) av() map[string]types.AttributeValue {
 	}
 	if it.TTL > 0 {
 		m[attrTTL] = &types.AttributeValueMemberN{Value: strconv.FormatInt(it.TTL, 10)}
+	}
+	if it.WriteSeq > 0 {
+		m[attrWriteSeq] = &types.AttributeValueMemberN{Value: strconv.Itoa(it.WriteSeq)}
+	}
+	if it.Deleting {
+		m[attrDeleting] = &types.AttributeValueMemberBOOL{Value: true}
 	}
 	return m
 }
@@ -87,6 +100,12 @@ func readItem(m map[string]types.AttributeValue) (*item, error) {
 	}
 	if n, ok := m[attrTTL].(*types.AttributeValueMemberN); ok {
 		it.TTL, _ = strconv.ParseInt(n.Value, 10, 64)
+	}
+	if n, ok := m[attrWriteSeq].(*types.AttributeValueMemberN); ok {
+		it.WriteSeq, _ = strconv.Atoi(n.Value)
+	}
+	if b, ok := m[attrDeleting].(*types.AttributeValueMemberBOOL); ok {
+		it.Deleting = b.Value
 	}
 	if d, ok := m[attrData].(*types.AttributeValueMemberM); ok {
 		it.Data = d.Value
@@ -121,7 +140,38 @@ func encodeData(v any) (map[string]types.AttributeValue, error) {
 	if !ok {
 		return nil, fmt.Errorf("encode data: %T is not a map", av)
 	}
+	dropEmpty(m.Value)
 	return m.Value, nil
+}
+
+// dropEmpty removes empty lists and maps from m, recursively. DynamoDB stores them, but the
+// embedded backend (minidyn v0.8.2) loses their type when it rolls a failed transaction back,
+// which breaks every later read of the item; an absent attribute reads back the same (nil).
+func dropEmpty(m map[string]types.AttributeValue) {
+	for k, v := range m {
+		if pruneEmpty(v) {
+			delete(m, k)
+		}
+	}
+}
+
+// pruneEmpty prunes v in place and reports whether it is an empty list or map.
+func pruneEmpty(v types.AttributeValue) bool {
+	switch x := v.(type) {
+	case *types.AttributeValueMemberM:
+		dropEmpty(x.Value)
+		return len(x.Value) == 0
+	case *types.AttributeValueMemberL:
+		kept := x.Value[:0]
+		for _, e := range x.Value {
+			if !pruneEmpty(e) {
+				kept = append(kept, e)
+			}
+		}
+		x.Value = kept
+		return len(x.Value) == 0
+	}
+	return false
 }
 
 func decodeData(data map[string]types.AttributeValue, v any) error {
@@ -243,7 +293,11 @@ func decodeEntity[T any](it *item, setMeta func(*T, catalog.Meta)) (*T, error) {
 	return v, nil
 }
 
+// toCapability decodes a METADATA or index item. A capability being deleted is ErrNotFound.
 func toCapability(it *item) (*catalog.Capability, error) {
+	if it.Deleting {
+		return nil, fmt.Errorf("capability %s is being deleted: %w", it.PK, ErrNotFound)
+	}
 	return decodeEntity(it, func(c *catalog.Capability, m catalog.Meta) { c.Meta = m })
 }
 

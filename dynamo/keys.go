@@ -264,7 +264,9 @@ func ruleGSI1SK(t catalog.RuleType, order int, ruleID string) string {
 func tokenSK(token string) string { return tokenPrefix + token }
 
 // capabilityVersionSK is the key of version n of a capability's metadata.
-func capabilityVersionSK(n int) string { return versionPrefix + "CAPABILITY#v" + fmt.Sprintf("%06d", n) }
+func capabilityVersionSK(n int) string {
+	return versionPrefix + "CAPABILITY#v" + fmt.Sprintf("%06d", n)
+}
 
 // capabilityVersionPrefix is the sort-key prefix of a capability's versions.
 func capabilityVersionPrefix() string { return versionPrefix + "CAPABILITY#v" }

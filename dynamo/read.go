@@ -172,7 +172,7 @@ func (s *Store) CapabilitiesByID(ctx context.Context, ids []string) ([]*catalog.
 	}
 	caps := make([]*catalog.Capability, len(items))
 	for i, it := range items {
-		if it == nil {
+		if it == nil || it.Deleting {
 			continue
 		}
 		if caps[i], err = toCapability(it); err != nil {
@@ -376,7 +376,9 @@ func (s *Store) Metrics(ctx context.Context, capabilityID string, f MetricFilter
 			q.addName("#mt", "metricType").addValue(":mt", string(f.MetricType))
 		}
 		if f.From != nil || f.To != nil {
-			conds = append(conds, "#d.#ts BETWEEN :from AND :to")
+			// Two comparisons rather than BETWEEN: minidyn only parses BETWEEN on a top-level
+			// attribute, and this path is nested.
+			conds = append(conds, "#d.#ts >= :from AND #d.#ts <= :to")
 			q.addName("#ts", "timestamp").addValue(":from", lo).addValue(":to", hi)
 		}
 		if len(conds) > 0 {

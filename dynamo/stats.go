@@ -124,14 +124,20 @@ func statsMiddleware(obs Observer) func(*middleware.Stack) error {
 	}
 }
 
-func sumCapacity(cc []types.ConsumedCapacity) (rcu, wcu float64, ok bool) {
+// sumCapacity adds up cc. A bare total (CapacityUnits without the read/write split, as
+// dynalite and TOTAL responses give it) counts as writes for a write operation, else as reads.
+func sumCapacity(cc []types.ConsumedCapacity, write bool) (rcu, wcu float64, ok bool) {
 	for _, c := range cc {
 		ok = true
 		rcu += deref(c.ReadCapacityUnits)
 		wcu += deref(c.WriteCapacityUnits)
 		if c.ReadCapacityUnits == nil && c.WriteCapacityUnits == nil {
 			// Some backends only give the total.
-			rcu += deref(c.CapacityUnits)
+			if write {
+				wcu += deref(c.CapacityUnits)
+			} else {
+				rcu += deref(c.CapacityUnits)
+			}
 		}
 	}
 	return rcu, wcu, ok
@@ -157,12 +163,12 @@ func one(c *types.ConsumedCapacity) []types.ConsumedCapacity {
 func consumed(in, out any) (rcu, wcu float64) {
 	switch o := out.(type) {
 	case *dynamodb.GetItemOutput:
-		if r, _, ok := sumCapacity(one(o.ConsumedCapacity)); ok {
+		if r, _, ok := sumCapacity(one(o.ConsumedCapacity), false); ok {
 			return r, 0
 		}
 		return readUnits(itemSize(o.Item)), 0
 	case *dynamodb.QueryOutput:
-		if r, _, ok := sumCapacity(one(o.ConsumedCapacity)); ok {
+		if r, _, ok := sumCapacity(one(o.ConsumedCapacity), false); ok {
 			return r, 0
 		}
 		total := 0
@@ -171,7 +177,7 @@ func consumed(in, out any) (rcu, wcu float64) {
 		}
 		return readUnits(total), 0
 	case *dynamodb.BatchGetItemOutput:
-		if r, _, ok := sumCapacity(o.ConsumedCapacity); ok {
+		if r, _, ok := sumCapacity(o.ConsumedCapacity, false); ok {
 			return r, 0
 		}
 		for _, items := range o.Responses {
@@ -181,7 +187,7 @@ func consumed(in, out any) (rcu, wcu float64) {
 		}
 		return rcu, 0
 	case *dynamodb.BatchWriteItemOutput:
-		if _, w, ok := sumCapacity(o.ConsumedCapacity); ok {
+		if _, w, ok := sumCapacity(o.ConsumedCapacity, true); ok {
 			return 0, w
 		}
 		if i, ok := in.(*dynamodb.BatchWriteItemInput); ok {
@@ -197,7 +203,7 @@ func consumed(in, out any) (rcu, wcu float64) {
 		}
 		return 0, wcu
 	case *dynamodb.TransactWriteItemsOutput:
-		if r, w, ok := sumCapacity(o.ConsumedCapacity); ok {
+		if r, w, ok := sumCapacity(o.ConsumedCapacity, true); ok {
 			return r, w
 		}
 		if i, ok := in.(*dynamodb.TransactWriteItemsInput); ok {
@@ -214,19 +220,19 @@ func consumed(in, out any) (rcu, wcu float64) {
 		}
 		return rcu, wcu
 	case *dynamodb.PutItemOutput:
-		if _, w, ok := sumCapacity(one(o.ConsumedCapacity)); ok {
+		if _, w, ok := sumCapacity(one(o.ConsumedCapacity), true); ok {
 			return 0, w
 		}
 		if i, ok := in.(*dynamodb.PutItemInput); ok {
 			return 0, writeUnits(itemSize(i.Item))
 		}
 	case *dynamodb.UpdateItemOutput:
-		if _, w, ok := sumCapacity(one(o.ConsumedCapacity)); ok {
+		if _, w, ok := sumCapacity(one(o.ConsumedCapacity), true); ok {
 			return 0, w
 		}
 		return 0, 1
 	case *dynamodb.DeleteItemOutput:
-		if _, w, ok := sumCapacity(one(o.ConsumedCapacity)); ok {
+		if _, w, ok := sumCapacity(one(o.ConsumedCapacity), true); ok {
 			return 0, w
 		}
 		return 0, 1

@@ -97,9 +97,15 @@ func keyOf(pk, sk string) map[string]types.AttributeValue {
 
 // getItem reads one item; it returns ErrNotFound when there is none.
 func (s *Store) getItem(ctx context.Context, pk, sk string) (*item, error) {
+	return s.readItem(ctx, pk, sk, false)
+}
+
+// readItem reads one item, strongly consistent when consistent is set (the writers' reads).
+func (s *Store) readItem(ctx context.Context, pk, sk string, consistent bool) (*item, error) {
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:              &s.table,
 		Key:                    keyOf(pk, sk),
+		ConsistentRead:         aws.Bool(consistent),
 		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 	})
 	if err != nil {
@@ -115,15 +121,21 @@ func (s *Store) getItem(ctx context.Context, pk, sk string) (*item, error) {
 // UnprocessedKeys with backoff. The result has one entry per key, in key order, nil for a miss.
 func (s *Store) batchGet(ctx context.Context, keys [][2]string) ([]*item, error) {
 	found := make(map[[2]string]*item, len(keys))
-	for start := 0; start < len(keys); start += maxBatchGet {
-		chunk := keys[start:min(start+maxBatchGet, len(keys))]
-		seen := map[[2]string]bool{}
+	// Deduplicate before chunking, so that a key repeated past the 100th costs no extra call:
+	// one BatchGetItem per 100 distinct keys.
+	seen := make(map[[2]string]bool, len(keys))
+	distinct := make([][2]string, 0, len(keys))
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			distinct = append(distinct, k)
+		}
+	}
+	for start := 0; start < len(distinct); start += maxBatchGet {
+		chunk := distinct[start:min(start+maxBatchGet, len(distinct))]
 		req := make([]map[string]types.AttributeValue, 0, len(chunk))
 		for _, k := range chunk {
-			if !seen[k] {
-				seen[k] = true
-				req = append(req, keyOf(k[0], k[1]))
-			}
+			req = append(req, keyOf(k[0], k[1]))
 		}
 		for attempt := 0; len(req) > 0; attempt++ {
 			if attempt > 0 {
@@ -191,6 +203,8 @@ type query struct {
 	want    int
 	start   map[string]types.AttributeValue
 	now     time.Time // when set, items whose TTL passed are dropped
+	// consistent asks for a strongly consistent read (base table only).
+	consistent bool
 }
 
 // run executes q, following LastEvaluatedKey until want items matched or the range is done.
@@ -226,6 +240,8 @@ func (s *Store) run(ctx context.Context, q query) (items []*item, more bool, err
 	}
 	if q.index {
 		in.IndexName = aws.String(gsi1Name)
+	} else if q.consistent {
+		in.ConsistentRead = aws.Bool(true)
 	}
 	if q.filter != "" {
 		in.FilterExpression = &q.filter

@@ -62,3 +62,13 @@ func metricConnection(p *dynamo.Page[*catalog.Metric]) *model.MetricConnection {
 		}),
 	}
 }
+
+func ruleConnection(p *dynamo.Page[*catalog.Rule]) *model.RuleConnection {
+	return &model.RuleConnection{
+		Nodes:    p.Items,
+		PageInfo: pageInfo(p),
+		Edges: edges(p, func(c string, n *catalog.Rule) *model.RuleEdge {
+			return &model.RuleEdge{Cursor: c, Node: n}
+		}),
+	}
+}

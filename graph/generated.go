@@ -5,6 +5,7 @@ package graph
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -33,7 +34,9 @@ type ResolverRoot interface {
 	Dependency() DependencyResolver
 	Job() JobResolver
 	Metric() MetricResolver
+	Mutation() MutationResolver
 	Query() QueryResolver
+	Rule() RuleResolver
 	TargetComponent() TargetComponentResolver
 }
 
@@ -123,6 +126,7 @@ type ComplexityRoot struct {
 		DependencyGraph func(childComplexity int, types []catalog.DependencyType) int
 		Description     func(childComplexity int) int
 		EvaluateRules   func(childComplexity int, input any, ruleType *catalog.RuleType) int
+		History         func(childComplexity int, first *int, after *string) int
 		ID              func(childComplexity int) int
 		Impact          func(childComplexity int, componentID string, direction *catalog.ImpactDirection, maxDepth *int, types []catalog.DependencyType) int
 		Jobs            func(childComplexity int, first *int, after *string, status *catalog.JobStatus, jobType *catalog.JobType) int
@@ -435,6 +439,24 @@ type ComplexityRoot struct {
 		SliEnabled     func(childComplexity int) int
 	}
 
+	Mutation struct {
+		AddComponent         func(childComplexity int, capabilityID string, input catalog.Component, clientRequestToken *string) int
+		AddDependency        func(childComplexity int, capabilityID string, input catalog.Dependency, clientRequestToken *string) int
+		CreateCapability     func(childComplexity int, input catalog.Capability, clientRequestToken *string) int
+		CreateRule           func(childComplexity int, capabilityID string, input catalog.Rule, clientRequestToken *string) int
+		DeleteCapability     func(childComplexity int, id string, expectedRevision int, clientRequestToken *string) int
+		DeleteRule           func(childComplexity int, capabilityID string, ruleID string, clientRequestToken *string) int
+		RecordMetrics        func(childComplexity int, inputs []*catalog.Metric, clientRequestToken *string) int
+		RemoveComponent      func(childComplexity int, capabilityID string, componentID string, cascade *bool, clientRequestToken *string) int
+		RemoveDependency     func(childComplexity int, capabilityID string, sourceComponentID string, targetComponentID string, clientRequestToken *string) int
+		StartJob             func(childComplexity int, capabilityID string, input catalog.Job, clientRequestToken *string) int
+		TransitionCapability func(childComplexity int, id string, to catalog.CapabilityStatus, expectedRevision int, clientRequestToken *string) int
+		UpdateCapability     func(childComplexity int, id string, expectedRevision int, input map[string]any, clientRequestToken *string) int
+		UpdateComponent      func(childComplexity int, capabilityID string, componentID string, expectedRevision int, input map[string]any, clientRequestToken *string) int
+		UpdateJob            func(childComplexity int, jobID string, expectedRevision int, input map[string]any, clientRequestToken *string) int
+		UpdateRule           func(childComplexity int, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) int
+	}
+
 	Ownership struct {
 		LeadEngineer   func(childComplexity int) int
 		OncallRotation func(childComplexity int) int
@@ -474,6 +496,12 @@ type ComplexityRoot struct {
 		Job                  func(childComplexity int, id string) int
 	}
 
+	RecordMetricsPayload struct {
+		Components func(childComplexity int) int
+		Metrics    func(childComplexity int) int
+		Recorded   func(childComplexity int) int
+	}
+
 	Repository struct {
 		Branch       func(childComplexity int) int
 		CicdPipeline func(childComplexity int) int
@@ -507,6 +535,7 @@ type ComplexityRoot struct {
 		Description    func(childComplexity int) int
 		EffectiveFrom  func(childComplexity int) int
 		EffectiveUntil func(childComplexity int) int
+		History        func(childComplexity int, first *int, after *string) int
 		ID             func(childComplexity int) int
 		Metadata       func(childComplexity int) int
 		Metrics        func(childComplexity int) int
@@ -520,6 +549,17 @@ type ComplexityRoot struct {
 		Status         func(childComplexity int) int
 		UpdatedAt      func(childComplexity int) int
 		Version        func(childComplexity int) int
+	}
+
+	RuleConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	RuleEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	RuleEvaluation struct {
@@ -629,6 +669,7 @@ type CapabilityResolver interface {
 	Impact(ctx context.Context, obj *catalog.Capability, componentID string, direction *catalog.ImpactDirection, maxDepth *int, types []catalog.DependencyType) (*catalog.ImpactResult, error)
 	EvaluateRules(ctx context.Context, obj *catalog.Capability, input any, ruleType *catalog.RuleType) ([]*catalog.RuleEvaluation, error)
 	SLAReport(ctx context.Context, obj *catalog.Capability) (*catalog.SLAReport, error)
+	History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.CapabilityConnection, error)
 }
 type ComponentResolver interface {
 	Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error)
@@ -647,6 +688,23 @@ type JobResolver interface {
 type MetricResolver interface {
 	Component(ctx context.Context, obj *catalog.Metric) (*catalog.Component, error)
 }
+type MutationResolver interface {
+	CreateCapability(ctx context.Context, input catalog.Capability, clientRequestToken *string) (*catalog.Capability, error)
+	UpdateCapability(ctx context.Context, id string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Capability, error)
+	TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, clientRequestToken *string) (*catalog.Capability, error)
+	DeleteCapability(ctx context.Context, id string, expectedRevision int, clientRequestToken *string) (bool, error)
+	AddComponent(ctx context.Context, capabilityID string, input catalog.Component, clientRequestToken *string) (*catalog.Component, error)
+	UpdateComponent(ctx context.Context, capabilityID string, componentID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Component, error)
+	RemoveComponent(ctx context.Context, capabilityID string, componentID string, cascade *bool, clientRequestToken *string) (bool, error)
+	AddDependency(ctx context.Context, capabilityID string, input catalog.Dependency, clientRequestToken *string) (*catalog.Dependency, error)
+	RemoveDependency(ctx context.Context, capabilityID string, sourceComponentID string, targetComponentID string, clientRequestToken *string) (bool, error)
+	StartJob(ctx context.Context, capabilityID string, input catalog.Job, clientRequestToken *string) (*catalog.Job, error)
+	UpdateJob(ctx context.Context, jobID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Job, error)
+	RecordMetrics(ctx context.Context, inputs []*catalog.Metric, clientRequestToken *string) (*model.RecordMetricsPayload, error)
+	CreateRule(ctx context.Context, capabilityID string, input catalog.Rule, clientRequestToken *string) (*catalog.Rule, error)
+	UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error)
+	DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error)
+}
 type QueryResolver interface {
 	Capability(ctx context.Context, id string) (*catalog.Capability, error)
 	Capabilities(ctx context.Context, domain *string, first *int, after *string) (*model.CapabilityConnection, error)
@@ -655,6 +713,9 @@ type QueryResolver interface {
 	ComponentsByType(ctx context.Context, typeArg string, first *int, after *string) (*model.ComponentConnection, error)
 	Job(ctx context.Context, id string) (*catalog.Job, error)
 	ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error)
+}
+type RuleResolver interface {
+	History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.RuleConnection, error)
 }
 type TargetComponentResolver interface {
 	Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error)
@@ -1036,6 +1097,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Capability.EvaluateRules(childComplexity, args["input"].(any), args["ruleType"].(*catalog.RuleType)), true
+	case "Capability.history":
+		if e.ComplexityRoot.Capability.History == nil {
+			break
+		}
+
+		args, err := ec.field_Capability_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Capability.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Capability.id":
 		if e.ComplexityRoot.Capability.ID == nil {
 			break
@@ -2344,6 +2416,172 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Monitoring.SliEnabled(childComplexity), true
 
+	case "Mutation.addComponent":
+		if e.ComplexityRoot.Mutation.AddComponent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addComponent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddComponent(childComplexity, args["capabilityId"].(string), args["input"].(catalog.Component), args["clientRequestToken"].(*string)), true
+	case "Mutation.addDependency":
+		if e.ComplexityRoot.Mutation.AddDependency == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_addDependency_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.AddDependency(childComplexity, args["capabilityId"].(string), args["input"].(catalog.Dependency), args["clientRequestToken"].(*string)), true
+	case "Mutation.createCapability":
+		if e.ComplexityRoot.Mutation.CreateCapability == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createCapability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateCapability(childComplexity, args["input"].(catalog.Capability), args["clientRequestToken"].(*string)), true
+	case "Mutation.createRule":
+		if e.ComplexityRoot.Mutation.CreateRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateRule(childComplexity, args["capabilityId"].(string), args["input"].(catalog.Rule), args["clientRequestToken"].(*string)), true
+	case "Mutation.deleteCapability":
+		if e.ComplexityRoot.Mutation.DeleteCapability == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteCapability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteCapability(childComplexity, args["id"].(string), args["expectedRevision"].(int), args["clientRequestToken"].(*string)), true
+	case "Mutation.deleteRule":
+		if e.ComplexityRoot.Mutation.DeleteRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_deleteRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.DeleteRule(childComplexity, args["capabilityId"].(string), args["ruleId"].(string), args["clientRequestToken"].(*string)), true
+	case "Mutation.recordMetrics":
+		if e.ComplexityRoot.Mutation.RecordMetrics == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_recordMetrics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RecordMetrics(childComplexity, args["inputs"].([]*catalog.Metric), args["clientRequestToken"].(*string)), true
+	case "Mutation.removeComponent":
+		if e.ComplexityRoot.Mutation.RemoveComponent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeComponent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveComponent(childComplexity, args["capabilityId"].(string), args["componentId"].(string), args["cascade"].(*bool), args["clientRequestToken"].(*string)), true
+	case "Mutation.removeDependency":
+		if e.ComplexityRoot.Mutation.RemoveDependency == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_removeDependency_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.RemoveDependency(childComplexity, args["capabilityId"].(string), args["sourceComponentId"].(string), args["targetComponentId"].(string), args["clientRequestToken"].(*string)), true
+	case "Mutation.startJob":
+		if e.ComplexityRoot.Mutation.StartJob == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_startJob_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.StartJob(childComplexity, args["capabilityId"].(string), args["input"].(catalog.Job), args["clientRequestToken"].(*string)), true
+	case "Mutation.transitionCapability":
+		if e.ComplexityRoot.Mutation.TransitionCapability == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_transitionCapability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.TransitionCapability(childComplexity, args["id"].(string), args["to"].(catalog.CapabilityStatus), args["expectedRevision"].(int), args["clientRequestToken"].(*string)), true
+	case "Mutation.updateCapability":
+		if e.ComplexityRoot.Mutation.UpdateCapability == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateCapability_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateCapability(childComplexity, args["id"].(string), args["expectedRevision"].(int), args["input"].(map[string]any), args["clientRequestToken"].(*string)), true
+	case "Mutation.updateComponent":
+		if e.ComplexityRoot.Mutation.UpdateComponent == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateComponent_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateComponent(childComplexity, args["capabilityId"].(string), args["componentId"].(string), args["expectedRevision"].(int), args["input"].(map[string]any), args["clientRequestToken"].(*string)), true
+	case "Mutation.updateJob":
+		if e.ComplexityRoot.Mutation.UpdateJob == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateJob_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateJob(childComplexity, args["jobId"].(string), args["expectedRevision"].(int), args["input"].(map[string]any), args["clientRequestToken"].(*string)), true
+	case "Mutation.updateRule":
+		if e.ComplexityRoot.Mutation.UpdateRule == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_updateRule_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.UpdateRule(childComplexity, args["capabilityId"].(string), args["ruleId"].(string), args["expectedRevision"].(int), args["input"].(map[string]any), args["clientRequestToken"].(*string)), true
+
 	case "Ownership.leadEngineer":
 		if e.ComplexityRoot.Ownership.LeadEngineer == nil {
 			break
@@ -2512,6 +2750,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Query.Job(childComplexity, args["id"].(string)), true
 
+	case "RecordMetricsPayload.components":
+		if e.ComplexityRoot.RecordMetricsPayload.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordMetricsPayload.Components(childComplexity), true
+	case "RecordMetricsPayload.metrics":
+		if e.ComplexityRoot.RecordMetricsPayload.Metrics == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordMetricsPayload.Metrics(childComplexity), true
+	case "RecordMetricsPayload.recorded":
+		if e.ComplexityRoot.RecordMetricsPayload.Recorded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RecordMetricsPayload.Recorded(childComplexity), true
+
 	case "Repository.branch":
 		if e.ComplexityRoot.Repository.Branch == nil {
 			break
@@ -2636,6 +2893,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Rule.EffectiveUntil(childComplexity), true
+	case "Rule.history":
+		if e.ComplexityRoot.Rule.History == nil {
+			break
+		}
+
+		args, err := ec.field_Rule_history_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Rule.History(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Rule.id":
 		if e.ComplexityRoot.Rule.ID == nil {
 			break
@@ -2714,6 +2982,38 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Rule.Version(childComplexity), true
+
+	case "RuleConnection.edges":
+		if e.ComplexityRoot.RuleConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleConnection.Edges(childComplexity), true
+	case "RuleConnection.nodes":
+		if e.ComplexityRoot.RuleConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleConnection.Nodes(childComplexity), true
+	case "RuleConnection.pageInfo":
+		if e.ComplexityRoot.RuleConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleConnection.PageInfo(childComplexity), true
+
+	case "RuleEdge.cursor":
+		if e.ComplexityRoot.RuleEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEdge.Cursor(childComplexity), true
+	case "RuleEdge.node":
+		if e.ComplexityRoot.RuleEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEdge.Node(childComplexity), true
 
 	case "RuleEvaluation.actions":
 		if e.ComplexityRoot.RuleEvaluation.Actions == nil {
@@ -3059,7 +3359,60 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 	opCtx := graphql.GetOperationContext(ctx)
 	ec := newExecutionContext(opCtx, e, make(chan graphql.DeferredResult))
 	inputUnmarshalers := func() *graphql.InputUnmarshalerIndex {
-		return graphql.NewInputUnmarshalerIndex()
+		return graphql.NewInputUnmarshalerIndex(
+			graphql.NewInputUnmarshaler("ActionInput", ec.unmarshalInputActionInput),
+			graphql.NewInputUnmarshaler("AlertInput", ec.unmarshalInputAlertInput),
+			graphql.NewInputUnmarshaler("AlertThresholdInput", ec.unmarshalInputAlertThresholdInput),
+			graphql.NewInputUnmarshaler("ArchitectureInput", ec.unmarshalInputArchitectureInput),
+			graphql.NewInputUnmarshaler("AvailabilityValueInput", ec.unmarshalInputAvailabilityValueInput),
+			graphql.NewInputUnmarshaler("BusinessMetricsInput", ec.unmarshalInputBusinessMetricsInput),
+			graphql.NewInputUnmarshaler("CanaryInput", ec.unmarshalInputCanaryInput),
+			graphql.NewInputUnmarshaler("ComplianceInput", ec.unmarshalInputComplianceInput),
+			graphql.NewInputUnmarshaler("ComponentHealthInput", ec.unmarshalInputComponentHealthInput),
+			graphql.NewInputUnmarshaler("ComponentInput", ec.unmarshalInputComponentInput),
+			graphql.NewInputUnmarshaler("ConditionInput", ec.unmarshalInputConditionInput),
+			graphql.NewInputUnmarshaler("ConfigurationInput", ec.unmarshalInputConfigurationInput),
+			graphql.NewInputUnmarshaler("ContractInput", ec.unmarshalInputContractInput),
+			graphql.NewInputUnmarshaler("CreateCapabilityInput", ec.unmarshalInputCreateCapabilityInput),
+			graphql.NewInputUnmarshaler("DependencyInput", ec.unmarshalInputDependencyInput),
+			graphql.NewInputUnmarshaler("DependencyInterfaceInput", ec.unmarshalInputDependencyInterfaceInput),
+			graphql.NewInputUnmarshaler("DeploymentInput", ec.unmarshalInputDeploymentInput),
+			graphql.NewInputUnmarshaler("EndpointInput", ec.unmarshalInputEndpointInput),
+			graphql.NewInputUnmarshaler("ErrorsValueInput", ec.unmarshalInputErrorsValueInput),
+			graphql.NewInputUnmarshaler("FallbackInput", ec.unmarshalInputFallbackInput),
+			graphql.NewInputUnmarshaler("JobArtifactsInput", ec.unmarshalInputJobArtifactsInput),
+			graphql.NewInputUnmarshaler("JobInput", ec.unmarshalInputJobInput),
+			graphql.NewInputUnmarshaler("JobMetricsInput", ec.unmarshalInputJobMetricsInput),
+			graphql.NewInputUnmarshaler("LatencyValueInput", ec.unmarshalInputLatencyValueInput),
+			graphql.NewInputUnmarshaler("LifecycleInput", ec.unmarshalInputLifecycleInput),
+			graphql.NewInputUnmarshaler("MetricAlertsInput", ec.unmarshalInputMetricAlertsInput),
+			graphql.NewInputUnmarshaler("MetricInput", ec.unmarshalInputMetricInput),
+			graphql.NewInputUnmarshaler("MetricValuesInput", ec.unmarshalInputMetricValuesInput),
+			graphql.NewInputUnmarshaler("MonitoringInput", ec.unmarshalInputMonitoringInput),
+			graphql.NewInputUnmarshaler("OwnershipInput", ec.unmarshalInputOwnershipInput),
+			graphql.NewInputUnmarshaler("PerformanceRequirementsInput", ec.unmarshalInputPerformanceRequirementsInput),
+			graphql.NewInputUnmarshaler("PostDeploymentInput", ec.unmarshalInputPostDeploymentInput),
+			graphql.NewInputUnmarshaler("PreDeploymentInput", ec.unmarshalInputPreDeploymentInput),
+			graphql.NewInputUnmarshaler("ReportedAggregatesInput", ec.unmarshalInputReportedAggregatesInput),
+			graphql.NewInputUnmarshaler("RepositoryInput", ec.unmarshalInputRepositoryInput),
+			graphql.NewInputUnmarshaler("RequirementsInput", ec.unmarshalInputRequirementsInput),
+			graphql.NewInputUnmarshaler("ResourcesInput", ec.unmarshalInputResourcesInput),
+			graphql.NewInputUnmarshaler("RollbackInput", ec.unmarshalInputRollbackInput),
+			graphql.NewInputUnmarshaler("RuleInput", ec.unmarshalInputRuleInput),
+			graphql.NewInputUnmarshaler("RuleMetadataInput", ec.unmarshalInputRuleMetadataInput),
+			graphql.NewInputUnmarshaler("SaturationValueInput", ec.unmarshalInputSaturationValueInput),
+			graphql.NewInputUnmarshaler("SlaInput", ec.unmarshalInputSlaInput),
+			graphql.NewInputUnmarshaler("StrategyInput", ec.unmarshalInputStrategyInput),
+			graphql.NewInputUnmarshaler("TargetComponentInput", ec.unmarshalInputTargetComponentInput),
+			graphql.NewInputUnmarshaler("TechnologyInput", ec.unmarshalInputTechnologyInput),
+			graphql.NewInputUnmarshaler("ThroughputValueInput", ec.unmarshalInputThroughputValueInput),
+			graphql.NewInputUnmarshaler("TrendsInput", ec.unmarshalInputTrendsInput),
+			graphql.NewInputUnmarshaler("UpdateCapabilityInput", ec.unmarshalInputUpdateCapabilityInput),
+			graphql.NewInputUnmarshaler("UpdateComponentInput", ec.unmarshalInputUpdateComponentInput),
+			graphql.NewInputUnmarshaler("UpdateJobInput", ec.unmarshalInputUpdateJobInput),
+			graphql.NewInputUnmarshaler("UpdateRuleInput", ec.unmarshalInputUpdateRuleInput),
+			graphql.NewInputUnmarshaler("ValidationInput", ec.unmarshalInputValidationInput),
+		)
 	}
 	first := true
 
@@ -3093,6 +3446,21 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			}
 
 			return &response
+		}
+	case ast.Mutation:
+		return func(ctx context.Context) *graphql.Response {
+			if !first {
+				return nil
+			}
+			first = false
+			ctx = graphql.WithLazyInputUnmarshalerIndex(ctx, inputUnmarshalers)
+			data := ec._Mutation(ctx, opCtx.Operation.SelectionSet)
+			var buf bytes.Buffer
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
 		}
 
 	default:
@@ -3128,6 +3496,7 @@ requests and capacity that one operation cost.
 """
 schema {
   query: Query
+  mutation: Mutation
 }
 
 "An instant in UTC, RFC 3339, shown with microseconds: ` + "`" + `2025-11-22T10:00:00.000000Z` + "`" + `."
@@ -3449,6 +3818,8 @@ type Capability {
   evaluateRules(input: JSON!, ruleType: RuleType): [RuleEvaluation!]!
   "Each component's health against its SLA, and the capability's composite availability against businessMetrics.sla."
   slaReport: SlaReport!
+  "Previous versions of this capability's own fields, newest first (their nested fields show the current partition)."
+  history(first: Int = 20, after: String): CapabilityConnection!
 }
 
 "A capability's dependency graph and what follows from it."
@@ -4265,6 +4636,26 @@ type Rule {
   createdAt: DateTime!
   "When it was last changed."
   updatedAt: DateTime!
+  "Previous versions of this rule, newest first."
+  history(first: Int = 20, after: String): RuleConnection!
+}
+
+"A page of rules."
+type RuleConnection {
+  "The rules with their cursors."
+  edges: [RuleEdge!]!
+  "The rules of the page."
+  nodes: [Rule!]!
+  "Where the page ends."
+  pageInfo: PageInfo!
+}
+
+"A rule and its cursor."
+type RuleEdge {
+  "Opaque position of this item: valid only as ` + "`" + `after` + "`" + ` of the same query."
+  cursor: String!
+  "The rule."
+  node: Rule!
 }
 
 "A weighted test: ` + "`" + `field` + "`" + ` is a dot path into the evaluated input."
@@ -4311,6 +4702,827 @@ type RuleMetrics {
   successRate: Float!
   "Last execution."
   lastExecuted: DateTime
+}
+
+"""
+Changes to the catalogue. Each mutation is one DynamoDB transaction: the entity, the capability's
+aggregates and its index items move together, so aggregates always equal what the partition
+holds. Updates take the revision they were based on and fail with CONFLICT (and
+extensions.currentRevision) when it is stale. Every mutation takes an optional
+clientRequestToken: retried with the same input it has one effect and returns the first result;
+reused with other input it is an error. Bad input is BAD_USER_INPUT and writes nothing.
+"""
+type Mutation {
+  "Creates a capability; its ID is chosen by the client. CONFLICT if the ID exists."
+  createCapability(input: CreateCapabilityInput!, clientRequestToken: String): Capability!
+  "Changes a capability's own fields; the previous version is kept in its history. Given fields replace the stored ones."
+  updateCapability(id: ID!, expectedRevision: Int!, input: UpdateCapabilityInput!, clientRequestToken: String): Capability!
+  "Moves a capability one lifecycle step: PLANNING -> DEVELOPMENT -> ACTIVE -> DEPRECATED -> RETIRING, and DEPRECATED -> ACTIVE."
+  transitionCapability(id: ID!, to: CapabilityStatus!, expectedRevision: Int!, clientRequestToken: String): Capability!
+  "Removes a capability with its whole partition (components, dependencies, jobs, metrics, rules, history)."
+  deleteCapability(id: ID!, expectedRevision: Int!, clientRequestToken: String): Boolean!
+  "Adds a component to a capability."
+  addComponent(capabilityId: ID!, input: ComponentInput!, clientRequestToken: String): Component!
+  "Changes a component; a new order moves it. Given fields replace the stored ones."
+  updateComponent(capabilityId: ID!, componentId: ID!, expectedRevision: Int!, input: UpdateComponentInput!, clientRequestToken: String): Component!
+  "Removes a component; with cascade its dependencies go too, without it a component that has dependencies is refused."
+  removeComponent(capabilityId: ID!, componentId: ID!, cascade: Boolean = false, clientRequestToken: String): Boolean!
+  "Adds the dependency source -> target between two components of the capability (no self-edges, no duplicates)."
+  addDependency(capabilityId: ID!, input: DependencyInput!, clientRequestToken: String): Dependency!
+  "Removes the dependency source -> target."
+  removeDependency(capabilityId: ID!, sourceComponentId: ID!, targetComponentId: ID!, clientRequestToken: String): Boolean!
+  "Records a job, PENDING or RUNNING; its target components must belong to the capability."
+  startJob(capabilityId: ID!, input: JobInput!, clientRequestToken: String): Job!
+  "Moves a job on (PENDING -> RUNNING -> COMPLETED | FAILED | ROLLED_BACK | CANCELLED) or records its results; finishing sets endTime and duration."
+  updateJob(jobId: ID!, expectedRevision: Int!, input: UpdateJobInput!, clientRequestToken: String): Job!
+  "Records 1 to 100 metric samples; performance samples update their component's health and the capability's health score."
+  recordMetrics(inputs: [MetricInput!]!, clientRequestToken: String): RecordMetricsPayload!
+  "Creates a configuration rule; operators and the severity mapping are checked first."
+  createRule(capabilityId: ID!, input: RuleInput!, clientRequestToken: String): Rule!
+  "Changes a rule; the previous version is kept in its history, and a new order moves it."
+  updateRule(capabilityId: ID!, ruleId: ID!, expectedRevision: Int!, input: UpdateRuleInput!, clientRequestToken: String): Rule!
+  "Removes a rule (its history stays)."
+  deleteRule(capabilityId: ID!, ruleId: ID!, clientRequestToken: String): Boolean!
+}
+
+"What recordMetrics wrote."
+type RecordMetricsPayload {
+  "The samples, timestamps truncated to their interval."
+  metrics: [Metric!]!
+  "How many samples were written."
+  recorded: Int!
+  "The components whose health the samples updated."
+  components: [Component!]!
+}
+
+"A new capability."
+input CreateCapabilityInput {
+  "The ID, chosen by the client: letters, digits, '.', '_', ':' or '-'."
+  capabilityId: ID!
+  "Display name."
+  name: String!
+  "What it does."
+  description: String
+  "Business domain (an identifier, e.g. operations)."
+  businessDomain: String!
+  "Starting lifecycle stage."
+  status: CapabilityStatus = PLANNING
+  "Business criticality."
+  priority: Priority!
+  "Owning team."
+  owner: String
+  "Who creates it."
+  createdBy: String
+  "Version."
+  version: String
+  "Tags."
+  tags: [String!]
+  "Service objectives."
+  businessMetrics: BusinessMetricsInput
+  "Architecture."
+  architecture: ArchitectureInput
+  "Compliance."
+  compliance: ComplianceInput
+  "Lifecycle dates."
+  lifecycle: LifecycleInput
+  "The reported (not derived) aggregates."
+  aggregates: ReportedAggregatesInput
+}
+
+"Changes to a capability's own fields; status moves through transitionCapability."
+input UpdateCapabilityInput {
+  "Display name."
+  name: String
+  "What it does."
+  description: String
+  "Business domain."
+  businessDomain: String
+  "Business criticality."
+  priority: Priority
+  "Owning team."
+  owner: String
+  "Version."
+  version: String
+  "Tags."
+  tags: [String!]
+  "Service objectives."
+  businessMetrics: BusinessMetricsInput
+  "Architecture."
+  architecture: ArchitectureInput
+  "Compliance."
+  compliance: ComplianceInput
+  "Lifecycle dates."
+  lifecycle: LifecycleInput
+  "The reported aggregates."
+  aggregates: ReportedAggregatesInput
+}
+
+"Service objectives."
+input BusinessMetricsInput {
+  "Availability objective, e.g. 99.99%."
+  sla: String
+  "Recovery time objective."
+  rto: String
+  "Recovery point objective."
+  rpo: String
+  "Criticality tier."
+  criticalityLevel: String
+}
+
+"Architecture."
+input ArchitectureInput {
+  "Pattern."
+  pattern: String
+  "Deployment model."
+  deploymentModel: String
+  "Scaling."
+  scalabilityType: String
+  "Redundancy."
+  redundancy: String
+}
+
+"Compliance."
+input ComplianceInput {
+  "Standards."
+  standards: [String!]
+  "Last audit."
+  lastAudit: DateTime
+  "Certification status."
+  certificationStatus: String
+}
+
+"Lifecycle dates."
+input LifecycleInput {
+  "Phase."
+  phase: String
+  "Planned retirement."
+  plannedRetirement: DateTime
+  "Last major update."
+  lastMajorUpdate: DateTime
+  "Next review."
+  nextReview: DateTime
+}
+
+"The aggregates a client reports; the others are derived from the partition."
+input ReportedAggregatesInput {
+  "Average deployment time, e.g. 12.5m."
+  averageDeploymentTime: String
+  "Incidents recorded (they lower the health score)."
+  totalIncidents: Int
+  "Monthly operational cost."
+  monthlyOperationalCost: Float
+  "Users."
+  userCount: Int
+}
+
+"A new component."
+input ComponentInput {
+  "The ID: letters, digits, '.', '_', ':' or '-'."
+  componentId: ID!
+  "Display name."
+  name: String!
+  "What it does."
+  description: String
+  "Component type (an identifier: api-server, database, or a new one)."
+  componentType: String!
+  "Order within the capability, 1..99."
+  order: Int!
+  "Layer: presentation, business, data."
+  layer: String
+  "State."
+  status: ComponentStatus = ACTIVE
+  "Version."
+  version: String
+  "Stack."
+  technology: TechnologyInput
+  "Deployment."
+  deployment: DeploymentInput
+  "Configuration."
+  configuration: ConfigurationInput
+  "Observed health."
+  health: ComponentHealthInput
+  "Objectives."
+  sla: SlaInput
+  "Ownership."
+  ownership: OwnershipInput
+  "Repository."
+  repository: RepositoryInput
+}
+
+"Changes to a component."
+input UpdateComponentInput {
+  "Display name."
+  name: String
+  "What it does."
+  description: String
+  "Component type."
+  componentType: String
+  "Order, 1..99: a new order moves the component."
+  order: Int
+  "Layer."
+  layer: String
+  "State."
+  status: ComponentStatus
+  "Version."
+  version: String
+  "Stack."
+  technology: TechnologyInput
+  "Deployment."
+  deployment: DeploymentInput
+  "Configuration."
+  configuration: ConfigurationInput
+  "Observed health."
+  health: ComponentHealthInput
+  "Objectives."
+  sla: SlaInput
+  "Ownership."
+  ownership: OwnershipInput
+  "Repository."
+  repository: RepositoryInput
+}
+
+"Stack."
+input TechnologyInput {
+  "Stack."
+  stack: String
+  "Framework."
+  framework: String
+  "Language."
+  language: String
+  "Runtime."
+  runtime: String
+  "Library dependencies."
+  dependencies: [String!]
+}
+
+"Deployment."
+input DeploymentInput {
+  "Type."
+  type: String
+  "Platform."
+  platform: String
+  "Image."
+  image: String
+  "Replicas."
+  replicas: Int
+  "Resources."
+  resources: ResourcesInput
+  "Endpoints."
+  endpoints: [EndpointInput!]
+}
+
+"Resources."
+input ResourcesInput {
+  "CPU."
+  cpu: String
+  "Memory."
+  memory: String
+}
+
+"Endpoint."
+input EndpointInput {
+  "Protocol."
+  type: String
+  "URL."
+  url: String
+  "Port."
+  port: Int
+  "Health-check path."
+  healthCheck: String
+}
+
+"Configuration."
+input ConfigurationInput {
+  "Environment."
+  environment: String
+  "Config map."
+  configMap: String
+  "Secret names."
+  secrets: [String!]
+  "Feature flags."
+  featureFlags: JSON
+}
+
+"Observed health."
+input ComponentHealthInput {
+  "Status."
+  status: HealthStatus!
+  "Last check."
+  lastCheck: DateTime
+  "Availability in percent."
+  availability: Float!
+  "Response time in milliseconds."
+  responseTime: Float!
+  "Error rate in percent."
+  errorRate: Float!
+  "Active alerts."
+  activeAlerts: Int = 0
+}
+
+"Objectives."
+input SlaInput {
+  "Minimum availability in percent."
+  availability: Float!
+  "Maximum response time in milliseconds."
+  responseTime: Float!
+  "Maximum error rate in percent."
+  errorRate: Float!
+}
+
+"Ownership."
+input OwnershipInput {
+  "Team."
+  team: String
+  "Lead engineer."
+  leadEngineer: String
+  "On-call rotation."
+  oncallRotation: String
+  "Slack channel."
+  slackChannel: String
+}
+
+"Repository."
+input RepositoryInput {
+  "Host."
+  type: String
+  "URL."
+  url: String
+  "Branch."
+  branch: String
+  "Pipeline."
+  cicdPipeline: String
+}
+
+"A new dependency source -> target."
+input DependencyInput {
+  "The depending component."
+  sourceComponentId: ID!
+  "The component depended on."
+  targetComponentId: ID!
+  "Kind."
+  dependencyType: DependencyType!
+  "Impact of a failure."
+  criticality: Criticality!
+  "Interface."
+  interface: DependencyInterfaceInput
+  "Requirements."
+  requirements: RequirementsInput
+  "Fallback."
+  fallback: FallbackInput
+  "Contract."
+  contract: ContractInput
+  "Monitoring."
+  monitoring: MonitoringInput
+}
+
+"Interface."
+input DependencyInterfaceInput {
+  "Type."
+  type: String
+  "Protocol."
+  protocol: String
+  "Connection string reference."
+  connectionString: String
+  "Pool size."
+  poolSize: Int
+}
+
+"Requirements."
+input RequirementsInput {
+  "Minimum version."
+  minVersion: String
+  "Features."
+  features: [String!]
+  "Performance."
+  performance: PerformanceRequirementsInput
+}
+
+"Performance needs."
+input PerformanceRequirementsInput {
+  "Maximum latency."
+  maxLatency: String
+  "Minimum throughput."
+  minThroughput: String
+}
+
+"Fallback."
+input FallbackInput {
+  "Strategy."
+  strategy: String
+  "Timeout."
+  timeout: String
+  "Retries."
+  retries: Int
+  "Backup component (of the same capability)."
+  backupComponent: String
+}
+
+"Contract."
+input ContractInput {
+  "Schema version."
+  schemaVersion: String
+  "Validated."
+  validationEnabled: Boolean = false
+  "Breaking changes."
+  breakingChanges: Boolean = false
+}
+
+"Monitoring."
+input MonitoringInput {
+  "SLIs collected."
+  sliEnabled: Boolean = false
+  "Thresholds."
+  alertThreshold: AlertThresholdInput
+}
+
+"Thresholds."
+input AlertThresholdInput {
+  "Error rate in percent."
+  errorRate: Float!
+  "Latency in milliseconds."
+  latency: Float!
+}
+
+"A new job."
+input JobInput {
+  "The ID, unique across the catalogue."
+  jobId: ID!
+  "Kind."
+  jobType: JobType!
+  "PENDING or RUNNING."
+  status: JobStatus = PENDING
+  "Priority."
+  priority: Priority
+  "Who or what started it."
+  triggeredBy: String
+  "Approver."
+  approvedBy: String
+  "Start time; now when omitted."
+  startTime: DateTime
+  "Components it changes."
+  targetComponents: [TargetComponentInput!]
+  "Rollout strategy."
+  strategy: StrategyInput
+  "Gate results."
+  validation: ValidationInput
+  "Impact."
+  metrics: JobMetricsInput
+  "Artifact URIs."
+  artifacts: JobArtifactsInput
+}
+
+"Changes to a job."
+input UpdateJobInput {
+  "New status."
+  status: JobStatus
+  "Priority."
+  priority: Priority
+  "Approver."
+  approvedBy: String
+  "End time; now when a finishing status is set without one."
+  endTime: DateTime
+  "Components it changes."
+  targetComponents: [TargetComponentInput!]
+  "Rollout strategy."
+  strategy: StrategyInput
+  "Gate results."
+  validation: ValidationInput
+  "Impact."
+  metrics: JobMetricsInput
+  "Artifact URIs."
+  artifacts: JobArtifactsInput
+}
+
+"A component a job changes."
+input TargetComponentInput {
+  "The component (of the job's capability)."
+  componentId: ID!
+  "Version before."
+  fromVersion: String
+  "Version after."
+  toVersion: String
+  "State of this change."
+  status: String
+}
+
+"Rollout strategy."
+input StrategyInput {
+  "Type."
+  type: String
+  "Canary."
+  canary: CanaryInput
+  "Rollback."
+  rollback: RollbackInput
+}
+
+"Canary."
+input CanaryInput {
+  "Enabled."
+  enabled: Boolean = false
+  "Traffic percent."
+  percentage: Int
+  "Duration."
+  duration: String
+}
+
+"Rollback."
+input RollbackInput {
+  "Automatic."
+  automatic: Boolean = false
+  "Thresholds."
+  threshold: AlertThresholdInput
+}
+
+"Gate results."
+input ValidationInput {
+  "Before."
+  preDeployment: PreDeploymentInput
+  "After."
+  postDeployment: PostDeploymentInput
+}
+
+"Gates before."
+input PreDeploymentInput {
+  "Health checks."
+  healthChecks: String
+  "Smoke tests."
+  smokeTests: String
+  "Security scan."
+  securityScan: String
+}
+
+"Gates after."
+input PostDeploymentInput {
+  "Functional tests."
+  functionalTests: String
+  "Performance tests."
+  performanceTests: String
+  "Integration tests."
+  integrationTests: String
+}
+
+"Impact."
+input JobMetricsInput {
+  "Users affected."
+  affectedUsers: Int = 0
+  "Downtime."
+  downtime: Int = 0
+  "Rollbacks."
+  rollbacksTriggered: Int = 0
+  "Deployments completed."
+  deploymentsCompleted: Int = 0
+  "Artifacts deployed."
+  totalArtifactsDeployed: Int = 0
+}
+
+"Artifact URIs."
+input JobArtifactsInput {
+  "Plan."
+  deploymentPlan: String
+  "Logs."
+  logs: String
+  "Reports."
+  reports: String
+}
+
+"One metric sample."
+input MetricInput {
+  "The capability of the component."
+  capabilityId: ID!
+  "The component measured."
+  componentId: ID!
+  "Kind."
+  metricType: MetricType!
+  "When; truncated to the interval; at most 5 minutes ahead."
+  timestamp: DateTime!
+  "1m, 5m or 1h."
+  interval: String!
+  "Dimensions."
+  dimensions: JSON
+  "Values."
+  values: MetricValuesInput
+  "Alerts."
+  alerts: MetricAlertsInput
+  "Trends."
+  trends: TrendsInput
+}
+
+"Values."
+input MetricValuesInput {
+  "Availability."
+  availability: AvailabilityValueInput
+  "Latency."
+  latency: LatencyValueInput
+  "Throughput."
+  throughput: ThroughputValueInput
+  "Errors."
+  errors: ErrorsValueInput
+  "Saturation."
+  saturation: SaturationValueInput
+}
+
+"Availability."
+input AvailabilityValueInput {
+  "Percent."
+  value: Float!
+  "Unit."
+  unit: String
+  "Status."
+  status: String
+}
+
+"Latency."
+input LatencyValueInput {
+  "Median."
+  p50: Float!
+  "95th."
+  p95: Float!
+  "99th."
+  p99: Float!
+  "Max."
+  max: Float!
+  "Unit."
+  unit: String
+  "Status."
+  status: String
+}
+
+"Throughput."
+input ThroughputValueInput {
+  "Requests."
+  requests: Int!
+  "Successful."
+  successful: Int!
+  "Failed."
+  failed: Int!
+  "Unit."
+  unit: String
+  "Status."
+  status: String
+}
+
+"Errors."
+input ErrorsValueInput {
+  "Rate."
+  rate: Float!
+  "Count."
+  count: Int!
+  "Unit."
+  unit: String
+  "By kind."
+  types: JSON
+  "Status."
+  status: String
+}
+
+"Saturation."
+input SaturationValueInput {
+  "CPU."
+  cpu: Float!
+  "Memory."
+  memory: Float!
+  "Connections."
+  connections: Int!
+  "Unit."
+  unit: String
+  "Status."
+  status: String
+}
+
+"Alerts."
+input MetricAlertsInput {
+  "Firing."
+  active: [AlertInput!] = []
+  "Resolved."
+  resolved: [AlertInput!] = []
+}
+
+"An alert."
+input AlertInput {
+  "ID."
+  alertId: String!
+  "Condition."
+  condition: String
+  "Fired."
+  triggeredAt: DateTime
+  "Resolved."
+  resolvedAt: DateTime
+}
+
+"Trends."
+input TrendsInput {
+  "Availability."
+  availability: String
+  "Latency."
+  latency: String
+  "Throughput."
+  throughput: String
+  "Errors."
+  errors: String
+}
+
+"A new rule."
+input RuleInput {
+  "The ID."
+  ruleId: ID!
+  "Display name."
+  name: String!
+  "What it does."
+  description: String
+  "Kind."
+  ruleType: RuleType!
+  "Scope."
+  scope: String
+  "Priority label."
+  priority: Priority!
+  "Execution order 1..999."
+  order: Int!
+  "State."
+  status: RuleStatus = DRAFT
+  "Version."
+  version: String
+  "Author."
+  author: String
+  "Approver."
+  approvedBy: String
+  "In force from."
+  effectiveFrom: DateTime
+  "In force until (exclusive)."
+  effectiveUntil: DateTime
+  "Conditions."
+  conditions: [ConditionInput!]!
+  "Actions."
+  actions: [ActionInput!]!
+  "Metadata."
+  metadata: RuleMetadataInput
+}
+
+"Changes to a rule."
+input UpdateRuleInput {
+  "Display name."
+  name: String
+  "What it does."
+  description: String
+  "Kind."
+  ruleType: RuleType
+  "Scope."
+  scope: String
+  "Priority label."
+  priority: Priority
+  "Execution order: a new order moves the rule."
+  order: Int
+  "State."
+  status: RuleStatus
+  "Version."
+  version: String
+  "Author."
+  author: String
+  "Approver."
+  approvedBy: String
+  "In force from."
+  effectiveFrom: DateTime
+  "In force until."
+  effectiveUntil: DateTime
+  "Conditions (replace all)."
+  conditions: [ConditionInput!]
+  "Actions (replace all)."
+  actions: [ActionInput!]
+  "Metadata."
+  metadata: RuleMetadataInput
+}
+
+"A condition."
+input ConditionInput {
+  "Dot path into the input."
+  field: String!
+  "Operator."
+  operator: String!
+  "Value."
+  value: JSON
+  "Values for in / not_in."
+  values: [JSON]
+  "Weight."
+  weight: Int = 0
+}
+
+"An action."
+input ActionInput {
+  "Type, e.g. set_severity."
+  type: String!
+  "Parameters."
+  parameters: JSON
+}
+
+"Rule metadata."
+input RuleMetadataInput {
+  "Tags."
+  tags: [String!]
+  "Compliance controls."
+  compliance: [String!]
+  "Test coverage."
+  testCoverage: Float
+  "Last review."
+  lastReview: DateTime
 }
 `, BuiltIn: false},
 }
@@ -4516,6 +5728,8 @@ func (ec *executionContext) childFields_Capability(ctx context.Context, field gr
 		return ec.fieldContext_Capability_evaluateRules(ctx, field)
 	case "slaReport":
 		return ec.fieldContext_Capability_slaReport(ctx, field)
+	case "history":
+		return ec.fieldContext_Capability_history(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Capability", field.Name)
 }
@@ -5166,6 +6380,18 @@ func (ec *executionContext) childFields_PreDeployment(ctx context.Context, field
 	return nil, fmt.Errorf("no field named %q was found under type PreDeployment", field.Name)
 }
 
+func (ec *executionContext) childFields_RecordMetricsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "metrics":
+		return ec.fieldContext_RecordMetricsPayload_metrics(ctx, field)
+	case "recorded":
+		return ec.fieldContext_RecordMetricsPayload_recorded(ctx, field)
+	case "components":
+		return ec.fieldContext_RecordMetricsPayload_components(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RecordMetricsPayload", field.Name)
+}
+
 func (ec *executionContext) childFields_Repository(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "type":
@@ -5258,8 +6484,32 @@ func (ec *executionContext) childFields_Rule(ctx context.Context, field graphql.
 		return ec.fieldContext_Rule_createdAt(ctx, field)
 	case "updatedAt":
 		return ec.fieldContext_Rule_updatedAt(ctx, field)
+	case "history":
+		return ec.fieldContext_Rule_history(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Rule", field.Name)
+}
+
+func (ec *executionContext) childFields_RuleConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_RuleConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_RuleConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RuleConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RuleConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RuleEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RuleEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RuleEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RuleEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_RuleEvaluation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -5652,6 +6902,28 @@ func (ec *executionContext) field_Capability_evaluateRules_args(ctx context.Cont
 	return args, nil
 }
 
+func (ec *executionContext) field_Capability_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Capability_impact_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -5847,6 +7119,512 @@ func (ec *executionContext) field_Component_metrics_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addComponent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalog.Component, error) {
+			return ec.unmarshalNComponentInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_addDependency_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalog.Dependency, error) {
+			return ec.unmarshalNDependencyInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependency(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createCapability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalog.Capability, error) {
+			return ec.unmarshalNCreateCapabilityInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalog.Rule, error) {
+			return ec.unmarshalNRuleInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteCapability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedRevision",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedRevision"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_deleteRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ruleId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ruleId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_recordMetrics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "inputs",
+		func(ctx context.Context, v any) ([]*catalog.Metric, error) {
+			return ec.unmarshalNMetricInput2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["inputs"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeComponent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "componentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["componentId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "cascade",
+		func(ctx context.Context, v any) (*bool, error) {
+			return ec.unmarshalOBoolean2ᚖbool(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["cascade"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_removeDependency_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "sourceComponentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["sourceComponentId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "targetComponentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["targetComponentId"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_startJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (catalog.Job, error) {
+			return ec.unmarshalNJobInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJob(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_transitionCapability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (catalog.CapabilityStatus, error) {
+			return ec.unmarshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedRevision",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedRevision"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateCapability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedRevision",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedRevision"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalNUpdateCapabilityInput2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateComponent_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "componentId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["componentId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedRevision",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedRevision"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalNUpdateComponentInput2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateJob_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "jobId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "expectedRevision",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedRevision"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalNUpdateJobInput2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg3
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_updateRule_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "ruleId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ruleId"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "expectedRevision",
+		func(ctx context.Context, v any) (int, error) {
+			return ec.unmarshalNInt2int(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["expectedRevision"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (map[string]any, error) {
+			return ec.unmarshalNUpdateRuleInput2map(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg4
 	return args, nil
 }
 
@@ -6055,6 +7833,28 @@ func (ec *executionContext) field_Query_job_args(ctx context.Context, rawArgs ma
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Rule_history_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -8014,6 +9814,50 @@ func (ec *executionContext) fieldContext_Capability_slaReport(_ context.Context,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_SlaReport(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Capability_history(ctx context.Context, field graphql.CollectedField, obj *catalog.Capability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Capability_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Capability().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityConnection) graphql.Marshaler {
+			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Capability_history(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Capability",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapabilityConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Capability_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -13040,6 +14884,666 @@ func (ec *executionContext) fieldContext_Monitoring_alertThreshold(_ context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_createCapability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createCapability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateCapability(ctx, fc.Args["input"].(catalog.Capability), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Capability) graphql.Marshaler {
+			return ec.marshalNCapability2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createCapability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Capability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createCapability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateCapability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateCapability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateCapability(ctx, fc.Args["id"].(string), fc.Args["expectedRevision"].(int), fc.Args["input"].(map[string]any), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Capability) graphql.Marshaler {
+			return ec.marshalNCapability2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateCapability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Capability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateCapability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_transitionCapability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_transitionCapability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().TransitionCapability(ctx, fc.Args["id"].(string), fc.Args["to"].(catalog.CapabilityStatus), fc.Args["expectedRevision"].(int), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Capability) graphql.Marshaler {
+			return ec.marshalNCapability2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_transitionCapability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Capability(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_transitionCapability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteCapability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteCapability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteCapability(ctx, fc.Args["id"].(string), fc.Args["expectedRevision"].(int), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteCapability(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteCapability_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addComponent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addComponent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddComponent(ctx, fc.Args["capabilityId"].(string), fc.Args["input"].(catalog.Component), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addComponent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addComponent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateComponent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateComponent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateComponent(ctx, fc.Args["capabilityId"].(string), fc.Args["componentId"].(string), fc.Args["expectedRevision"].(int), fc.Args["input"].(map[string]any), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateComponent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateComponent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeComponent(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeComponent(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveComponent(ctx, fc.Args["capabilityId"].(string), fc.Args["componentId"].(string), fc.Args["cascade"].(*bool), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeComponent(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeComponent_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_addDependency(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_addDependency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().AddDependency(ctx, fc.Args["capabilityId"].(string), fc.Args["input"].(catalog.Dependency), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Dependency) graphql.Marshaler {
+			return ec.marshalNDependency2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependency(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_addDependency(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Dependency(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_addDependency_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_removeDependency(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_removeDependency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RemoveDependency(ctx, fc.Args["capabilityId"].(string), fc.Args["sourceComponentId"].(string), fc.Args["targetComponentId"].(string), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_removeDependency(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_removeDependency_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_startJob(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_startJob(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().StartJob(ctx, fc.Args["capabilityId"].(string), fc.Args["input"].(catalog.Job), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_startJob(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_startJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateJob(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateJob(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateJob(ctx, fc.Args["jobId"].(string), fc.Args["expectedRevision"].(int), fc.Args["input"].(map[string]any), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Job) graphql.Marshaler {
+			return ec.marshalNJob2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJob(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateJob(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Job(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateJob_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_recordMetrics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_recordMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().RecordMetrics(ctx, fc.Args["inputs"].([]*catalog.Metric), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordMetricsPayload) graphql.Marshaler {
+			return ec.marshalNRecordMetricsPayload2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRecordMetricsPayload(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_recordMetrics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RecordMetricsPayload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_recordMetrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateRule(ctx, fc.Args["capabilityId"].(string), fc.Args["input"].(catalog.Rule), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Rule) graphql.Marshaler {
+			return ec.marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rule(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_updateRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_updateRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().UpdateRule(ctx, fc.Args["capabilityId"].(string), fc.Args["ruleId"].(string), fc.Args["expectedRevision"].(int), fc.Args["input"].(map[string]any), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Rule) graphql.Marshaler {
+			return ec.marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_updateRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rule(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_updateRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_deleteRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_deleteRule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().DeleteRule(ctx, fc.Args["capabilityId"].(string), fc.Args["ruleId"].(string), fc.Args["clientRequestToken"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_deleteRule(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("field of type Boolean does not have child fields")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_deleteRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Ownership_team(ctx context.Context, field graphql.CollectedField, obj *catalog.Ownership) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -13741,6 +16245,93 @@ func (ec *executionContext) fieldContext_Query___schema(_ context.Context, field
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields___Schema(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordMetricsPayload_metrics(ctx context.Context, field graphql.CollectedField, obj *model.RecordMetricsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordMetricsPayload_metrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metrics, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Metric) graphql.Marshaler {
+			return ec.marshalNMetric2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordMetricsPayload_metrics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordMetricsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Metric(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RecordMetricsPayload_recorded(ctx context.Context, field graphql.CollectedField, obj *model.RecordMetricsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordMetricsPayload_recorded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Recorded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordMetricsPayload_recorded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RecordMetricsPayload", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RecordMetricsPayload_components(ctx context.Context, field graphql.CollectedField, obj *model.RecordMetricsPayload) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RecordMetricsPayload_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
+			return ec.marshalNComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RecordMetricsPayload_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RecordMetricsPayload",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Component(ctx, field)
 		},
 	}
 	return fc, nil
@@ -14557,6 +17148,201 @@ func (ec *executionContext) _Rule_updatedAt(ctx context.Context, field graphql.C
 }
 func (ec *executionContext) fieldContext_Rule_updatedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Rule", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Rule_history(ctx context.Context, field graphql.CollectedField, obj *catalog.Rule) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Rule_history(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Rule().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RuleConnection) graphql.Marshaler {
+			return ec.marshalNRuleConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Rule_history(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Rule",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Rule_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RuleEdge) graphql.Marshaler {
+			return ec.marshalNRuleEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.RuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Rule) graphql.Marshaler {
+			return ec.marshalNRule2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.RuleConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RuleEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.RuleEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Rule) graphql.Marshaler {
+			return ec.marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rule(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _RuleEvaluation_rule(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
@@ -16964,6 +19750,3863 @@ func (ec *executionContext) fieldContext___Type_isOneOf(_ context.Context, field
 
 // region    **************************** input.gotpl *****************************
 
+func (ec *executionContext) unmarshalInputActionInput(ctx context.Context, obj any) (catalog.Action, error) {
+	var it catalog.Action
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "parameters"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "parameters":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("parameters"))
+			data, err := ec.unmarshalOJSON2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Parameters = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalActionInput unmarshals raw into the ActionInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalActionInput(ctx context.Context, raw any) (catalog.Action, error) {
+	var out catalog.Action
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ActionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAlertInput(ctx context.Context, obj any) (catalog.Alert, error) {
+	var it catalog.Alert
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"alertId", "condition", "triggeredAt", "resolvedAt"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "alertId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alertId"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AlertID = data
+		case "condition":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("condition"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Condition = data
+		case "triggeredAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggeredAt"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggeredAt = data
+		case "resolvedAt":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolvedAt"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResolvedAt = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAlertInput unmarshals raw into the AlertInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAlertInput(ctx context.Context, raw any) (catalog.Alert, error) {
+	var out catalog.Alert
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AlertInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAlertThresholdInput(ctx context.Context, obj any) (catalog.AlertThreshold, error) {
+	var it catalog.AlertThreshold
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"errorRate", "latency"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "errorRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorRate"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorRate = data
+		case "latency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("latency"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Latency = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAlertThresholdInput unmarshals raw into the AlertThresholdInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAlertThresholdInput(ctx context.Context, raw any) (catalog.AlertThreshold, error) {
+	var out catalog.AlertThreshold
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AlertThresholdInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputArchitectureInput(ctx context.Context, obj any) (catalog.Architecture, error) {
+	var it catalog.Architecture
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"pattern", "deploymentModel", "scalabilityType", "redundancy"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "pattern":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("pattern"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Pattern = data
+		case "deploymentModel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deploymentModel"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeploymentModel = data
+		case "scalabilityType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scalabilityType"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ScalabilityType = data
+		case "redundancy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("redundancy"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Redundancy = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalArchitectureInput unmarshals raw into the ArchitectureInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalArchitectureInput(ctx context.Context, raw any) (catalog.Architecture, error) {
+	var out catalog.Architecture
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ArchitectureInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputAvailabilityValueInput(ctx context.Context, obj any) (catalog.AvailabilityValue, error) {
+	var it catalog.AvailabilityValue
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"value", "unit", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "unit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unit"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unit = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalAvailabilityValueInput unmarshals raw into the AvailabilityValueInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalAvailabilityValueInput(ctx context.Context, raw any) (catalog.AvailabilityValue, error) {
+	var out catalog.AvailabilityValue
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "AvailabilityValueInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputBusinessMetricsInput(ctx context.Context, obj any) (catalog.BusinessMetrics, error) {
+	var it catalog.BusinessMetrics
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sla", "rto", "rpo", "criticalityLevel"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sla":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sla"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sla = data
+		case "rto":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rto"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rto = data
+		case "rpo":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rpo"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rpo = data
+		case "criticalityLevel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("criticalityLevel"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CriticalityLevel = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalBusinessMetricsInput unmarshals raw into the BusinessMetricsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalBusinessMetricsInput(ctx context.Context, raw any) (catalog.BusinessMetrics, error) {
+	var out catalog.BusinessMetrics
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "BusinessMetricsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCanaryInput(ctx context.Context, obj any) (catalog.Canary, error) {
+	var it catalog.Canary
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["enabled"]; !present {
+		asMap["enabled"] = false
+	}
+
+	fieldsInOrder := [...]string{"enabled", "percentage", "duration"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "enabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("enabled"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Enabled = data
+		case "percentage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("percentage"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Percentage = data
+		case "duration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("duration"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Duration = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCanaryInput unmarshals raw into the CanaryInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCanaryInput(ctx context.Context, raw any) (catalog.Canary, error) {
+	var out catalog.Canary
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CanaryInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputComplianceInput(ctx context.Context, obj any) (catalog.Compliance, error) {
+	var it catalog.Compliance
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"standards", "lastAudit", "certificationStatus"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "standards":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("standards"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Standards = data
+		case "lastAudit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastAudit"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastAudit = data
+		case "certificationStatus":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("certificationStatus"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CertificationStatus = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalComplianceInput unmarshals raw into the ComplianceInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalComplianceInput(ctx context.Context, raw any) (catalog.Compliance, error) {
+	var out catalog.Compliance
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ComplianceInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputComponentHealthInput(ctx context.Context, obj any) (catalog.ComponentHealth, error) {
+	var it catalog.ComponentHealth
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["activeAlerts"]; !present {
+		asMap["activeAlerts"] = 0
+	}
+
+	fieldsInOrder := [...]string{"status", "lastCheck", "availability", "responseTime", "errorRate", "activeAlerts"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalNHealthStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "lastCheck":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastCheck"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastCheck = data
+		case "availability":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("availability"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Availability = data
+		case "responseTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("responseTime"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResponseTime = data
+		case "errorRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorRate"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorRate = data
+		case "activeAlerts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("activeAlerts"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ActiveAlerts = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalComponentHealthInput unmarshals raw into the ComponentHealthInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalComponentHealthInput(ctx context.Context, raw any) (catalog.ComponentHealth, error) {
+	var out catalog.ComponentHealth
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ComponentHealthInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputComponentInput(ctx context.Context, obj any) (catalog.Component, error) {
+	var it catalog.Component
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["status"]; !present {
+		asMap["status"] = "ACTIVE"
+	}
+
+	fieldsInOrder := [...]string{"componentId", "name", "description", "componentType", "order", "layer", "status", "version", "technology", "deployment", "configuration", "health", "sla", "ownership", "repository"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "componentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("componentId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ComponentID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "componentType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("componentType"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ComponentType = data
+		case "order":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("order"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Order = data
+		case "layer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("layer"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Layer = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOComponentStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "technology":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("technology"))
+			data, err := ec.unmarshalOTechnologyInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTechnology(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Technology = data
+		case "deployment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deployment"))
+			data, err := ec.unmarshalODeploymentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDeployment(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Deployment = data
+		case "configuration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("configuration"))
+			data, err := ec.unmarshalOConfigurationInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConfiguration(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Configuration = data
+		case "health":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("health"))
+			data, err := ec.unmarshalOComponentHealthInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentHealth(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Health = data
+		case "sla":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sla"))
+			data, err := ec.unmarshalOSlaInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLA(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Sla = data
+		case "ownership":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownership"))
+			data, err := ec.unmarshalOOwnershipInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐOwnership(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Ownership = data
+		case "repository":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("repository"))
+			data, err := ec.unmarshalORepositoryInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRepository(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Repository = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalComponentInput unmarshals raw into the ComponentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalComponentInput(ctx context.Context, raw any) (catalog.Component, error) {
+	var out catalog.Component
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ComponentInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputConditionInput(ctx context.Context, obj any) (catalog.Condition, error) {
+	var it catalog.Condition
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["weight"]; !present {
+		asMap["weight"] = 0
+	}
+
+	fieldsInOrder := [...]string{"field", "operator", "value", "values", "weight"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "operator":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("operator"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Operator = data
+		case "value":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("value"))
+			data, err := ec.unmarshalOJSON2interface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Value = data
+		case "values":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("values"))
+			data, err := ec.unmarshalOJSON2ᚕinterface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Values = data
+		case "weight":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("weight"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Weight = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalConditionInput unmarshals raw into the ConditionInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalConditionInput(ctx context.Context, raw any) (catalog.Condition, error) {
+	var out catalog.Condition
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ConditionInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputConfigurationInput(ctx context.Context, obj any) (catalog.Configuration, error) {
+	var it catalog.Configuration
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"environment", "configMap", "secrets", "featureFlags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "environment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("environment"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Environment = data
+		case "configMap":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("configMap"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConfigMap = data
+		case "secrets":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("secrets"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Secrets = data
+		case "featureFlags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("featureFlags"))
+			data, err := ec.unmarshalOJSON2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FeatureFlags = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalConfigurationInput unmarshals raw into the ConfigurationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalConfigurationInput(ctx context.Context, raw any) (catalog.Configuration, error) {
+	var out catalog.Configuration
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ConfigurationInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputContractInput(ctx context.Context, obj any) (catalog.Contract, error) {
+	var it catalog.Contract
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["validationEnabled"]; !present {
+		asMap["validationEnabled"] = false
+	}
+	if _, present := asMap["breakingChanges"]; !present {
+		asMap["breakingChanges"] = false
+	}
+
+	fieldsInOrder := [...]string{"schemaVersion", "validationEnabled", "breakingChanges"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "schemaVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("schemaVersion"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SchemaVersion = data
+		case "validationEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validationEnabled"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ValidationEnabled = data
+		case "breakingChanges":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("breakingChanges"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BreakingChanges = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalContractInput unmarshals raw into the ContractInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalContractInput(ctx context.Context, raw any) (catalog.Contract, error) {
+	var out catalog.Contract
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ContractInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCreateCapabilityInput(ctx context.Context, obj any) (catalog.Capability, error) {
+	var it catalog.Capability
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["status"]; !present {
+		asMap["status"] = "PLANNING"
+	}
+
+	fieldsInOrder := [...]string{"capabilityId", "name", "description", "businessDomain", "status", "priority", "owner", "createdBy", "version", "tags", "businessMetrics", "architecture", "compliance", "lifecycle", "aggregates"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "capabilityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capabilityId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CapabilityID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "businessDomain":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("businessDomain"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BusinessDomain = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalNPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "owner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("owner"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Owner = data
+		case "createdBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("createdBy"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CreatedBy = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "businessMetrics":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("businessMetrics"))
+			data, err := ec.unmarshalOBusinessMetricsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐBusinessMetrics(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BusinessMetrics = data
+		case "architecture":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("architecture"))
+			data, err := ec.unmarshalOArchitectureInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐArchitecture(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Architecture = data
+		case "compliance":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("compliance"))
+			data, err := ec.unmarshalOComplianceInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCompliance(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Compliance = data
+		case "lifecycle":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lifecycle"))
+			data, err := ec.unmarshalOLifecycleInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐLifecycle(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Lifecycle = data
+		case "aggregates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregates"))
+			data, err := ec.unmarshalOReportedAggregatesInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAggregates(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Aggregates = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCreateCapabilityInput unmarshals raw into the CreateCapabilityInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCreateCapabilityInput(ctx context.Context, raw any) (catalog.Capability, error) {
+	var out catalog.Capability
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CreateCapabilityInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDependencyInput(ctx context.Context, obj any) (catalog.Dependency, error) {
+	var it catalog.Dependency
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"sourceComponentId", "targetComponentId", "dependencyType", "criticality", "interface", "requirements", "fallback", "contract", "monitoring"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sourceComponentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sourceComponentId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SourceComponentID = data
+		case "targetComponentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetComponentId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TargetComponentID = data
+		case "dependencyType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dependencyType"))
+			data, err := ec.unmarshalNDependencyType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DependencyType = data
+		case "criticality":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("criticality"))
+			data, err := ec.unmarshalNCriticality2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCriticality(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Criticality = data
+		case "interface":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interface"))
+			data, err := ec.unmarshalODependencyInterfaceInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyInterface(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Interface = data
+		case "requirements":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requirements"))
+			data, err := ec.unmarshalORequirementsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRequirements(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Requirements = data
+		case "fallback":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fallback"))
+			data, err := ec.unmarshalOFallbackInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐFallback(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Fallback = data
+		case "contract":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("contract"))
+			data, err := ec.unmarshalOContractInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐContract(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Contract = data
+		case "monitoring":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("monitoring"))
+			data, err := ec.unmarshalOMonitoringInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMonitoring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Monitoring = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDependencyInput unmarshals raw into the DependencyInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDependencyInput(ctx context.Context, raw any) (catalog.Dependency, error) {
+	var out catalog.Dependency
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DependencyInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDependencyInterfaceInput(ctx context.Context, obj any) (catalog.DependencyInterface, error) {
+	var it catalog.DependencyInterface
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "protocol", "connectionString", "poolSize"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "protocol":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("protocol"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Protocol = data
+		case "connectionString":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("connectionString"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ConnectionString = data
+		case "poolSize":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("poolSize"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PoolSize = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDependencyInterfaceInput unmarshals raw into the DependencyInterfaceInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDependencyInterfaceInput(ctx context.Context, raw any) (catalog.DependencyInterface, error) {
+	var out catalog.DependencyInterface
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DependencyInterfaceInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputDeploymentInput(ctx context.Context, obj any) (catalog.Deployment, error) {
+	var it catalog.Deployment
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "platform", "image", "replicas", "resources", "endpoints"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "platform":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("platform"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Platform = data
+		case "image":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("image"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Image = data
+		case "replicas":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("replicas"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Replicas = data
+		case "resources":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resources"))
+			data, err := ec.unmarshalOResourcesInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐResources(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Resources = data
+		case "endpoints":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endpoints"))
+			data, err := ec.unmarshalOEndpointInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐEndpointᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Endpoints = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalDeploymentInput unmarshals raw into the DeploymentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalDeploymentInput(ctx context.Context, raw any) (catalog.Deployment, error) {
+	var out catalog.Deployment
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "DeploymentInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputEndpointInput(ctx context.Context, obj any) (catalog.Endpoint, error) {
+	var it catalog.Endpoint
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "url", "port", "healthCheck"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "port":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("port"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Port = data
+		case "healthCheck":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("healthCheck"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HealthCheck = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalEndpointInput unmarshals raw into the EndpointInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalEndpointInput(ctx context.Context, raw any) (catalog.Endpoint, error) {
+	var out catalog.Endpoint
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "EndpointInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputErrorsValueInput(ctx context.Context, obj any) (catalog.ErrorsValue, error) {
+	var it catalog.ErrorsValue
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"rate", "count", "unit", "types", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "rate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rate"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rate = data
+		case "count":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("count"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Count = data
+		case "unit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unit"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unit = data
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOJSON2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalErrorsValueInput unmarshals raw into the ErrorsValueInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalErrorsValueInput(ctx context.Context, raw any) (catalog.ErrorsValue, error) {
+	var out catalog.ErrorsValue
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ErrorsValueInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputFallbackInput(ctx context.Context, obj any) (catalog.Fallback, error) {
+	var it catalog.Fallback
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"strategy", "timeout", "retries", "backupComponent"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "strategy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("strategy"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Strategy = data
+		case "timeout":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timeout"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Timeout = data
+		case "retries":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("retries"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Retries = data
+		case "backupComponent":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("backupComponent"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.BackupComponent = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalFallbackInput unmarshals raw into the FallbackInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalFallbackInput(ctx context.Context, raw any) (catalog.Fallback, error) {
+	var out catalog.Fallback
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "FallbackInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputJobArtifactsInput(ctx context.Context, obj any) (catalog.JobArtifacts, error) {
+	var it catalog.JobArtifacts
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"deploymentPlan", "logs", "reports"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "deploymentPlan":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deploymentPlan"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeploymentPlan = data
+		case "logs":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("logs"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Logs = data
+		case "reports":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("reports"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Reports = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalJobArtifactsInput unmarshals raw into the JobArtifactsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalJobArtifactsInput(ctx context.Context, raw any) (catalog.JobArtifacts, error) {
+	var out catalog.JobArtifacts
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "JobArtifactsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputJobInput(ctx context.Context, obj any) (catalog.Job, error) {
+	var it catalog.Job
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["status"]; !present {
+		asMap["status"] = "PENDING"
+	}
+
+	fieldsInOrder := [...]string{"jobId", "jobType", "status", "priority", "triggeredBy", "approvedBy", "startTime", "targetComponents", "strategy", "validation", "metrics", "artifacts"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "jobId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JobID = data
+		case "jobType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("jobType"))
+			data, err := ec.unmarshalNJobType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.JobType = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOJobStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "triggeredBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("triggeredBy"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TriggeredBy = data
+		case "approvedBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedBy"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedBy = data
+		case "startTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("startTime"))
+			data, err := ec.unmarshalODateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.StartTime = data
+		case "targetComponents":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetComponents"))
+			data, err := ec.unmarshalOTargetComponentInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTargetComponentᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TargetComponents = data
+		case "strategy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("strategy"))
+			data, err := ec.unmarshalOStrategyInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐStrategy(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Strategy = data
+		case "validation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validation"))
+			data, err := ec.unmarshalOValidationInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐValidation(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Validation = data
+		case "metrics":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metrics"))
+			data, err := ec.unmarshalOJobMetricsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobMetrics(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metrics = data
+		case "artifacts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("artifacts"))
+			data, err := ec.unmarshalOJobArtifactsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobArtifacts(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Artifacts = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalJobInput unmarshals raw into the JobInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalJobInput(ctx context.Context, raw any) (catalog.Job, error) {
+	var out catalog.Job
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "JobInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputJobMetricsInput(ctx context.Context, obj any) (catalog.JobMetrics, error) {
+	var it catalog.JobMetrics
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["affectedUsers"]; !present {
+		asMap["affectedUsers"] = 0
+	}
+	if _, present := asMap["downtime"]; !present {
+		asMap["downtime"] = 0
+	}
+	if _, present := asMap["rollbacksTriggered"]; !present {
+		asMap["rollbacksTriggered"] = 0
+	}
+	if _, present := asMap["deploymentsCompleted"]; !present {
+		asMap["deploymentsCompleted"] = 0
+	}
+	if _, present := asMap["totalArtifactsDeployed"]; !present {
+		asMap["totalArtifactsDeployed"] = 0
+	}
+
+	fieldsInOrder := [...]string{"affectedUsers", "downtime", "rollbacksTriggered", "deploymentsCompleted", "totalArtifactsDeployed"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "affectedUsers":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("affectedUsers"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AffectedUsers = data
+		case "downtime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("downtime"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Downtime = data
+		case "rollbacksTriggered":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rollbacksTriggered"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RollbacksTriggered = data
+		case "deploymentsCompleted":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deploymentsCompleted"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.DeploymentsCompleted = data
+		case "totalArtifactsDeployed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("totalArtifactsDeployed"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TotalArtifactsDeployed = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalJobMetricsInput unmarshals raw into the JobMetricsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalJobMetricsInput(ctx context.Context, raw any) (catalog.JobMetrics, error) {
+	var out catalog.JobMetrics
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "JobMetricsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputLatencyValueInput(ctx context.Context, obj any) (catalog.LatencyValue, error) {
+	var it catalog.LatencyValue
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"p50", "p95", "p99", "max", "unit", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "p50":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("p50"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.P50 = data
+		case "p95":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("p95"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.P95 = data
+		case "p99":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("p99"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.P99 = data
+		case "max":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("max"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Max = data
+		case "unit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unit"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unit = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalLatencyValueInput unmarshals raw into the LatencyValueInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalLatencyValueInput(ctx context.Context, raw any) (catalog.LatencyValue, error) {
+	var out catalog.LatencyValue
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "LatencyValueInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputLifecycleInput(ctx context.Context, obj any) (catalog.Lifecycle, error) {
+	var it catalog.Lifecycle
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"phase", "plannedRetirement", "lastMajorUpdate", "nextReview"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "phase":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("phase"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Phase = data
+		case "plannedRetirement":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("plannedRetirement"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PlannedRetirement = data
+		case "lastMajorUpdate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastMajorUpdate"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastMajorUpdate = data
+		case "nextReview":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("nextReview"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.NextReview = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalLifecycleInput unmarshals raw into the LifecycleInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalLifecycleInput(ctx context.Context, raw any) (catalog.Lifecycle, error) {
+	var out catalog.Lifecycle
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "LifecycleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputMetricAlertsInput(ctx context.Context, obj any) (catalog.MetricAlerts, error) {
+	var it catalog.MetricAlerts
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["active"]; !present {
+		asMap["active"] = []any{}
+	}
+	if _, present := asMap["resolved"]; !present {
+		asMap["resolved"] = []any{}
+	}
+
+	fieldsInOrder := [...]string{"active", "resolved"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "active":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("active"))
+			data, err := ec.unmarshalOAlertInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlertᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Active = data
+		case "resolved":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("resolved"))
+			data, err := ec.unmarshalOAlertInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlertᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Resolved = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMetricAlertsInput unmarshals raw into the MetricAlertsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMetricAlertsInput(ctx context.Context, raw any) (catalog.MetricAlerts, error) {
+	var out catalog.MetricAlerts
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MetricAlertsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputMetricInput(ctx context.Context, obj any) (catalog.Metric, error) {
+	var it catalog.Metric
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"capabilityId", "componentId", "metricType", "timestamp", "interval", "dimensions", "values", "alerts", "trends"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "capabilityId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("capabilityId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CapabilityID = data
+		case "componentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("componentId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ComponentID = data
+		case "metricType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metricType"))
+			data, err := ec.unmarshalNMetricType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MetricType = data
+		case "timestamp":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("timestamp"))
+			data, err := ec.unmarshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Timestamp = data
+		case "interval":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("interval"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Interval = data
+		case "dimensions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dimensions"))
+			data, err := ec.unmarshalOJSON2map(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dimensions = data
+		case "values":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("values"))
+			data, err := ec.unmarshalOMetricValuesInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricValues(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Values = data
+		case "alerts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alerts"))
+			data, err := ec.unmarshalOMetricAlertsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricAlerts(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Alerts = data
+		case "trends":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("trends"))
+			data, err := ec.unmarshalOTrendsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTrends(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Trends = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMetricInput unmarshals raw into the MetricInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMetricInput(ctx context.Context, raw any) (catalog.Metric, error) {
+	var out catalog.Metric
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MetricInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputMetricValuesInput(ctx context.Context, obj any) (catalog.MetricValues, error) {
+	var it catalog.MetricValues
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"availability", "latency", "throughput", "errors", "saturation"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "availability":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("availability"))
+			data, err := ec.unmarshalOAvailabilityValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityValue(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Availability = data
+		case "latency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("latency"))
+			data, err := ec.unmarshalOLatencyValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐLatencyValue(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Latency = data
+		case "throughput":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("throughput"))
+			data, err := ec.unmarshalOThroughputValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐThroughputValue(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Throughput = data
+		case "errors":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errors"))
+			data, err := ec.unmarshalOErrorsValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐErrorsValue(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Errors = data
+		case "saturation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("saturation"))
+			data, err := ec.unmarshalOSaturationValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSaturationValue(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Saturation = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMetricValuesInput unmarshals raw into the MetricValuesInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMetricValuesInput(ctx context.Context, raw any) (catalog.MetricValues, error) {
+	var out catalog.MetricValues
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MetricValuesInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputMonitoringInput(ctx context.Context, obj any) (catalog.Monitoring, error) {
+	var it catalog.Monitoring
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["sliEnabled"]; !present {
+		asMap["sliEnabled"] = false
+	}
+
+	fieldsInOrder := [...]string{"sliEnabled", "alertThreshold"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "sliEnabled":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sliEnabled"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SliEnabled = data
+		case "alertThreshold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("alertThreshold"))
+			data, err := ec.unmarshalOAlertThresholdInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlertThreshold(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AlertThreshold = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalMonitoringInput unmarshals raw into the MonitoringInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalMonitoringInput(ctx context.Context, raw any) (catalog.Monitoring, error) {
+	var out catalog.Monitoring
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "MonitoringInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputOwnershipInput(ctx context.Context, obj any) (catalog.Ownership, error) {
+	var it catalog.Ownership
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"team", "leadEngineer", "oncallRotation", "slackChannel"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "team":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("team"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Team = data
+		case "leadEngineer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("leadEngineer"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LeadEngineer = data
+		case "oncallRotation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("oncallRotation"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.OncallRotation = data
+		case "slackChannel":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("slackChannel"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SlackChannel = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalOwnershipInput unmarshals raw into the OwnershipInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalOwnershipInput(ctx context.Context, raw any) (catalog.Ownership, error) {
+	var out catalog.Ownership
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "OwnershipInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputPerformanceRequirementsInput(ctx context.Context, obj any) (catalog.PerformanceRequirements, error) {
+	var it catalog.PerformanceRequirements
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"maxLatency", "minThroughput"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "maxLatency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("maxLatency"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MaxLatency = data
+		case "minThroughput":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minThroughput"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinThroughput = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPerformanceRequirementsInput unmarshals raw into the PerformanceRequirementsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPerformanceRequirementsInput(ctx context.Context, raw any) (catalog.PerformanceRequirements, error) {
+	var out catalog.PerformanceRequirements
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PerformanceRequirementsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputPostDeploymentInput(ctx context.Context, obj any) (catalog.PostDeployment, error) {
+	var it catalog.PostDeployment
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"functionalTests", "performanceTests", "integrationTests"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "functionalTests":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("functionalTests"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FunctionalTests = data
+		case "performanceTests":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("performanceTests"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PerformanceTests = data
+		case "integrationTests":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("integrationTests"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.IntegrationTests = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPostDeploymentInput unmarshals raw into the PostDeploymentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPostDeploymentInput(ctx context.Context, raw any) (catalog.PostDeployment, error) {
+	var out catalog.PostDeployment
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PostDeploymentInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputPreDeploymentInput(ctx context.Context, obj any) (catalog.PreDeployment, error) {
+	var it catalog.PreDeployment
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"healthChecks", "smokeTests", "securityScan"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "healthChecks":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("healthChecks"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HealthChecks = data
+		case "smokeTests":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("smokeTests"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SmokeTests = data
+		case "securityScan":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("securityScan"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.SecurityScan = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalPreDeploymentInput unmarshals raw into the PreDeploymentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalPreDeploymentInput(ctx context.Context, raw any) (catalog.PreDeployment, error) {
+	var out catalog.PreDeployment
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "PreDeploymentInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputReportedAggregatesInput(ctx context.Context, obj any) (catalog.Aggregates, error) {
+	var it catalog.Aggregates
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"averageDeploymentTime", "totalIncidents", "monthlyOperationalCost", "userCount"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "averageDeploymentTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("averageDeploymentTime"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.AverageDeploymentTime = data
+		case "totalIncidents":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("totalIncidents"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TotalIncidents = data
+		case "monthlyOperationalCost":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("monthlyOperationalCost"))
+			data, err := ec.unmarshalOFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MonthlyOperationalCost = data
+		case "userCount":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("userCount"))
+			data, err := ec.unmarshalOInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.UserCount = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalReportedAggregatesInput unmarshals raw into the ReportedAggregatesInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalReportedAggregatesInput(ctx context.Context, raw any) (catalog.Aggregates, error) {
+	var out catalog.Aggregates
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ReportedAggregatesInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRepositoryInput(ctx context.Context, obj any) (catalog.Repository, error) {
+	var it catalog.Repository
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "url", "branch", "cicdPipeline"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "url":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("url"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.URL = data
+		case "branch":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("branch"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Branch = data
+		case "cicdPipeline":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cicdPipeline"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CicdPipeline = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRepositoryInput unmarshals raw into the RepositoryInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRepositoryInput(ctx context.Context, raw any) (catalog.Repository, error) {
+	var out catalog.Repository
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RepositoryInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRequirementsInput(ctx context.Context, obj any) (catalog.Requirements, error) {
+	var it catalog.Requirements
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"minVersion", "features", "performance"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "minVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("minVersion"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.MinVersion = data
+		case "features":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("features"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Features = data
+		case "performance":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("performance"))
+			data, err := ec.unmarshalOPerformanceRequirementsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPerformanceRequirements(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Performance = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRequirementsInput unmarshals raw into the RequirementsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRequirementsInput(ctx context.Context, raw any) (catalog.Requirements, error) {
+	var out catalog.Requirements
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RequirementsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputResourcesInput(ctx context.Context, obj any) (catalog.Resources, error) {
+	var it catalog.Resources
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"cpu", "memory"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "cpu":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cpu"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CPU = data
+		case "memory":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("memory"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Memory = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalResourcesInput unmarshals raw into the ResourcesInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalResourcesInput(ctx context.Context, raw any) (catalog.Resources, error) {
+	var out catalog.Resources
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ResourcesInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRollbackInput(ctx context.Context, obj any) (catalog.Rollback, error) {
+	var it catalog.Rollback
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["automatic"]; !present {
+		asMap["automatic"] = false
+	}
+
+	fieldsInOrder := [...]string{"automatic", "threshold"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "automatic":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("automatic"))
+			data, err := ec.unmarshalOBoolean2bool(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Automatic = data
+		case "threshold":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("threshold"))
+			data, err := ec.unmarshalOAlertThresholdInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlertThreshold(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Threshold = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRollbackInput unmarshals raw into the RollbackInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRollbackInput(ctx context.Context, raw any) (catalog.Rollback, error) {
+	var out catalog.Rollback
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RollbackInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRuleInput(ctx context.Context, obj any) (catalog.Rule, error) {
+	var it catalog.Rule
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["status"]; !present {
+		asMap["status"] = "DRAFT"
+	}
+
+	fieldsInOrder := [...]string{"ruleId", "name", "description", "ruleType", "scope", "priority", "order", "status", "version", "author", "approvedBy", "effectiveFrom", "effectiveUntil", "conditions", "actions", "metadata"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "ruleId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ruleId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RuleID = data
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalNString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Name = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Description = data
+		case "ruleType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ruleType"))
+			data, err := ec.unmarshalNRuleType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.RuleType = data
+		case "scope":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scope"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Scope = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalNPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priority = data
+		case "order":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("order"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Order = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalORuleStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Version = data
+		case "author":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("author"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Author = data
+		case "approvedBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedBy"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ApprovedBy = data
+		case "effectiveFrom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("effectiveFrom"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EffectiveFrom = data
+		case "effectiveUntil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("effectiveUntil"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.EffectiveUntil = data
+		case "conditions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conditions"))
+			data, err := ec.unmarshalNConditionInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Conditions = data
+		case "actions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actions"))
+			data, err := ec.unmarshalNActionInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Actions = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalORuleMetadataInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleMetadata(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Metadata = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRuleInput unmarshals raw into the RuleInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRuleInput(ctx context.Context, raw any) (catalog.Rule, error) {
+	var out catalog.Rule
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RuleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputRuleMetadataInput(ctx context.Context, obj any) (catalog.RuleMetadata, error) {
+	var it catalog.RuleMetadata
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"tags", "compliance", "testCoverage", "lastReview"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		case "compliance":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("compliance"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Compliance = data
+		case "testCoverage":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("testCoverage"))
+			data, err := ec.unmarshalOFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.TestCoverage = data
+		case "lastReview":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lastReview"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.LastReview = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalRuleMetadataInput unmarshals raw into the RuleMetadataInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalRuleMetadataInput(ctx context.Context, raw any) (catalog.RuleMetadata, error) {
+	var out catalog.RuleMetadata
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "RuleMetadataInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSaturationValueInput(ctx context.Context, obj any) (catalog.SaturationValue, error) {
+	var it catalog.SaturationValue
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"cpu", "memory", "connections", "unit", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "cpu":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("cpu"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.CPU = data
+		case "memory":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("memory"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Memory = data
+		case "connections":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("connections"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Connections = data
+		case "unit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unit"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unit = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSaturationValueInput unmarshals raw into the SaturationValueInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSaturationValueInput(ctx context.Context, raw any) (catalog.SaturationValue, error) {
+	var out catalog.SaturationValue
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SaturationValueInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputSlaInput(ctx context.Context, obj any) (catalog.SLA, error) {
+	var it catalog.SLA
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"availability", "responseTime", "errorRate"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "availability":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("availability"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Availability = data
+		case "responseTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("responseTime"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ResponseTime = data
+		case "errorRate":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errorRate"))
+			data, err := ec.unmarshalNFloat2float64(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ErrorRate = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalSlaInput unmarshals raw into the SlaInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalSlaInput(ctx context.Context, raw any) (catalog.SLA, error) {
+	var out catalog.SLA
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "SlaInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputStrategyInput(ctx context.Context, obj any) (catalog.Strategy, error) {
+	var it catalog.Strategy
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"type", "canary", "rollback"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "type":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("type"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Type = data
+		case "canary":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("canary"))
+			data, err := ec.unmarshalOCanaryInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCanary(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Canary = data
+		case "rollback":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("rollback"))
+			data, err := ec.unmarshalORollbackInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRollback(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Rollback = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalStrategyInput unmarshals raw into the StrategyInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalStrategyInput(ctx context.Context, raw any) (catalog.Strategy, error) {
+	var out catalog.Strategy
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "StrategyInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputTargetComponentInput(ctx context.Context, obj any) (catalog.TargetComponent, error) {
+	var it catalog.TargetComponent
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"componentId", "fromVersion", "toVersion", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "componentId":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("componentId"))
+			data, err := ec.unmarshalNID2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ComponentID = data
+		case "fromVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("fromVersion"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.FromVersion = data
+		case "toVersion":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("toVersion"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.ToVersion = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTargetComponentInput unmarshals raw into the TargetComponentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTargetComponentInput(ctx context.Context, raw any) (catalog.TargetComponent, error) {
+	var out catalog.TargetComponent
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TargetComponentInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputTechnologyInput(ctx context.Context, obj any) (catalog.Technology, error) {
+	var it catalog.Technology
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"stack", "framework", "language", "runtime", "dependencies"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "stack":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("stack"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Stack = data
+		case "framework":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("framework"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Framework = data
+		case "language":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("language"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Language = data
+		case "runtime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("runtime"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Runtime = data
+		case "dependencies":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("dependencies"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Dependencies = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTechnologyInput unmarshals raw into the TechnologyInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTechnologyInput(ctx context.Context, raw any) (catalog.Technology, error) {
+	var out catalog.Technology
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TechnologyInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputThroughputValueInput(ctx context.Context, obj any) (catalog.ThroughputValue, error) {
+	var it catalog.ThroughputValue
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"requests", "successful", "failed", "unit", "status"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "requests":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("requests"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Requests = data
+		case "successful":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("successful"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Successful = data
+		case "failed":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("failed"))
+			data, err := ec.unmarshalNInt2int(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Failed = data
+		case "unit":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("unit"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Unit = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Status = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalThroughputValueInput unmarshals raw into the ThroughputValueInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalThroughputValueInput(ctx context.Context, raw any) (catalog.ThroughputValue, error) {
+	var out catalog.ThroughputValue
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ThroughputValueInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputTrendsInput(ctx context.Context, obj any) (catalog.Trends, error) {
+	var it catalog.Trends
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"availability", "latency", "throughput", "errors"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "availability":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("availability"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Availability = data
+		case "latency":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("latency"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Latency = data
+		case "throughput":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("throughput"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Throughput = data
+		case "errors":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("errors"))
+			data, err := ec.unmarshalOString2string(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Errors = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalTrendsInput unmarshals raw into the TrendsInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalTrendsInput(ctx context.Context, raw any) (catalog.Trends, error) {
+	var out catalog.Trends
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "TrendsInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateCapabilityInput(ctx context.Context, obj any) (map[string]any, error) {
+	var it map[string]any
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "businessDomain", "priority", "owner", "version", "tags", "businessMetrics", "architecture", "compliance", "lifecycle", "aggregates"}
+	it = make(map[string]any, len(asMap))
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["name"] = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["description"] = data
+		case "businessDomain":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("businessDomain"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["businessDomain"] = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOPriority2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["priority"] = data
+		case "owner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("owner"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["owner"] = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["version"] = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["tags"] = data
+		case "businessMetrics":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("businessMetrics"))
+			data, err := ec.unmarshalOBusinessMetricsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐBusinessMetrics(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["businessMetrics"] = data
+		case "architecture":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("architecture"))
+			data, err := ec.unmarshalOArchitectureInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐArchitecture(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["architecture"] = data
+		case "compliance":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("compliance"))
+			data, err := ec.unmarshalOComplianceInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCompliance(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["compliance"] = data
+		case "lifecycle":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("lifecycle"))
+			data, err := ec.unmarshalOLifecycleInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐLifecycle(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["lifecycle"] = data
+		case "aggregates":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("aggregates"))
+			data, err := ec.unmarshalOReportedAggregatesInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAggregates(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["aggregates"] = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateCapabilityInput unmarshals raw into the UpdateCapabilityInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateCapabilityInput(ctx context.Context, raw any) (map[string]any, error) {
+	var out map[string]any
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateCapabilityInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateComponentInput(ctx context.Context, obj any) (map[string]any, error) {
+	var it map[string]any
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "componentType", "order", "layer", "status", "version", "technology", "deployment", "configuration", "health", "sla", "ownership", "repository"}
+	it = make(map[string]any, len(asMap))
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["name"] = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["description"] = data
+		case "componentType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("componentType"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["componentType"] = data
+		case "order":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("order"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["order"] = data
+		case "layer":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("layer"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["layer"] = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOComponentStatus2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["status"] = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["version"] = data
+		case "technology":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("technology"))
+			data, err := ec.unmarshalOTechnologyInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTechnology(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["technology"] = data
+		case "deployment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("deployment"))
+			data, err := ec.unmarshalODeploymentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDeployment(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["deployment"] = data
+		case "configuration":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("configuration"))
+			data, err := ec.unmarshalOConfigurationInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConfiguration(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["configuration"] = data
+		case "health":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("health"))
+			data, err := ec.unmarshalOComponentHealthInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentHealth(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["health"] = data
+		case "sla":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("sla"))
+			data, err := ec.unmarshalOSlaInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLA(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["sla"] = data
+		case "ownership":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ownership"))
+			data, err := ec.unmarshalOOwnershipInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐOwnership(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["ownership"] = data
+		case "repository":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("repository"))
+			data, err := ec.unmarshalORepositoryInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRepository(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["repository"] = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateComponentInput unmarshals raw into the UpdateComponentInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateComponentInput(ctx context.Context, raw any) (map[string]any, error) {
+	var out map[string]any
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateComponentInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateJobInput(ctx context.Context, obj any) (map[string]any, error) {
+	var it map[string]any
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"status", "priority", "approvedBy", "endTime", "targetComponents", "strategy", "validation", "metrics", "artifacts"}
+	it = make(map[string]any, len(asMap))
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalOJobStatus2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["status"] = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOPriority2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["priority"] = data
+		case "approvedBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedBy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["approvedBy"] = data
+		case "endTime":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("endTime"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["endTime"] = data
+		case "targetComponents":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("targetComponents"))
+			data, err := ec.unmarshalOTargetComponentInput2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTargetComponentᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["targetComponents"] = data
+		case "strategy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("strategy"))
+			data, err := ec.unmarshalOStrategyInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐStrategy(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["strategy"] = data
+		case "validation":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("validation"))
+			data, err := ec.unmarshalOValidationInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐValidation(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["validation"] = data
+		case "metrics":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metrics"))
+			data, err := ec.unmarshalOJobMetricsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobMetrics(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["metrics"] = data
+		case "artifacts":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("artifacts"))
+			data, err := ec.unmarshalOJobArtifactsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobArtifacts(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["artifacts"] = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateJobInput unmarshals raw into the UpdateJobInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateJobInput(ctx context.Context, raw any) (map[string]any, error) {
+	var out map[string]any
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateJobInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputUpdateRuleInput(ctx context.Context, obj any) (map[string]any, error) {
+	var it map[string]any
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"name", "description", "ruleType", "scope", "priority", "order", "status", "version", "author", "approvedBy", "effectiveFrom", "effectiveUntil", "conditions", "actions", "metadata"}
+	it = make(map[string]any, len(asMap))
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "name":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("name"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["name"] = data
+		case "description":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("description"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["description"] = data
+		case "ruleType":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("ruleType"))
+			data, err := ec.unmarshalORuleType2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleType(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["ruleType"] = data
+		case "scope":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("scope"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["scope"] = data
+		case "priority":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priority"))
+			data, err := ec.unmarshalOPriority2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["priority"] = data
+		case "order":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("order"))
+			data, err := ec.unmarshalOInt2ᚖint(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["order"] = data
+		case "status":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("status"))
+			data, err := ec.unmarshalORuleStatus2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["status"] = data
+		case "version":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("version"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["version"] = data
+		case "author":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("author"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["author"] = data
+		case "approvedBy":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("approvedBy"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["approvedBy"] = data
+		case "effectiveFrom":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("effectiveFrom"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["effectiveFrom"] = data
+		case "effectiveUntil":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("effectiveUntil"))
+			data, err := ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["effectiveUntil"] = data
+		case "conditions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("conditions"))
+			data, err := ec.unmarshalOConditionInput2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["conditions"] = data
+		case "actions":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("actions"))
+			data, err := ec.unmarshalOActionInput2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["actions"] = data
+		case "metadata":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("metadata"))
+			data, err := ec.unmarshalORuleMetadataInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleMetadata(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["metadata"] = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalUpdateRuleInput unmarshals raw into the UpdateRuleInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalUpdateRuleInput(ctx context.Context, raw any) (map[string]any, error) {
+	var out map[string]any
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "UpdateRuleInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputValidationInput(ctx context.Context, obj any) (catalog.Validation, error) {
+	var it catalog.Validation
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"preDeployment", "postDeployment"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "preDeployment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("preDeployment"))
+			data, err := ec.unmarshalOPreDeploymentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPreDeployment(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PreDeployment = data
+		case "postDeployment":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("postDeployment"))
+			data, err := ec.unmarshalOPostDeploymentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPostDeployment(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.PostDeployment = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalValidationInput unmarshals raw into the ValidationInput input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalValidationInput(ctx context.Context, raw any) (catalog.Validation, error) {
+	var out catalog.Validation
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ValidationInput", raw, &out)
+	return out, err
+}
+
 // endregion **************************** input.gotpl *****************************
 
 // region    ************************** interface.gotpl ***************************
@@ -17595,6 +24238,12 @@ func (ec *executionContext) _Capability(ctx context.Context, sel ast.SelectionSe
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Capability_slaReport(ctx, field, obj)
+				})
+		case "history":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Capability_history(ctx, field, obj)
 				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
@@ -19534,6 +26183,147 @@ func (ec *executionContext) _Monitoring(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var mutationImplementors = []string{"Mutation"}
+
+func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, mutationImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Mutation",
+	})
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		innerCtx := graphql.WithRootFieldContext(ctx, &graphql.RootFieldContext{
+			Object: field.Name,
+			Field:  field,
+		})
+
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Mutation")
+		case "createCapability":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createCapability(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateCapability":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateCapability(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "transitionCapability":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_transitionCapability(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteCapability":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteCapability(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addComponent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addComponent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateComponent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateComponent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeComponent":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeComponent(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "addDependency":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_addDependency(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "removeDependency":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_removeDependency(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startJob":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_startJob(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateJob":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateJob(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recordMetrics":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_recordMetrics(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "updateRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_updateRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deleteRule":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_deleteRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var ownershipImplementors = []string{"Ownership"}
 
 func (ec *executionContext) _Ownership(ctx context.Context, sel ast.SelectionSet, obj *catalog.Ownership) graphql.Marshaler {
@@ -19836,6 +26626,49 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 	return out
 }
 
+var recordMetricsPayloadImplementors = []string{"RecordMetricsPayload"}
+
+func (ec *executionContext) _RecordMetricsPayload(ctx context.Context, sel ast.SelectionSet, obj *model.RecordMetricsPayload) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, recordMetricsPayloadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RecordMetricsPayload")
+		case "metrics":
+			out.Values[i] = ec._RecordMetricsPayload_metrics(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "recorded":
+			out.Values[i] = ec._RecordMetricsPayload_recorded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._RecordMetricsPayload_components(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var repositoryImplementors = []string{"Repository"}
 
 func (ec *executionContext) _Repository(ctx context.Context, sel ast.SelectionSet, obj *catalog.Repository) graphql.Marshaler {
@@ -20017,110 +26850,197 @@ func (ec *executionContext) _Rule(ctx context.Context, sel ast.SelectionSet, obj
 		case "id":
 			out.Values[i] = ec._Rule_id(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ruleId":
 			out.Values[i] = ec._Rule_ruleId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "capabilityId":
 			out.Values[i] = ec._Rule_capabilityId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "name":
 			out.Values[i] = ec._Rule_name(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "description":
 			out.Values[i] = ec._Rule_description(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ruleType":
 			out.Values[i] = ec._Rule_ruleType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "scope":
 			out.Values[i] = ec._Rule_scope(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "priority":
 			out.Values[i] = ec._Rule_priority(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "order":
 			out.Values[i] = ec._Rule_order(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._Rule_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "version":
 			out.Values[i] = ec._Rule_version(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "author":
 			out.Values[i] = ec._Rule_author(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "approvedBy":
 			out.Values[i] = ec._Rule_approvedBy(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "effectiveFrom":
 			out.Values[i] = ec._Rule_effectiveFrom(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "effectiveUntil":
 			out.Values[i] = ec._Rule_effectiveUntil(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "conditions":
 			out.Values[i] = ec._Rule_conditions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "actions":
 			out.Values[i] = ec._Rule_actions(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "metadata":
 			out.Values[i] = ec._Rule_metadata(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "metrics":
 			out.Values[i] = ec._Rule_metrics(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "revision":
 			out.Values[i] = ec._Rule_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._Rule_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "updatedAt":
 			out.Values[i] = ec._Rule_updatedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "history":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Rule_history(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ruleConnectionImplementors = []string{"RuleConnection"}
+
+func (ec *executionContext) _RuleConnection(ctx context.Context, sel ast.SelectionSet, obj *model.RuleConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ruleConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RuleConnection")
+		case "edges":
+			out.Values[i] = ec._RuleConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._RuleConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._RuleConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ruleEdgeImplementors = []string{"RuleEdge"}
+
+func (ec *executionContext) _RuleEdge(ctx context.Context, sel ast.SelectionSet, obj *model.RuleEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ruleEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RuleEdge")
+		case "cursor":
+			out.Values[i] = ec._RuleEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._RuleEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -21130,6 +28050,30 @@ func (ec *executionContext) marshalNAction2ᚕgithubᚗcomᚋcapcatᚋcatalogue�
 	return ret
 }
 
+func (ec *executionContext) unmarshalNActionInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAction(ctx context.Context, v any) (catalog.Action, error) {
+	res, err := ec.unmarshalInputActionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNActionInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionᚄ(ctx context.Context, v any) ([]catalog.Action, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.Action, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNActionInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAction(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNActionInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAction(ctx context.Context, v any) (*catalog.Action, error) {
+	res, err := ec.unmarshalInputActionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNAggregates2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAggregates(ctx context.Context, sel ast.SelectionSet, v catalog.Aggregates) graphql.Marshaler {
 	return ec._Aggregates(ctx, sel, &v)
 }
@@ -21152,6 +28096,11 @@ func (ec *executionContext) marshalNAlert2ᚕgithubᚗcomᚋcapcatᚋcatalogue�
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNAlertInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlert(ctx context.Context, v any) (catalog.Alert, error) {
+	res, err := ec.unmarshalInputAlertInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalNAvailabilityChain2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChainᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.AvailabilityChain) graphql.Marshaler {
@@ -21330,6 +28279,11 @@ func (ec *executionContext) marshalNComponentEdge2ᚖgithubᚗcomᚋcapcatᚋcat
 	return ec._ComponentEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNComponentInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx context.Context, v any) (catalog.Component, error) {
+	res, err := ec.unmarshalInputComponentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNComponentSla2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentSLAᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.ComponentSLA) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21384,6 +28338,30 @@ func (ec *executionContext) marshalNCondition2ᚕgithubᚗcomᚋcapcatᚋcatalog
 	return ret
 }
 
+func (ec *executionContext) unmarshalNConditionInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCondition(ctx context.Context, v any) (catalog.Condition, error) {
+	res, err := ec.unmarshalInputConditionInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNConditionInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionᚄ(ctx context.Context, v any) ([]catalog.Condition, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.Condition, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNConditionInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCondition(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNConditionInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCondition(ctx context.Context, v any) (*catalog.Condition, error) {
+	res, err := ec.unmarshalInputConditionInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalNConditionResult2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.ConditionResult) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21406,6 +28384,11 @@ func (ec *executionContext) marshalNConditionResult2ᚖgithubᚗcomᚋcapcatᚋc
 		return graphql.Null
 	}
 	return ec._ConditionResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNCreateCapabilityInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx context.Context, v any) (catalog.Capability, error) {
+	res, err := ec.unmarshalInputCreateCapabilityInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNCriticality2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCriticality(ctx context.Context, v any) (catalog.Criticality, error) {
@@ -21460,6 +28443,11 @@ func (ec *executionContext) marshalNDependencyGraph2ᚖgithubᚗcomᚋcapcatᚋc
 	return ec._DependencyGraph(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNDependencyInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependency(ctx context.Context, v any) (catalog.Dependency, error) {
+	res, err := ec.unmarshalInputDependencyInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNDependencyType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyType(ctx context.Context, v any) (catalog.DependencyType, error) {
 	var res catalog.DependencyType
 	err := res.UnmarshalGQL(v)
@@ -21488,6 +28476,11 @@ func (ec *executionContext) marshalNEndpoint2ᚕgithubᚗcomᚋcapcatᚋcatalogu
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNEndpointInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐEndpoint(ctx context.Context, v any) (catalog.Endpoint, error) {
+	res, err := ec.unmarshalInputEndpointInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNFloat2float64(ctx context.Context, v any) (float64, error) {
@@ -21705,6 +28698,11 @@ func (ec *executionContext) marshalNJobEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogue
 	return ec._JobEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNJobInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJob(ctx context.Context, v any) (catalog.Job, error) {
+	res, err := ec.unmarshalInputJobInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNJobStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobStatus(ctx context.Context, v any) (catalog.JobStatus, error) {
 	var res catalog.JobStatus
 	err := res.UnmarshalGQL(v)
@@ -21781,6 +28779,25 @@ func (ec *executionContext) marshalNMetricEdge2ᚖgithubᚗcomᚋcapcatᚋcatalo
 	return ec._MetricEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNMetricInput2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricᚄ(ctx context.Context, v any) ([]*catalog.Metric, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*catalog.Metric, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNMetricInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetric(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalNMetricInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetric(ctx context.Context, v any) (*catalog.Metric, error) {
+	res, err := ec.unmarshalInputMetricInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalNMetricType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricType(ctx context.Context, v any) (catalog.MetricType, error) {
 	var res catalog.MetricType
 	err := res.UnmarshalGQL(v)
@@ -21809,6 +28826,14 @@ func (ec *executionContext) marshalNPriority2githubᚗcomᚋcapcatᚋcatalogue�
 	return v
 }
 
+func (ec *executionContext) marshalNRecordMetricsPayload2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRecordMetricsPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordMetricsPayload) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RecordMetricsPayload!")
+		return graphql.Null
+	}
+	return ec._RecordMetricsPayload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRule2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Rule) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21833,6 +28858,38 @@ func (ec *executionContext) marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋ
 	return ec._Rule(ctx, sel, v)
 }
 
+func (ec *executionContext) marshalNRuleConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleConnection(ctx context.Context, sel ast.SelectionSet, v *model.RuleConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RuleConnection!")
+		return graphql.Null
+	}
+	return ec._RuleConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRuleEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RuleEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRuleEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRuleEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleEdge(ctx context.Context, sel ast.SelectionSet, v *model.RuleEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RuleEdge!")
+		return graphql.Null
+	}
+	return ec._RuleEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNRuleEvaluation2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleEvaluationᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.RuleEvaluation) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -21855,6 +28912,11 @@ func (ec *executionContext) marshalNRuleEvaluation2ᚖgithubᚗcomᚋcapcatᚋca
 		return graphql.Null
 	}
 	return ec._RuleEvaluation(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNRuleInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx context.Context, v any) (catalog.Rule, error) {
+	res, err := ec.unmarshalInputRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalNRuleStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx context.Context, v any) (catalog.RuleStatus, error) {
@@ -21946,6 +29008,36 @@ func (ec *executionContext) marshalNTargetComponent2ᚕgithubᚗcomᚋcapcatᚋc
 	}
 
 	return ret
+}
+
+func (ec *executionContext) unmarshalNTargetComponentInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTargetComponent(ctx context.Context, v any) (catalog.TargetComponent, error) {
+	res, err := ec.unmarshalInputTargetComponentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNTargetComponentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTargetComponent(ctx context.Context, v any) (*catalog.TargetComponent, error) {
+	res, err := ec.unmarshalInputTargetComponentInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateCapabilityInput2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := ec.unmarshalInputUpdateCapabilityInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateComponentInput2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := ec.unmarshalInputUpdateComponentInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateJobInput2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := ec.unmarshalInputUpdateJobInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalNUpdateRuleInput2map(ctx context.Context, v any) (map[string]any, error) {
+	res, err := ec.unmarshalInputUpdateRuleInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalN__Directive2githubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐDirective(ctx context.Context, sel ast.SelectionSet, v introspection.Directive) graphql.Marshaler {
@@ -22090,6 +29182,40 @@ func (ec *executionContext) marshalN__TypeKind2string(ctx context.Context, sel a
 	return res
 }
 
+func (ec *executionContext) unmarshalOActionInput2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionᚄ(ctx context.Context, v any) ([]*catalog.Action, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*catalog.Action, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNActionInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAction(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOAlertInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlertᚄ(ctx context.Context, v any) ([]catalog.Alert, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.Alert, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNAlertInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlert(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOAlertThreshold2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlertThreshold(ctx context.Context, sel ast.SelectionSet, v *catalog.AlertThreshold) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22097,11 +29223,27 @@ func (ec *executionContext) marshalOAlertThreshold2ᚖgithubᚗcomᚋcapcatᚋca
 	return ec._AlertThreshold(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOAlertThresholdInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAlertThreshold(ctx context.Context, v any) (*catalog.AlertThreshold, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAlertThresholdInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOArchitecture2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐArchitecture(ctx context.Context, sel ast.SelectionSet, v *catalog.Architecture) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Architecture(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOArchitectureInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐArchitecture(ctx context.Context, v any) (*catalog.Architecture, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputArchitectureInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOAvailabilityChain2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChain(ctx context.Context, sel ast.SelectionSet, v *catalog.AvailabilityChain) graphql.Marshaler {
@@ -22116,6 +29258,14 @@ func (ec *executionContext) marshalOAvailabilityValue2ᚖgithubᚗcomᚋcapcat�
 		return graphql.Null
 	}
 	return ec._AvailabilityValue(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOAvailabilityValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityValue(ctx context.Context, v any) (*catalog.AvailabilityValue, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputAvailabilityValueInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOBoolean2bool(ctx context.Context, v any) (bool, error) {
@@ -22155,11 +29305,27 @@ func (ec *executionContext) marshalOBusinessMetrics2ᚖgithubᚗcomᚋcapcatᚋc
 	return ec._BusinessMetrics(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOBusinessMetricsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐBusinessMetrics(ctx context.Context, v any) (*catalog.BusinessMetrics, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputBusinessMetricsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOCanary2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCanary(ctx context.Context, sel ast.SelectionSet, v *catalog.Canary) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Canary(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOCanaryInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCanary(ctx context.Context, v any) (*catalog.Canary, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCanaryInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOCapability2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx context.Context, sel ast.SelectionSet, v *catalog.Capability) graphql.Marshaler {
@@ -22169,11 +29335,29 @@ func (ec *executionContext) marshalOCapability2ᚖgithubᚗcomᚋcapcatᚋcatalo
 	return ec._Capability(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx context.Context, v any) (catalog.CapabilityStatus, error) {
+	var res catalog.CapabilityStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx context.Context, sel ast.SelectionSet, v catalog.CapabilityStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalOCompliance2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCompliance(ctx context.Context, sel ast.SelectionSet, v *catalog.Compliance) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Compliance(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOComplianceInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCompliance(ctx context.Context, v any) (*catalog.Compliance, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputComplianceInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOComponent2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Component) graphql.Marshaler {
@@ -22209,6 +29393,24 @@ func (ec *executionContext) marshalOComponentHealth2ᚖgithubᚗcomᚋcapcatᚋc
 	return ec._ComponentHealth(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOComponentHealthInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentHealth(ctx context.Context, v any) (*catalog.ComponentHealth, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputComponentHealthInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOComponentStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx context.Context, v any) (catalog.ComponentStatus, error) {
+	var res catalog.ComponentStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOComponentStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx context.Context, sel ast.SelectionSet, v catalog.ComponentStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalOComponentStatus2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx context.Context, v any) (*catalog.ComponentStatus, error) {
 	if v == nil {
 		return nil, nil
@@ -22225,6 +29427,23 @@ func (ec *executionContext) marshalOComponentStatus2ᚖgithubᚗcomᚋcapcatᚋc
 	return v
 }
 
+func (ec *executionContext) unmarshalOConditionInput2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionᚄ(ctx context.Context, v any) ([]*catalog.Condition, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*catalog.Condition, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNConditionInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCondition(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOConfiguration2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConfiguration(ctx context.Context, sel ast.SelectionSet, v *catalog.Configuration) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22232,11 +29451,27 @@ func (ec *executionContext) marshalOConfiguration2ᚖgithubᚗcomᚋcapcatᚋcat
 	return ec._Configuration(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOConfigurationInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConfiguration(ctx context.Context, v any) (*catalog.Configuration, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputConfigurationInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOContract2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐContract(ctx context.Context, sel ast.SelectionSet, v *catalog.Contract) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Contract(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOContractInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐContract(ctx context.Context, v any) (*catalog.Contract, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputContractInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOCriticality2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCriticality(ctx context.Context, v any) (*catalog.Criticality, error) {
@@ -22252,6 +29487,16 @@ func (ec *executionContext) marshalOCriticality2ᚖgithubᚗcomᚋcapcatᚋcatal
 	if v == nil {
 		return graphql.Null
 	}
+	return v
+}
+
+func (ec *executionContext) unmarshalODateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx context.Context, v any) (catalog.Timestamp, error) {
+	var res catalog.Timestamp
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalODateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx context.Context, sel ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
 	return v
 }
 
@@ -22276,6 +29521,14 @@ func (ec *executionContext) marshalODependencyInterface2ᚖgithubᚗcomᚋcapcat
 		return graphql.Null
 	}
 	return ec._DependencyInterface(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalODependencyInterfaceInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyInterface(ctx context.Context, v any) (*catalog.DependencyInterface, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDependencyInterfaceInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalODependencyType2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyTypeᚄ(ctx context.Context, v any) ([]catalog.DependencyType, error) {
@@ -22321,6 +29574,31 @@ func (ec *executionContext) marshalODeployment2ᚖgithubᚗcomᚋcapcatᚋcatalo
 	return ec._Deployment(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalODeploymentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDeployment(ctx context.Context, v any) (*catalog.Deployment, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputDeploymentInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOEndpointInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐEndpointᚄ(ctx context.Context, v any) ([]catalog.Endpoint, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.Endpoint, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNEndpointInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐEndpoint(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOErrorsValue2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐErrorsValue(ctx context.Context, sel ast.SelectionSet, v *catalog.ErrorsValue) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22328,11 +29606,27 @@ func (ec *executionContext) marshalOErrorsValue2ᚖgithubᚗcomᚋcapcatᚋcatal
 	return ec._ErrorsValue(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOErrorsValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐErrorsValue(ctx context.Context, v any) (*catalog.ErrorsValue, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputErrorsValueInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOFallback2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐFallback(ctx context.Context, sel ast.SelectionSet, v *catalog.Fallback) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Fallback(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOFallbackInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐFallback(ctx context.Context, v any) (*catalog.Fallback, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputFallbackInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOFloat2float64(ctx context.Context, v any) (float64, error) {
@@ -22506,11 +29800,37 @@ func (ec *executionContext) marshalOJobArtifacts2ᚖgithubᚗcomᚋcapcatᚋcata
 	return ec._JobArtifacts(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOJobArtifactsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobArtifacts(ctx context.Context, v any) (*catalog.JobArtifacts, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputJobArtifactsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOJobMetrics2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobMetrics(ctx context.Context, sel ast.SelectionSet, v *catalog.JobMetrics) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._JobMetrics(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOJobMetricsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobMetrics(ctx context.Context, v any) (*catalog.JobMetrics, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputJobMetricsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOJobStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobStatus(ctx context.Context, v any) (catalog.JobStatus, error) {
+	var res catalog.JobStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOJobStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobStatus(ctx context.Context, sel ast.SelectionSet, v catalog.JobStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalOJobStatus2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobStatus(ctx context.Context, v any) (*catalog.JobStatus, error) {
@@ -22552,6 +29872,14 @@ func (ec *executionContext) marshalOLatencyValue2ᚖgithubᚗcomᚋcapcatᚋcata
 	return ec._LatencyValue(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOLatencyValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐLatencyValue(ctx context.Context, v any) (*catalog.LatencyValue, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputLatencyValueInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOLifecycle2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐLifecycle(ctx context.Context, sel ast.SelectionSet, v *catalog.Lifecycle) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22559,11 +29887,27 @@ func (ec *executionContext) marshalOLifecycle2ᚖgithubᚗcomᚋcapcatᚋcatalog
 	return ec._Lifecycle(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOLifecycleInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐLifecycle(ctx context.Context, v any) (*catalog.Lifecycle, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputLifecycleInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOMetricAlerts2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricAlerts(ctx context.Context, sel ast.SelectionSet, v *catalog.MetricAlerts) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._MetricAlerts(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOMetricAlertsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricAlerts(ctx context.Context, v any) (*catalog.MetricAlerts, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMetricAlertsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOMetricType2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricType(ctx context.Context, v any) (*catalog.MetricType, error) {
@@ -22589,11 +29933,27 @@ func (ec *executionContext) marshalOMetricValues2ᚖgithubᚗcomᚋcapcatᚋcata
 	return ec._MetricValues(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOMetricValuesInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricValues(ctx context.Context, v any) (*catalog.MetricValues, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMetricValuesInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOMonitoring2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMonitoring(ctx context.Context, sel ast.SelectionSet, v *catalog.Monitoring) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Monitoring(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOMonitoringInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMonitoring(ctx context.Context, v any) (*catalog.Monitoring, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputMonitoringInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOOwnership2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐOwnership(ctx context.Context, sel ast.SelectionSet, v *catalog.Ownership) graphql.Marshaler {
@@ -22603,11 +29963,27 @@ func (ec *executionContext) marshalOOwnership2ᚖgithubᚗcomᚋcapcatᚋcatalog
 	return ec._Ownership(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOwnershipInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐOwnership(ctx context.Context, v any) (*catalog.Ownership, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputOwnershipInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOPerformanceRequirements2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPerformanceRequirements(ctx context.Context, sel ast.SelectionSet, v *catalog.PerformanceRequirements) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._PerformanceRequirements(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOPerformanceRequirementsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPerformanceRequirements(ctx context.Context, v any) (*catalog.PerformanceRequirements, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPerformanceRequirementsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOPostDeployment2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPostDeployment(ctx context.Context, sel ast.SelectionSet, v *catalog.PostDeployment) graphql.Marshaler {
@@ -22617,11 +29993,27 @@ func (ec *executionContext) marshalOPostDeployment2ᚖgithubᚗcomᚋcapcatᚋca
 	return ec._PostDeployment(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOPostDeploymentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPostDeployment(ctx context.Context, v any) (*catalog.PostDeployment, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPostDeploymentInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOPreDeployment2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPreDeployment(ctx context.Context, sel ast.SelectionSet, v *catalog.PreDeployment) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._PreDeployment(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOPreDeploymentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPreDeployment(ctx context.Context, v any) (*catalog.PreDeployment, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputPreDeploymentInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx context.Context, v any) (catalog.Priority, error) {
@@ -22634,11 +30026,48 @@ func (ec *executionContext) marshalOPriority2githubᚗcomᚋcapcatᚋcatalogue�
 	return v
 }
 
+func (ec *executionContext) unmarshalOPriority2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx context.Context, v any) (*catalog.Priority, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(catalog.Priority)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOPriority2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx context.Context, sel ast.SelectionSet, v *catalog.Priority) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) unmarshalOReportedAggregatesInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAggregates(ctx context.Context, v any) (catalog.Aggregates, error) {
+	res, err := ec.unmarshalInputReportedAggregatesInput(ctx, v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOReportedAggregatesInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAggregates(ctx context.Context, v any) (*catalog.Aggregates, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputReportedAggregatesInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalORepository2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRepository(ctx context.Context, sel ast.SelectionSet, v *catalog.Repository) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Repository(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORepositoryInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRepository(ctx context.Context, v any) (*catalog.Repository, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRepositoryInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalORequirements2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRequirements(ctx context.Context, sel ast.SelectionSet, v *catalog.Requirements) graphql.Marshaler {
@@ -22648,11 +30077,27 @@ func (ec *executionContext) marshalORequirements2ᚖgithubᚗcomᚋcapcatᚋcata
 	return ec._Requirements(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalORequirementsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRequirements(ctx context.Context, v any) (*catalog.Requirements, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRequirementsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOResources2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐResources(ctx context.Context, sel ast.SelectionSet, v *catalog.Resources) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Resources(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOResourcesInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐResources(ctx context.Context, v any) (*catalog.Resources, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputResourcesInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalORollback2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRollback(ctx context.Context, sel ast.SelectionSet, v *catalog.Rollback) graphql.Marshaler {
@@ -22662,6 +30107,14 @@ func (ec *executionContext) marshalORollback2ᚖgithubᚗcomᚋcapcatᚋcatalogu
 	return ec._Rollback(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalORollbackInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRollback(ctx context.Context, v any) (*catalog.Rollback, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRollbackInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalORuleMetadata2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleMetadata(ctx context.Context, sel ast.SelectionSet, v *catalog.RuleMetadata) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22669,11 +30122,29 @@ func (ec *executionContext) marshalORuleMetadata2ᚖgithubᚗcomᚋcapcatᚋcata
 	return ec._RuleMetadata(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalORuleMetadataInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleMetadata(ctx context.Context, v any) (*catalog.RuleMetadata, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputRuleMetadataInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalORuleMetrics2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleMetrics(ctx context.Context, sel ast.SelectionSet, v *catalog.RuleMetrics) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._RuleMetrics(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORuleStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx context.Context, v any) (catalog.RuleStatus, error) {
+	var res catalog.RuleStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORuleStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx context.Context, sel ast.SelectionSet, v catalog.RuleStatus) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) unmarshalORuleStatus2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx context.Context, v any) (*catalog.RuleStatus, error) {
@@ -22715,6 +30186,14 @@ func (ec *executionContext) marshalOSaturationValue2ᚖgithubᚗcomᚋcapcatᚋc
 	return ec._SaturationValue(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOSaturationValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSaturationValue(ctx context.Context, v any) (*catalog.SaturationValue, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSaturationValueInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOSla2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLA(ctx context.Context, sel ast.SelectionSet, v *catalog.SLA) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22722,11 +30201,27 @@ func (ec *executionContext) marshalOSla2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋc
 	return ec._Sla(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOSlaInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLA(ctx context.Context, v any) (*catalog.SLA, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputSlaInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOStrategy2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐStrategy(ctx context.Context, sel ast.SelectionSet, v *catalog.Strategy) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Strategy(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOStrategyInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐStrategy(ctx context.Context, v any) (*catalog.Strategy, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputStrategyInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) unmarshalOString2string(ctx context.Context, v any) (string, error) {
@@ -22739,6 +30234,41 @@ func (ec *executionContext) marshalOString2string(ctx context.Context, sel ast.S
 	_ = ctx
 	res := graphql.MarshalString(v)
 	return res
+}
+
+func (ec *executionContext) unmarshalOString2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNString2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOString2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNString2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOString2ᚖstring(ctx context.Context, v any) (*string, error) {
@@ -22759,11 +30289,53 @@ func (ec *executionContext) marshalOString2ᚖstring(ctx context.Context, sel as
 	return res
 }
 
+func (ec *executionContext) unmarshalOTargetComponentInput2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTargetComponentᚄ(ctx context.Context, v any) ([]catalog.TargetComponent, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.TargetComponent, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTargetComponentInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTargetComponent(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) unmarshalOTargetComponentInput2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTargetComponentᚄ(ctx context.Context, v any) ([]*catalog.TargetComponent, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]*catalog.TargetComponent, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNTargetComponentInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTargetComponent(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
 func (ec *executionContext) marshalOTechnology2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTechnology(ctx context.Context, sel ast.SelectionSet, v *catalog.Technology) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Technology(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOTechnologyInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTechnology(ctx context.Context, v any) (*catalog.Technology, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTechnologyInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalOThroughputValue2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐThroughputValue(ctx context.Context, sel ast.SelectionSet, v *catalog.ThroughputValue) graphql.Marshaler {
@@ -22773,6 +30345,14 @@ func (ec *executionContext) marshalOThroughputValue2ᚖgithubᚗcomᚋcapcatᚋc
 	return ec._ThroughputValue(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOThroughputValueInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐThroughputValue(ctx context.Context, v any) (*catalog.ThroughputValue, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputThroughputValueInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOTrends2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTrends(ctx context.Context, sel ast.SelectionSet, v *catalog.Trends) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -22780,11 +30360,27 @@ func (ec *executionContext) marshalOTrends2ᚖgithubᚗcomᚋcapcatᚋcatalogue�
 	return ec._Trends(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOTrendsInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTrends(ctx context.Context, v any) (*catalog.Trends, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputTrendsInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOValidation2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐValidation(ctx context.Context, sel ast.SelectionSet, v *catalog.Validation) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
 	}
 	return ec._Validation(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalOValidationInput2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐValidation(ctx context.Context, v any) (*catalog.Validation, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputValidationInput(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
 func (ec *executionContext) marshalO__EnumValue2ᚕgithubᚗcomᚋ99designsᚋgqlgenᚋgraphqlᚋintrospectionᚐEnumValueᚄ(ctx context.Context, sel ast.SelectionSet, v []introspection.EnumValue) graphql.Marshaler {

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func newHarness(tb testing.TB) *harness {
 		tb.Fatalf("BulkLoad: %v", err)
 	}
 	env.Counter.Reset()
-	h := graph.NewHandler(env.Store, graph.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Introspection: true, Playground: true, Now: func() time.Time { return testNow }})
+	h := graph.NewHandler(env.Store, graph.Options{Logger: testLogger(), Introspection: true, Playground: true, Now: func() time.Time { return testNow }})
 	return &harness{env: env, handler: h}
 }
 
@@ -91,4 +92,12 @@ func (h *harness) ok(tb testing.TB, query string, vars map[string]any, out any) 
 		}
 	}
 	return resp
+}
+
+// testLogger discards logs unless TEST_LOG is set.
+func testLogger() *slog.Logger {
+	if os.Getenv("TEST_LOG") != "" {
+		return slog.New(slog.NewTextHandler(os.Stderr, nil))
+	}
+	return slog.New(slog.NewTextHandler(io.Discard, nil))
 }

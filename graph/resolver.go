@@ -25,6 +25,24 @@ type Store interface {
 	Metrics(ctx context.Context, capabilityID string, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
 	ComponentMetrics(ctx context.Context, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
 	Ping(ctx context.Context) error
+
+	CapabilityHistory(ctx context.Context, id string, first int, after string) (*dynamo.Page[*catalog.Capability], error)
+	RuleHistory(ctx context.Context, capabilityID, ruleID string, first int, after string) (*dynamo.Page[*catalog.Rule], error)
+	CreateCapability(ctx context.Context, c *catalog.Capability, idem dynamo.Idempotency) (*catalog.Capability, error)
+	UpdateCapability(ctx context.Context, id string, expectedRevision int, change func(*catalog.Capability) error, idem dynamo.Idempotency) (*catalog.Capability, error)
+	TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, idem dynamo.Idempotency) (*catalog.Capability, error)
+	DeleteCapability(ctx context.Context, id string, expectedRevision int, idem dynamo.Idempotency) error
+	AddComponent(ctx context.Context, c *catalog.Component, idem dynamo.Idempotency) (*catalog.Component, error)
+	UpdateComponent(ctx context.Context, capabilityID, componentID string, expectedRevision int, change func(*catalog.Component) error, idem dynamo.Idempotency) (*catalog.Component, error)
+	RemoveComponent(ctx context.Context, capabilityID, componentID string, cascade bool, idem dynamo.Idempotency) error
+	AddDependency(ctx context.Context, d *catalog.Dependency, idem dynamo.Idempotency) (*catalog.Dependency, error)
+	RemoveDependency(ctx context.Context, capabilityID, sourceID, targetID string, idem dynamo.Idempotency) error
+	StartJob(ctx context.Context, j *catalog.Job, idem dynamo.Idempotency) (*catalog.Job, error)
+	UpdateJob(ctx context.Context, jobID string, expectedRevision int, change func(*catalog.Job) error, idem dynamo.Idempotency) (*catalog.Job, error)
+	RecordMetrics(ctx context.Context, metrics []*catalog.Metric, idem dynamo.Idempotency) (*dynamo.MetricsResult, error)
+	CreateRule(ctx context.Context, r *catalog.Rule, idem dynamo.Idempotency) (*catalog.Rule, error)
+	UpdateRule(ctx context.Context, capabilityID, ruleID string, expectedRevision int, change func(*catalog.Rule) error, idem dynamo.Idempotency) (*catalog.Rule, error)
+	DeleteRule(ctx context.Context, capabilityID, ruleID string, idem dynamo.Idempotency) error
 }
 
 var _ Store = (*dynamo.Store)(nil)

@@ -118,6 +118,14 @@ func (r *capabilityResolver) SLAReport(ctx context.Context, obj *catalog.Capabil
 	return catalog.BuildSLAReport(obj, p.Components, p.Dependencies), nil
 }
 
+func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.CapabilityConnection, error) {
+	p, err := r.store.CapabilityHistory(ctx, obj.CapabilityID, deref(first, 20), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	return capabilityConnection(p), nil
+}
+
 func (r *componentResolver) Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error) {
 	return capabilityRef(ctx, obj.CapabilityID)
 }
@@ -167,6 +175,191 @@ func (r *jobResolver) Components(ctx context.Context, obj *catalog.Job) ([]*cata
 
 func (r *metricResolver) Component(ctx context.Context, obj *catalog.Metric) (*catalog.Component, error) {
 	return componentByID(ctx, obj.CapabilityID, obj.ComponentID)
+}
+
+func (r *mutationResolver) CreateCapability(ctx context.Context, input catalog.Capability, clientRequestToken *string) (*catalog.Capability, error) {
+	if err := require(ctx, RoleAdmin, "createCapability"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "createCapability", input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.CreateCapability(ctx, &input, idem)
+}
+
+func (r *mutationResolver) UpdateCapability(ctx context.Context, id string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Capability, error) {
+	if err := require(ctx, RoleAdmin, "updateCapability"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "updateCapability", id, expectedRevision, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.UpdateCapability(ctx, id, expectedRevision, patch[catalog.Capability](input), idem)
+}
+
+func (r *mutationResolver) TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, clientRequestToken *string) (*catalog.Capability, error) {
+	if err := require(ctx, RoleAdmin, "transitionCapability"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "transitionCapability", id, to, expectedRevision)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.TransitionCapability(ctx, id, to, expectedRevision, idem)
+}
+
+func (r *mutationResolver) DeleteCapability(ctx context.Context, id string, expectedRevision int, clientRequestToken *string) (bool, error) {
+	if err := require(ctx, RoleAdmin, "deleteCapability"); err != nil {
+		return false, err
+	}
+	idem, err := idempotency(clientRequestToken, "deleteCapability", id, expectedRevision)
+	if err != nil {
+		return false, err
+	}
+	if err := r.store.DeleteCapability(ctx, id, expectedRevision, idem); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (r *mutationResolver) AddComponent(ctx context.Context, capabilityID string, input catalog.Component, clientRequestToken *string) (*catalog.Component, error) {
+	if err := require(ctx, RoleDevops, "addComponent"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "addComponent", capabilityID, input)
+	if err != nil {
+		return nil, err
+	}
+	input.CapabilityID = capabilityID
+	return r.store.AddComponent(ctx, &input, idem)
+}
+
+func (r *mutationResolver) UpdateComponent(ctx context.Context, capabilityID string, componentID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Component, error) {
+	if err := require(ctx, RoleDevops, "updateComponent"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "updateComponent", capabilityID, componentID, expectedRevision, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.UpdateComponent(ctx, capabilityID, componentID, expectedRevision, patch[catalog.Component](input), idem)
+}
+
+func (r *mutationResolver) RemoveComponent(ctx context.Context, capabilityID string, componentID string, cascade *bool, clientRequestToken *string) (bool, error) {
+	if err := require(ctx, RoleDevops, "removeComponent"); err != nil {
+		return false, err
+	}
+	idem, err := idempotency(clientRequestToken, "removeComponent", capabilityID, componentID, cascade)
+	if err != nil {
+		return false, err
+	}
+	if err := r.store.RemoveComponent(ctx, capabilityID, componentID, deref(cascade, false), idem); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (r *mutationResolver) AddDependency(ctx context.Context, capabilityID string, input catalog.Dependency, clientRequestToken *string) (*catalog.Dependency, error) {
+	if err := require(ctx, RoleDevops, "addDependency"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "addDependency", capabilityID, input)
+	if err != nil {
+		return nil, err
+	}
+	input.CapabilityID = capabilityID
+	return r.store.AddDependency(ctx, &input, idem)
+}
+
+func (r *mutationResolver) RemoveDependency(ctx context.Context, capabilityID string, sourceComponentID string, targetComponentID string, clientRequestToken *string) (bool, error) {
+	if err := require(ctx, RoleDevops, "removeDependency"); err != nil {
+		return false, err
+	}
+	idem, err := idempotency(clientRequestToken, "removeDependency", capabilityID, sourceComponentID, targetComponentID)
+	if err != nil {
+		return false, err
+	}
+	if err := r.store.RemoveDependency(ctx, capabilityID, sourceComponentID, targetComponentID, idem); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+func (r *mutationResolver) StartJob(ctx context.Context, capabilityID string, input catalog.Job, clientRequestToken *string) (*catalog.Job, error) {
+	if err := require(ctx, RoleDevops, "startJob"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "startJob", capabilityID, input)
+	if err != nil {
+		return nil, err
+	}
+	input.CapabilityID = capabilityID
+	return r.store.StartJob(ctx, &input, idem)
+}
+
+func (r *mutationResolver) UpdateJob(ctx context.Context, jobID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Job, error) {
+	if err := require(ctx, RoleDevops, "updateJob"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "updateJob", jobID, expectedRevision, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.UpdateJob(ctx, jobID, expectedRevision, patch[catalog.Job](input), idem)
+}
+
+func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.Metric, clientRequestToken *string) (*model.RecordMetricsPayload, error) {
+	if err := require(ctx, RoleDevops, "recordMetrics"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "recordMetrics", inputs)
+	if err != nil {
+		return nil, err
+	}
+	res, err := r.store.RecordMetrics(ctx, inputs, idem)
+	if err != nil {
+		return nil, err
+	}
+	return &model.RecordMetricsPayload{Metrics: res.Metrics, Recorded: len(res.Metrics), Components: res.Components}, nil
+}
+
+func (r *mutationResolver) CreateRule(ctx context.Context, capabilityID string, input catalog.Rule, clientRequestToken *string) (*catalog.Rule, error) {
+	if err := require(ctx, RoleAdmin, "createRule"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "createRule", capabilityID, input)
+	if err != nil {
+		return nil, err
+	}
+	input.CapabilityID = capabilityID
+	return r.store.CreateRule(ctx, &input, idem)
+}
+
+func (r *mutationResolver) UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error) {
+	if err := require(ctx, RoleAdmin, "updateRule"); err != nil {
+		return nil, err
+	}
+	idem, err := idempotency(clientRequestToken, "updateRule", capabilityID, ruleID, expectedRevision, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.UpdateRule(ctx, capabilityID, ruleID, expectedRevision, patch[catalog.Rule](input), idem)
+}
+
+func (r *mutationResolver) DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error) {
+	if err := require(ctx, RoleAdmin, "deleteRule"); err != nil {
+		return false, err
+	}
+	idem, err := idempotency(clientRequestToken, "deleteRule", capabilityID, ruleID)
+	if err != nil {
+		return false, err
+	}
+	if err := r.store.DeleteRule(ctx, capabilityID, ruleID, idem); err != nil {
+		return false, err
+	}
+	return true, nil
 }
 
 func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Capability, error) {
@@ -234,6 +427,14 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 	return metricConnection(p), nil
 }
 
+func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.RuleConnection, error) {
+	p, err := r.store.RuleHistory(ctx, obj.CapabilityID, obj.RuleID, deref(first, 20), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	return ruleConnection(p), nil
+}
+
 func (r *targetComponentResolver) Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error) {
 	return componentByID(ctx, obj.CapabilityID, obj.ComponentID)
 }
@@ -248,7 +449,11 @@ func (r *Resolver) Job() JobResolver { return &jobResolver{r} }
 
 func (r *Resolver) Metric() MetricResolver { return &metricResolver{r} }
 
+func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
+
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
+
+func (r *Resolver) Rule() RuleResolver { return &ruleResolver{r} }
 
 func (r *Resolver) TargetComponent() TargetComponentResolver { return &targetComponentResolver{r} }
 
@@ -258,6 +463,8 @@ type (
 	dependencyResolver      struct{ *Resolver }
 	jobResolver             struct{ *Resolver }
 	metricResolver          struct{ *Resolver }
+	mutationResolver        struct{ *Resolver }
 	queryResolver           struct{ *Resolver }
+	ruleResolver            struct{ *Resolver }
 	targetComponentResolver struct{ *Resolver }
 )

@@ -78,6 +78,15 @@ type MetricEdge struct {
 	Node *catalog.Metric `json:"node"`
 }
 
+// Changes to the catalogue. Each mutation is one DynamoDB transaction: the entity, the capability's
+// aggregates and its index items move together, so aggregates always equal what the partition
+// holds. Updates take the revision they were based on and fail with CONFLICT (and
+// extensions.currentRevision) when it is stale. Every mutation takes an optional
+// clientRequestToken: retried with the same input it has one effect and returns the first result;
+// reused with other input it is an error. Bad input is BAD_USER_INPUT and writes nothing.
+type Mutation struct {
+}
+
 // Where a page of a connection ends.
 type PageInfo struct {
 	// Whether more items follow this page.
@@ -87,4 +96,32 @@ type PageInfo struct {
 }
 
 type Query struct {
+}
+
+// What recordMetrics wrote.
+type RecordMetricsPayload struct {
+	// The samples, timestamps truncated to their interval.
+	Metrics []*catalog.Metric `json:"metrics"`
+	// How many samples were written.
+	Recorded int `json:"recorded"`
+	// The components whose health the samples updated.
+	Components []*catalog.Component `json:"components"`
+}
+
+// A page of rules.
+type RuleConnection struct {
+	// The rules with their cursors.
+	Edges []*RuleEdge `json:"edges"`
+	// The rules of the page.
+	Nodes []*catalog.Rule `json:"nodes"`
+	// Where the page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A rule and its cursor.
+type RuleEdge struct {
+	// Opaque position of this item: valid only as `after` of the same query.
+	Cursor string `json:"cursor"`
+	// The rule.
+	Node *catalog.Rule `json:"node"`
 }

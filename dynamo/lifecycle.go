@@ -1,0 +1,322 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// deletePage is how many keys one pass of DeleteCapability reads and deletes.
+const deletePage = 500
+
+// DeleteCapability removes a capability's whole partition. It runs in three steps that a rerun
+// resumes after any interruption: (1) one transaction checks expectedRevision, marks METADATA as
+// deleting (it vanishes from every read at once) and deletes the two index items; (2) batches of
+// BatchWriteItem delete every other item (idempotency tokens stay until their TTL, so a retried
+// delete still answers); (3) METADATA goes last. A capability already marked deleting skips the
+// revision check: the delete was authorised when it began.
+func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevision int, idem Idempotency) error {
+	if err := ValidateID("id", id); err != nil {
+		return err
+	}
+	if rec, err := s.recorded(ctx, id, idem); rec != nil || err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		meta, err := s.readItem(ctx, capabilityPK(id), metadataSK, true)
+		if err != nil {
+			return fmt.Errorf("delete capability %s: %w", id, err)
+		}
+		if meta.Deleting {
+			break
+		}
+		if meta.Revision != expectedRevision {
+			return fmt.Errorf("delete capability %s: %w", id, stale("capability "+id, meta.Revision))
+		}
+		err = s.markDeleting(ctx, id, meta, idem)
+		var lost *lostRace
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &lost) {
+			return fmt.Errorf("delete capability %s: %w", id, err)
+		}
+		if lost.token {
+			_, err := s.recorded(ctx, id, idem)
+			return err
+		}
+		if attempt+1 >= maxWriteAttempts {
+			return fmt.Errorf("delete capability %s: %w", id, ErrUnavailable)
+		}
+		if err := sleep(ctx, backoff(min(attempt+1, 4))); err != nil {
+			return err
+		}
+	}
+	if err := s.deleteChildren(ctx, id); err != nil {
+		return fmt.Errorf("delete capability %s: %w", id, err)
+	}
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:              &s.table,
+		Key:                    keyOf(capabilityPK(id), metadataSK),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		return fmt.Errorf("delete capability %s: %w", id, classify("delete metadata", err))
+	}
+	return nil
+}
+
+func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Idempotency) error {
+	now := s.now()
+	marked := *meta
+	marked.GSI1PK, marked.GSI1SK = "", ""
+	marked.Deleting, marked.WriteSeq, marked.UpdatedAt = true, meta.WriteSeq+1, now
+	cond := "Revision = :rev AND attribute_not_exists(Deleting)"
+	values := map[string]types.AttributeValue{":rev": num(meta.Revision)}
+	if meta.WriteSeq > 0 {
+		cond += " AND WriteSeq = :seq"
+		values[":seq"] = num(meta.WriteSeq)
+	} else {
+		cond += " AND attribute_not_exists(WriteSeq)"
+	}
+	p := &plan{}
+	p.put(&marked, cond, values)
+	p.del(capabilityPK(id), domainIndexSK, "", nil)
+	p.del(capabilityPK(id), healthIndexSK, "", nil)
+	return s.commitActions(ctx, id, meta.WriteSeq, p.actions, idem, nil, now)
+}
+
+// deleteChildren deletes every item of the partition but METADATA and the tokens, a page at a
+// time, until none is left.
+func (s *Store) deleteChildren(ctx context.Context, id string) error {
+	for {
+		items, _, err := s.run(ctx, query{pk: capabilityPK(id), want: deletePage, consistent: true})
+		if err != nil {
+			return err
+		}
+		var reqs []types.WriteRequest
+		for _, it := range items {
+			if it.SK == metadataSK || strings.HasPrefix(it.SK, tokenPrefix) {
+				continue
+			}
+			reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it.PK, it.SK)}})
+		}
+		if len(reqs) == 0 {
+			if len(items) < deletePage {
+				return nil
+			}
+			// A page of only METADATA and tokens: continue past them.
+			return s.deleteAfterTokens(ctx, id)
+		}
+		if err := s.batchWrite(ctx, reqs, 4); err != nil {
+			return err
+		}
+	}
+}
+
+// deleteAfterTokens handles the rare partition whose first page holds only tokens.
+func (s *Store) deleteAfterTokens(ctx context.Context, id string) error {
+	items, _, err := s.run(ctx, query{pk: capabilityPK(id), lo: prefixEnd(tokenPrefix), hi: "~", consistent: true})
+	if err != nil {
+		return err
+	}
+	var reqs []types.WriteRequest
+	for _, it := range items {
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it.PK, it.SK)}})
+	}
+	return s.batchWrite(ctx, reqs, 4)
+}
+
+// MetricsResult is what RecordMetrics wrote: the samples (timestamps truncated to their
+// interval) and the components whose health they updated.
+type MetricsResult struct {
+	Metrics    []*catalog.Metric
+	Components []*catalog.Component
+}
+
+// MaxMetricsPerCall bounds recordMetrics.
+const MaxMetricsPerCall = 100
+
+// RecordMetrics validates every sample first (IDs, type, interval, timestamp at most 5 minutes
+// ahead, the component belongs to the capability) and writes nothing if one is bad. Samples are
+// written with BatchWriteItem (idempotent: a sample's key is its component, type and time), then
+// each capability's reporting components take their health from their newest performance sample,
+// with the capability's health score, in one transaction per capability. Interrupted between the
+// two, a rerun rewrites the same samples and applies the health.
+func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, idem Idempotency) (*MetricsResult, error) {
+	if len(metrics) == 0 || len(metrics) > MaxMetricsPerCall {
+		return nil, catalog.Invalid("inputs", "give 1 to %d metrics, got %d", MaxMetricsPerCall, len(metrics))
+	}
+	now := s.now()
+	byCapability := map[string][]*catalog.Metric{}
+	var order []string
+	for i, m := range metrics {
+		field := fmt.Sprintf("inputs[%d]", i)
+		if err := ValidateID(field+".capabilityId", m.CapabilityID); err != nil {
+			return nil, err
+		}
+		if err := ValidateID(field+".componentId", m.ComponentID); err != nil {
+			return nil, err
+		}
+		if err := catalog.ValidateMetric(m, now); err != nil {
+			var v *catalog.ValidationError
+			if errors.As(err, &v) {
+				v.Field = field + "." + v.Field
+			}
+			return nil, err
+		}
+		if _, ok := byCapability[m.CapabilityID]; !ok {
+			order = append(order, m.CapabilityID)
+		}
+		byCapability[m.CapabilityID] = append(byCapability[m.CapabilityID], m)
+	}
+	if rec, err := s.recorded(ctx, order[0], idem); err != nil {
+		return nil, err
+	} else if rec != nil {
+		return &MetricsResult{Metrics: metrics}, nil
+	}
+	var items []*item
+	for _, id := range order {
+		st, err := s.loadState(ctx, id, SegComponents)
+		if err != nil {
+			return nil, err
+		}
+		if st.capability == nil {
+			return nil, catalog.Invalid("inputs", "capability %s does not exist", id)
+		}
+		for _, m := range byCapability[id] {
+			i := findComponent(st.Components, m.ComponentID)
+			if i < 0 {
+				return nil, catalog.Invalid("inputs", "component %s is not part of capability %s", m.ComponentID, id)
+			}
+			if m.ComponentName == "" {
+				m.ComponentName = st.Components[i].Name
+			}
+			it, err := metricItem(m, now)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, it)
+		}
+	}
+	reqs, err := putRequests(items)
+	if err != nil {
+		return nil, catalog.Invalid("inputs", "%v", err)
+	}
+	if err := s.batchWrite(ctx, reqs, 4); err != nil {
+		return nil, fmt.Errorf("record metrics: %w", err)
+	}
+	res := &MetricsResult{Metrics: metrics}
+	for i, id := range order {
+		token := Idempotency{}
+		if i == 0 {
+			token = idem
+		}
+		comps, err := s.applyHealth(ctx, id, byCapability[id], token)
+		if err != nil {
+			return nil, fmt.Errorf("record metrics: %w", err)
+		}
+		res.Components = append(res.Components, comps...)
+	}
+	return res, nil
+}
+
+// applyHealth updates the health of the components that ms report on from their newest
+// performance sample, and the capability's score, in one transaction.
+func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*catalog.Metric, idem Idempotency) ([]*catalog.Component, error) {
+	newest := map[string]*catalog.Metric{}
+	for _, m := range ms {
+		if m.MetricType != catalog.MetricPerformance {
+			continue
+		}
+		if cur := newest[m.ComponentID]; cur == nil || m.Timestamp.After(cur.Timestamp.Time) {
+			newest[m.ComponentID] = m
+		}
+	}
+	var updated []*catalog.Component
+	_, err := s.mutate(ctx, capabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		updated = updated[:0]
+		comps := append([]*catalog.Component{}, st.Components...)
+		p := &plan{capability: capability}
+		ids := make([]string, 0, len(newest))
+		for id := range newest {
+			ids = append(ids, id)
+		}
+		sort.Strings(ids)
+		for _, id := range ids {
+			i := findComponent(comps, id)
+			if i < 0 {
+				continue
+			}
+			h := catalog.HealthFromMetric(comps[i], newest[id])
+			if h == nil {
+				continue
+			}
+			n, err := clone(comps[i])
+			if err != nil {
+				return nil, err
+			}
+			n.Meta = comps[i].Meta
+			n.Health = h
+			n.Revision, n.UpdatedAt = comps[i].Revision+1, catalog.NewTimestamp(now)
+			ci, err := componentItem(n, now)
+			if err != nil {
+				return nil, err
+			}
+			cond, vals := revisionIs(comps[i].Revision)
+			p.put(ci, cond, vals)
+			comps[i] = n
+			updated = append(updated, n)
+		}
+		withComponents(capability, comps)
+		return p, nil
+	})
+	return updated, err
+}
+
+// CapabilityHistory lists the previous versions of a capability, newest first.
+func (s *Store) CapabilityHistory(ctx context.Context, id string, first int, after string) (*Page[*catalog.Capability], error) {
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	p := capabilityVersionPrefix()
+	q := query{pk: capabilityPK(id), lo: p, hi: p + "~", reverse: true}
+	return page(s, ctx, "capabilityHistory|"+id, q, first, after, decodeVersion(toCapabilityVersion))
+}
+
+// RuleHistory lists the previous versions of a rule, newest first.
+func (s *Store) RuleHistory(ctx context.Context, capabilityID, ruleID string, first int, after string) (*Page[*catalog.Rule], error) {
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	p := ruleVersionPrefix(ruleID)
+	q := query{pk: capabilityPK(capabilityID), lo: p, hi: p + "~", reverse: true}
+	return page(s, ctx, "ruleHistory|"+capabilityID+"|"+ruleID, q, first, after, decodeVersion(toRule))
+}
+
+func toCapabilityVersion(it *item) (*catalog.Capability, error) {
+	return decodeEntity(it, func(c *catalog.Capability, m catalog.Meta) { c.Meta = m })
+}
+
+func decodeVersion[T any](conv func(*item) (T, error)) func(*item) (T, error) {
+	return func(it *item) (T, error) {
+		if _, err := parseVersionSK(it.SK); err != nil {
+			var zero T
+			return zero, err
+		}
+		return conv(it)
+	}
+}
+

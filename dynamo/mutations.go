@@ -1,0 +1,699 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// clone deep-copies an entity through its JSON form (Meta is copied by the caller).
+func clone[T any](v *T) (*T, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("copy: %w", err)
+	}
+	out := new(T)
+	if err := json.Unmarshal(b, out); err != nil {
+		return nil, fmt.Errorf("copy: %w", err)
+	}
+	return out, nil
+}
+
+// existing returns the capability of st, or ErrNotFound.
+func (st *partitionState) existing(id string) (*catalog.Capability, error) {
+	if st.capability == nil {
+		return nil, fmt.Errorf("capability %s: %w", id, ErrNotFound)
+	}
+	c := *st.capability
+	return &c, nil
+}
+
+func stale(what string, current int) error {
+	return &ConflictError{Reason: what + " was changed by someone else: expectedRevision is stale", CurrentRevision: current}
+}
+
+// withComponents sets the component counters and health of c from comps, the components the
+// partition holds after the mutation.
+func withComponents(c *catalog.Capability, comps []*catalog.Component) {
+	a := &c.Aggregates
+	a.TotalComponents, a.ActiveComponents = len(comps), 0
+	for _, x := range comps {
+		if x.Status == catalog.ComponentActive {
+			a.ActiveComponents++
+		}
+	}
+	a.HealthScore, a.HealthStatus = catalog.HealthScore(comps, a.TotalIncidents)
+}
+
+func activeRule(r *catalog.Rule) int {
+	if r != nil && r.Status == catalog.RuleActive {
+		return 1
+	}
+	return 0
+}
+
+// CreateCapability creates a capability with zeroed counters. It returns a ConflictError if the
+// ID exists.
+func (s *Store) CreateCapability(ctx context.Context, c *catalog.Capability, idem Idempotency) (*catalog.Capability, error) {
+	if err := ValidateID("capabilityId", c.CapabilityID); err != nil {
+		return nil, err
+	}
+	if err := ValidateID("businessDomain", c.BusinessDomain); err != nil {
+		return nil, err
+	}
+	if err := catalog.ValidateCapability(c); err != nil {
+		return nil, err
+	}
+	it, err := s.mutate(ctx, c.CapabilityID, 0, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		if st.meta != nil {
+			return nil, &ConflictError{Reason: fmt.Sprintf("capability %s exists already", c.CapabilityID), CurrentRevision: st.meta.Revision}
+		}
+		n, err := clone(c)
+		if err != nil {
+			return nil, err
+		}
+		reported := c.Aggregates
+		n.Aggregates = catalog.Aggregates{TotalIncidents: reported.TotalIncidents, AverageDeploymentTime: reported.AverageDeploymentTime,
+			MonthlyOperationalCost: reported.MonthlyOperationalCost, UserCount: reported.UserCount}
+		withComponents(n, nil)
+		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
+		items, err := capabilityItems(n, now)
+		if err != nil {
+			return nil, err
+		}
+		return &plan{capability: n, create: true, result: items[0]}, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create capability %s: %w", c.CapabilityID, err)
+	}
+	return toCapability(it)
+}
+
+// UpdateCapability applies change to a copy of the capability at expectedRevision, keeps the
+// previous version as a VERSION# item, and returns the new one. The aggregates' derived
+// counters cannot be changed this way. It returns ErrNotFound, a ConflictError for a stale
+// revision, or the *catalog.ValidationError of an invalid result.
+func (s *Store) UpdateCapability(ctx context.Context, id string, expectedRevision int, change func(*catalog.Capability) error, idem Idempotency) (*catalog.Capability, error) {
+	it, err := s.mutate(ctx, id, 0, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		old, err := st.existing(id)
+		if err != nil {
+			return nil, err
+		}
+		if old.Revision != expectedRevision {
+			return nil, stale("capability "+id, old.Revision)
+		}
+		n, err := clone(old)
+		if err != nil {
+			return nil, err
+		}
+		n.Meta = old.Meta
+		if err := change(n); err != nil {
+			return nil, err
+		}
+		// Identity and derived counters are the store's.
+		reported := n.Aggregates
+		n.CapabilityID, n.Aggregates = old.CapabilityID, old.Aggregates
+		n.Aggregates.TotalIncidents, n.Aggregates.AverageDeploymentTime = reported.TotalIncidents, reported.AverageDeploymentTime
+		n.Aggregates.MonthlyOperationalCost, n.Aggregates.UserCount = reported.MonthlyOperationalCost, reported.UserCount
+		if err := ValidateID("businessDomain", n.BusinessDomain); err != nil {
+			return nil, err
+		}
+		if err := catalog.ValidateCapability(n); err != nil {
+			return nil, err
+		}
+		if n.Aggregates.TotalIncidents != old.Aggregates.TotalIncidents {
+			comps, err := s.componentsOf(ctx, id)
+			if err != nil {
+				return nil, err
+			}
+			withComponents(n, comps)
+		}
+		n.Revision, n.UpdatedAt = old.Revision+1, catalog.NewTimestamp(now)
+		p := &plan{capability: n}
+		version := *st.meta
+		version.SK, version.EntityType, version.GSI1PK, version.GSI1SK = capabilityVersionSK(old.Revision), entityVersion, "", ""
+		version.WriteSeq, version.UpdatedAt = 0, now
+		p.put(&version, notExists, nil)
+		items, err := capabilityItems(n, now)
+		if err != nil {
+			return nil, err
+		}
+		p.result = items[0]
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update capability %s: %w", id, err)
+	}
+	return toCapability(it)
+}
+
+// componentsOf reads a capability's components, strongly consistent.
+func (s *Store) componentsOf(ctx context.Context, id string) ([]*catalog.Component, error) {
+	st, err := s.loadState(ctx, id, SegComponents)
+	if err != nil {
+		return nil, err
+	}
+	return st.Components, nil
+}
+
+// TransitionCapability moves a capability's status one lifecycle step (see
+// catalog.CapabilityTransitions).
+func (s *Store) TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, idem Idempotency) (*catalog.Capability, error) {
+	return s.UpdateCapability(ctx, id, expectedRevision, func(c *catalog.Capability) error {
+		if err := catalog.CheckCapabilityTransition(c.Status, to); err != nil {
+			return err
+		}
+		c.Status = to
+		return nil
+	}, idem)
+}
+
+// AddComponent adds a component to its capability. It returns ErrNotFound for an unknown
+// capability and a *catalog.ValidationError for a component ID the capability already has.
+func (s *Store) AddComponent(ctx context.Context, c *catalog.Component, idem Idempotency) (*catalog.Component, error) {
+	if err := validateComponentIDs(c); err != nil {
+		return nil, err
+	}
+	if err := catalog.ValidateComponent(c); err != nil {
+		return nil, err
+	}
+	it, err := s.mutate(ctx, c.CapabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(c.CapabilityID)
+		if err != nil {
+			return nil, err
+		}
+		for _, x := range st.Components {
+			if x.ComponentID == c.ComponentID {
+				return nil, &ConflictError{Reason: fmt.Sprintf("component %s exists already in %s", c.ComponentID, c.CapabilityID), CurrentRevision: x.Revision}
+			}
+		}
+		n, err := clone(c)
+		if err != nil {
+			return nil, err
+		}
+		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
+		withComponents(capability, append(st.Components, n))
+		ci, err := componentItem(n, now)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{capability: capability, result: ci}
+		p.put(ci, notExists, nil)
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("add component %s: %w", c.ComponentID, err)
+	}
+	return toComponent(it)
+}
+
+func validateComponentIDs(c *catalog.Component) error {
+	for _, f := range []struct{ name, v string }{{"capabilityId", c.CapabilityID}, {"componentId", c.ComponentID}, {"componentType", c.ComponentType}} {
+		if err := ValidateID(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func findComponent(cs []*catalog.Component, id string) int {
+	for i, c := range cs {
+		if c.ComponentID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// UpdateComponent applies change to a copy of the component at expectedRevision. A new order
+// moves the item to its new sort key in the same transaction.
+func (s *Store) UpdateComponent(ctx context.Context, capabilityID, componentID string, expectedRevision int, change func(*catalog.Component) error, idem Idempotency) (*catalog.Component, error) {
+	if err := ValidateID("componentId", componentID); err != nil {
+		return nil, err
+	}
+	it, err := s.mutate(ctx, capabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		i := findComponent(st.Components, componentID)
+		if i < 0 {
+			return nil, fmt.Errorf("component %s: %w", componentID, ErrNotFound)
+		}
+		old := st.Components[i]
+		if old.Revision != expectedRevision {
+			return nil, stale("component "+componentID, old.Revision)
+		}
+		n, err := clone(old)
+		if err != nil {
+			return nil, err
+		}
+		n.Meta = old.Meta
+		if err := change(n); err != nil {
+			return nil, err
+		}
+		n.CapabilityID, n.ComponentID = capabilityID, componentID
+		if err := validateComponentIDs(n); err != nil {
+			return nil, err
+		}
+		if err := catalog.ValidateComponent(n); err != nil {
+			return nil, err
+		}
+		n.Revision, n.UpdatedAt = old.Revision+1, catalog.NewTimestamp(now)
+		return s.replaceComponent(capability, st, i, n, now)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update component %s: %w", componentID, err)
+	}
+	return toComponent(it)
+}
+
+// replaceComponent plans writing n in place of the i-th component of st (moving its key when
+// its order changed) and recounts the capability.
+func (s *Store) replaceComponent(capability *catalog.Capability, st *partitionState, i int, n *catalog.Component, now time.Time) (*plan, error) {
+	old := st.Components[i]
+	comps := append([]*catalog.Component{}, st.Components...)
+	comps[i] = n
+	withComponents(capability, comps)
+	ci, err := componentItem(n, now)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{capability: capability, result: ci}
+	cond, vals := revisionIs(old.Revision)
+	oldSK := componentSK(old.Order, old.ComponentID)
+	if oldSK != ci.SK {
+		p.del(capabilityPK(capability.CapabilityID), oldSK, cond, vals)
+		p.put(ci, notExists, nil)
+	} else {
+		p.put(ci, cond, vals)
+	}
+	return p, nil
+}
+
+// RemoveComponent removes a component. Its dependencies go with it when cascade is set;
+// otherwise a component that has any is refused with a *catalog.ValidationError.
+func (s *Store) RemoveComponent(ctx context.Context, capabilityID, componentID string, cascade bool, idem Idempotency) error {
+	if err := ValidateID("componentId", componentID); err != nil {
+		return err
+	}
+	_, err := s.mutate(ctx, capabilityID, SegComponents|SegDependencies, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		i := findComponent(st.Components, componentID)
+		if i < 0 {
+			return nil, fmt.Errorf("component %s: %w", componentID, ErrNotFound)
+		}
+		var edges []*catalog.Dependency
+		for _, d := range st.Dependencies {
+			if d.SourceComponentID == componentID || d.TargetComponentID == componentID {
+				edges = append(edges, d)
+			}
+		}
+		if len(edges) > 0 && !cascade {
+			return nil, catalog.Invalid("cascade", "component %s has %d dependencies; remove them first or pass cascade: true", componentID, len(edges))
+		}
+		comps := append(append([]*catalog.Component{}, st.Components[:i]...), st.Components[i+1:]...)
+		withComponents(capability, comps)
+		capability.Aggregates.TotalDependencies -= len(edges)
+		p := &plan{capability: capability}
+		old := st.Components[i]
+		cond, vals := revisionIs(old.Revision)
+		p.del(capabilityPK(capabilityID), componentSK(old.Order, componentID), cond, vals)
+		for _, d := range edges {
+			p.del(capabilityPK(capabilityID), dependencySK(d.SourceComponentID, d.TargetComponentID), "attribute_exists(PK)", nil)
+		}
+		return p, nil
+	})
+	if err != nil {
+		return fmt.Errorf("remove component %s: %w", componentID, err)
+	}
+	return nil
+}
+
+// AddDependency adds the edge source -> target between two components of the capability.
+func (s *Store) AddDependency(ctx context.Context, d *catalog.Dependency, idem Idempotency) (*catalog.Dependency, error) {
+	for _, f := range []struct{ name, v string }{{"capabilityId", d.CapabilityID}, {"sourceComponentId", d.SourceComponentID}, {"targetComponentId", d.TargetComponentID}} {
+		if err := ValidateID(f.name, f.v); err != nil {
+			return nil, err
+		}
+	}
+	it, err := s.mutate(ctx, d.CapabilityID, SegComponents|SegDependencies, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(d.CapabilityID)
+		if err != nil {
+			return nil, err
+		}
+		n, err := clone(d)
+		if err != nil {
+			return nil, err
+		}
+		if err := catalog.ValidateDependency(n, st.Components, st.Dependencies); err != nil {
+			return nil, err
+		}
+		n.SourceComponentName = st.Components[findComponent(st.Components, n.SourceComponentID)].Name
+		n.TargetComponentName = st.Components[findComponent(st.Components, n.TargetComponentID)].Name
+		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
+		capability.Aggregates.TotalDependencies = len(st.Dependencies) + 1
+		di, err := dependencyItem(n, now)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{capability: capability, result: di}
+		p.put(di, notExists, nil)
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("add dependency %s -> %s: %w", d.SourceComponentID, d.TargetComponentID, err)
+	}
+	return toDependency(it)
+}
+
+// RemoveDependency removes the edge source -> target. It returns ErrNotFound if there is none.
+func (s *Store) RemoveDependency(ctx context.Context, capabilityID, sourceID, targetID string, idem Idempotency) error {
+	for _, f := range []struct{ name, v string }{{"sourceComponentId", sourceID}, {"targetComponentId", targetID}} {
+		if err := ValidateID(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	_, err := s.mutate(ctx, capabilityID, SegDependencies, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		if st.items[dependencySK(sourceID, targetID)] == nil {
+			return nil, fmt.Errorf("dependency %s -> %s: %w", sourceID, targetID, ErrNotFound)
+		}
+		capability.Aggregates.TotalDependencies = len(st.Dependencies) - 1
+		p := &plan{capability: capability}
+		p.del(capabilityPK(capabilityID), dependencySK(sourceID, targetID), "attribute_exists(PK)", nil)
+		return p, nil
+	})
+	if err != nil {
+		return fmt.Errorf("remove dependency %s -> %s: %w", sourceID, targetID, err)
+	}
+	return nil
+}
+
+// StartJob records a new job, pending or running. Job IDs are unique across the catalogue.
+func (s *Store) StartJob(ctx context.Context, j *catalog.Job, idem Idempotency) (*catalog.Job, error) {
+	for _, f := range []struct{ name, v string }{{"capabilityId", j.CapabilityID}, {"jobId", j.JobID}} {
+		if err := ValidateID(f.name, f.v); err != nil {
+			return nil, err
+		}
+	}
+	if j.Status != catalog.JobPending && j.Status != catalog.JobRunning {
+		return nil, catalog.Invalid("status", "a job starts PENDING or RUNNING, not %s", j.Status)
+	}
+	if j.StartTime.IsZero() {
+		j.StartTime = catalog.NewTimestamp(s.now())
+	}
+	it, err := s.mutate(ctx, j.CapabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(j.CapabilityID)
+		if err != nil {
+			return nil, err
+		}
+		if err := catalog.ValidateJob(j, st.Components); err != nil {
+			return nil, err
+		}
+		if existing, err := s.JobByID(ctx, j.JobID); err == nil {
+			return nil, &ConflictError{Reason: fmt.Sprintf("job %s exists already", j.JobID), CurrentRevision: existing.Revision}
+		} else if !errors.Is(err, ErrNotFound) {
+			return nil, err
+		}
+		n, err := clone(j)
+		if err != nil {
+			return nil, err
+		}
+		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
+		capability.Aggregates.TotalJobs++
+		ji, err := jobItem(n, now)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{capability: capability, result: ji}
+		p.put(ji, notExists, nil)
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("start job %s: %w", j.JobID, err)
+	}
+	return toJob(it)
+}
+
+// UpdateJob applies change to a copy of the job at expectedRevision. Status moves follow
+// catalog.JobTransitions; finishing sets endTime (now unless given) and duration, and the
+// capability's job counters and lastDeployment move with it.
+func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision int, change func(*catalog.Job) error, idem Idempotency) (*catalog.Job, error) {
+	found, err := s.JobByID(ctx, jobID)
+	if err != nil {
+		return nil, fmt.Errorf("update job %s: %w", jobID, err)
+	}
+	capabilityID, sk := found.CapabilityID, jobSK(found.StartTime.Time, jobID)
+	it, err := s.mutate(ctx, capabilityID, 0, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		cur, err := s.readItem(ctx, capabilityPK(capabilityID), sk, true)
+		if err != nil {
+			return nil, fmt.Errorf("job %s: %w", jobID, err)
+		}
+		old, err := toJob(cur)
+		if err != nil {
+			return nil, err
+		}
+		if old.Revision != expectedRevision {
+			return nil, stale("job "+jobID, old.Revision)
+		}
+		n, err := clone(old)
+		if err != nil {
+			return nil, err
+		}
+		n.Meta = old.Meta
+		if err := change(n); err != nil {
+			return nil, err
+		}
+		n.JobID, n.CapabilityID, n.StartTime = old.JobID, old.CapabilityID, old.StartTime
+		if err := catalog.CheckJobTransition(old.Status, n.Status); err != nil {
+			return nil, err
+		}
+		if n.Status.Terminal() && !old.Status.Terminal() {
+			if n.EndTime == nil {
+				n.EndTime = catalog.TimePtr(now)
+			}
+			d := int(n.EndTime.Sub(n.StartTime.Time).Seconds())
+			n.Duration = &d
+			a := &capability.Aggregates
+			a.SuccessfulJobs += catalog.JobSucceeded(n.Status)
+			a.FailedJobs += catalog.JobFailedCount(n.Status)
+			if end := catalog.DeploymentEnd(n); end != nil && (a.LastDeployment == nil || end.After(a.LastDeployment.Time)) {
+				a.LastDeployment = end
+			}
+		}
+		comps, err := s.componentsOf(ctx, capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		if err := catalog.ValidateJob(n, comps); err != nil {
+			return nil, err
+		}
+		n.Revision, n.UpdatedAt = old.Revision+1, catalog.NewTimestamp(now)
+		ji, err := jobItem(n, now)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{capability: capability, result: ji}
+		cond, vals := revisionIs(old.Revision)
+		p.put(ji, cond, vals)
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update job %s: %w", jobID, err)
+	}
+	return toJob(it)
+}
+
+func validateRuleIDs(r *catalog.Rule) error {
+	for _, f := range []struct{ name, v string }{{"capabilityId", r.CapabilityID}, {"ruleId", r.RuleID}} {
+		if err := ValidateID(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	if err := catalog.ValidateRule(r); err != nil {
+		return err
+	}
+	return firstInvalid(
+		enumCheck("ruleType", r.RuleType.Valid(), r.RuleType),
+		enumCheck("status", r.Status.Valid(), r.Status),
+		enumCheck("priority", r.Priority.Valid(), r.Priority),
+		requiredText("name", r.Name),
+	)
+}
+
+func enumCheck(field string, ok bool, v any) error {
+	if !ok {
+		return catalog.Invalid(field, "%q is not an allowed value", v)
+	}
+	return nil
+}
+
+func requiredText(field, v string) error {
+	if v == "" {
+		return catalog.Invalid(field, "is required")
+	}
+	return nil
+}
+
+func firstInvalid(errs ...error) error {
+	for _, e := range errs {
+		if e != nil {
+			return e
+		}
+	}
+	return nil
+}
+
+func findRule(rs []*catalog.Rule, id string) int {
+	for i, r := range rs {
+		if r.RuleID == id {
+			return i
+		}
+	}
+	return -1
+}
+
+// CreateRule adds a configuration rule, validated (operators, severity mapping) before it is
+// written.
+func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotency) (*catalog.Rule, error) {
+	if err := validateRuleIDs(r); err != nil {
+		return nil, err
+	}
+	it, err := s.mutate(ctx, r.CapabilityID, SegRules, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(r.CapabilityID)
+		if err != nil {
+			return nil, err
+		}
+		if i := findRule(st.Rules, r.RuleID); i >= 0 {
+			return nil, &ConflictError{Reason: fmt.Sprintf("rule %s exists already", r.RuleID), CurrentRevision: st.Rules[i].Revision}
+		}
+		n, err := clone(r)
+		if err != nil {
+			return nil, err
+		}
+		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
+		capability.Aggregates.TotalRules = len(st.Rules) + 1
+		capability.Aggregates.ActiveRules = countActive(st.Rules) + activeRule(n)
+		ri, err := ruleItem(n, now)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{capability: capability, result: ri}
+		p.put(ri, notExists, nil)
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("create rule %s: %w", r.RuleID, err)
+	}
+	return toRule(it)
+}
+
+func countActive(rs []*catalog.Rule) int {
+	n := 0
+	for _, r := range rs {
+		n += activeRule(r)
+	}
+	return n
+}
+
+// UpdateRule applies change to a copy of the rule at expectedRevision, keeps the previous
+// version as a VERSION# item, and moves the rule's key when its order changed.
+func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, expectedRevision int, change func(*catalog.Rule) error, idem Idempotency) (*catalog.Rule, error) {
+	if err := ValidateID("ruleId", ruleID); err != nil {
+		return nil, err
+	}
+	it, err := s.mutate(ctx, capabilityID, SegRules, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		i := findRule(st.Rules, ruleID)
+		if i < 0 {
+			return nil, fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
+		}
+		old := st.Rules[i]
+		if old.Revision != expectedRevision {
+			return nil, stale("rule "+ruleID, old.Revision)
+		}
+		n, err := clone(old)
+		if err != nil {
+			return nil, err
+		}
+		n.Meta = old.Meta
+		if err := change(n); err != nil {
+			return nil, err
+		}
+		n.CapabilityID, n.RuleID = capabilityID, ruleID
+		if err := validateRuleIDs(n); err != nil {
+			return nil, err
+		}
+		n.Revision, n.UpdatedAt = old.Revision+1, catalog.NewTimestamp(now)
+		capability.Aggregates.TotalRules = len(st.Rules)
+		capability.Aggregates.ActiveRules = countActive(st.Rules) - activeRule(old) + activeRule(n)
+		ri, err := ruleItem(n, now)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{capability: capability, result: ri}
+		oldItem := st.items[ruleSK(old.Order, ruleID)]
+		version := *oldItem
+		version.SK, version.EntityType, version.GSI1PK, version.GSI1SK, version.UpdatedAt = ruleVersionSK(ruleID, old.Revision), entityVersion, "", "", now
+		p.put(&version, notExists, nil)
+		cond, vals := revisionIs(old.Revision)
+		if oldItem.SK != ri.SK {
+			p.del(capabilityPK(capabilityID), oldItem.SK, cond, vals)
+			p.put(ri, notExists, nil)
+		} else {
+			p.put(ri, cond, vals)
+		}
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("update rule %s: %w", ruleID, err)
+	}
+	return toRule(it)
+}
+
+// DeleteRule removes a rule; its version history stays. It returns ErrNotFound if there is
+// none.
+func (s *Store) DeleteRule(ctx context.Context, capabilityID, ruleID string, idem Idempotency) error {
+	if err := ValidateID("ruleId", ruleID); err != nil {
+		return err
+	}
+	_, err := s.mutate(ctx, capabilityID, SegRules, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		i := findRule(st.Rules, ruleID)
+		if i < 0 {
+			return nil, fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
+		}
+		old := st.Rules[i]
+		capability.Aggregates.TotalRules = len(st.Rules) - 1
+		capability.Aggregates.ActiveRules = countActive(st.Rules) - activeRule(old)
+		p := &plan{capability: capability}
+		cond, vals := revisionIs(old.Revision)
+		p.del(capabilityPK(capabilityID), ruleSK(old.Order, ruleID), cond, vals)
+		return p, nil
+	})
+	if err != nil {
+		return fmt.Errorf("delete rule %s: %w", ruleID, err)
+	}
+	return nil
+}

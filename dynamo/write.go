@@ -1,0 +1,355 @@
+package dynamo
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// How writes work. Every mutation of a capability's partition is one TransactWriteItems that
+// holds the entity's items, the METADATA item with its recomputed aggregates, the two index
+// items that copy it, and (with a client token) the idempotency token. The METADATA put is
+// conditioned on the WriteSeq the mutation read, so writers of one capability are serialised:
+// a writer that lost the race re-reads and tries again (maxWriteAttempts), and aggregates are
+// always computed from the partition as it was when the transaction committed.
+
+const (
+	maxWriteAttempts = 40
+	// TokenLifetime is how long an idempotency token answers retries.
+	TokenLifetime = 24 * time.Hour
+)
+
+// Idempotency identifies a mutation request for idempotent retries: the client's token and a
+// hash of the mutation and its input. The zero value means no token.
+type Idempotency struct {
+	Token string
+	Hash  string
+}
+
+// NewIdempotency returns the Idempotency of a request: the hash covers the mutation name and
+// its arguments, so the same token with other input is detected.
+func NewIdempotency(token, mutation string, args ...any) (Idempotency, error) {
+	if token == "" {
+		return Idempotency{}, nil
+	}
+	if err := ValidateID("clientRequestToken", token); err != nil {
+		return Idempotency{}, err
+	}
+	h := sha256.New()
+	h.Write([]byte(mutation))
+	for _, a := range args {
+		b, err := json.Marshal(a)
+		if err != nil {
+			return Idempotency{}, fmt.Errorf("hash request: %w", err)
+		}
+		h.Write([]byte{0})
+		h.Write(b)
+	}
+	return Idempotency{Token: token, Hash: hex.EncodeToString(h.Sum(nil))}, nil
+}
+
+// ErrTokenReused means a clientRequestToken came back with a different request.
+var ErrTokenReused = catalog.Invalid("clientRequestToken", "this token was already used for a different request")
+
+// partitionState is what a mutation reads before it writes: the METADATA item and the
+// segments it needs, all strongly consistent.
+type partitionState struct {
+	meta       *item // nil when the capability does not exist
+	capability *catalog.Capability
+	Partition
+	items map[string]*item // the segment items by SK
+}
+
+func (s *Store) loadState(ctx context.Context, capabilityID string, want Segment) (*partitionState, error) {
+	st := &partitionState{items: map[string]*item{}}
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		it, err := s.readItem(gctx, capabilityPK(capabilityID), metadataSK, true)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		st.meta = it
+		return nil
+	})
+	ranges := PlanRanges(want)
+	results := make([][]*item, len(ranges))
+	for i, r := range ranges {
+		g.Go(func() error {
+			lo, hi, err := r.bounds()
+			if err != nil {
+				return err
+			}
+			results[i], _, err = s.run(gctx, query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, consistent: true})
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("read capability %s: %w", capabilityID, err)
+	}
+	if st.meta != nil && !st.meta.Deleting {
+		c, err := toCapability(st.meta)
+		if err != nil {
+			return nil, err
+		}
+		st.capability = c
+	}
+	for _, items := range results {
+		for _, it := range items {
+			st.items[it.SK] = it
+			var err error
+			switch it.EntityType {
+			case entityComponent:
+				var c *catalog.Component
+				if c, err = toComponent(it); err == nil {
+					st.Components = append(st.Components, c)
+				}
+			case entityDependency:
+				var d *catalog.Dependency
+				if d, err = toDependency(it); err == nil {
+					st.Dependencies = append(st.Dependencies, d)
+				}
+			case entityRule:
+				var r *catalog.Rule
+				if r, err = toRule(it); err == nil {
+					st.Rules = append(st.Rules, r)
+				}
+			}
+			if err != nil {
+				return nil, err
+			}
+		}
+	}
+	return st, nil
+}
+
+// plan is what a mutation decided to write.
+type plan struct {
+	actions []types.TransactWriteItem
+	// capability is the capability as it must be stored after the mutation (its aggregates
+	// recomputed); its Revision is already the new one.
+	capability *catalog.Capability
+	// create means the METADATA item must not exist yet.
+	create bool
+	// result is the item returned to the caller and recorded with the token.
+	result *item
+}
+
+func (p *plan) put(it *item, cond string, values map[string]types.AttributeValue) {
+	put := &types.Put{Item: it.av()}
+	if cond != "" {
+		put.ConditionExpression = aws.String(cond)
+		put.ExpressionAttributeValues = values
+	}
+	p.actions = append(p.actions, types.TransactWriteItem{Put: put})
+}
+
+func (p *plan) del(pk, sk, cond string, values map[string]types.AttributeValue) {
+	d := &types.Delete{Key: keyOf(pk, sk)}
+	if cond != "" {
+		d.ConditionExpression = aws.String(cond)
+		d.ExpressionAttributeValues = values
+	}
+	p.actions = append(p.actions, types.TransactWriteItem{Delete: d})
+}
+
+func num(n int) types.AttributeValue { return &types.AttributeValueMemberN{Value: strconv.Itoa(n)} }
+
+// revisionIs is the condition that an item's Revision is still rev.
+func revisionIs(rev int) (string, map[string]types.AttributeValue) {
+	return "Revision = :rev", map[string]types.AttributeValue{":rev": num(rev)}
+}
+
+const notExists = "attribute_not_exists(PK)"
+
+// mutate runs build against the partition state of a capability and commits its plan, with
+// the aggregates, index items and token, as one transaction, retrying when another writer
+// committed in between. It returns the plan's result item.
+func (s *Store) mutate(ctx context.Context, capabilityID string, want Segment, idem Idempotency, build func(*partitionState, time.Time) (*plan, error)) (*item, error) {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return nil, err
+	}
+	for attempt := 0; ; attempt++ {
+		if recorded, err := s.recorded(ctx, capabilityID, idem); recorded != nil || err != nil {
+			return recorded, err
+		}
+		st, err := s.loadState(ctx, capabilityID, want)
+		if err != nil {
+			return nil, err
+		}
+		now := s.now()
+		p, err := build(st, now)
+		if err != nil {
+			return nil, err
+		}
+		err = s.commit(ctx, capabilityID, st, p, idem, now)
+		var lost *lostRace
+		if !errors.As(err, &lost) {
+			if err != nil {
+				return nil, err
+			}
+			return p.result, nil
+		}
+		if lost.token {
+			continue // recorded() answers on the next pass
+		}
+		if attempt+1 >= maxWriteAttempts {
+			return nil, fmt.Errorf("write capability %s: gave up after %d concurrent writers won: %w", capabilityID, attempt+1, ErrUnavailable)
+		}
+		if err := sleep(ctx, backoff(min(attempt+1, 4))); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// lostRace means a condition of the transaction failed because something changed since the
+// state was read; token tells whether it was the idempotency token.
+type lostRace struct{ token bool }
+
+func (e *lostRace) Error() string { return "lost a race with another writer" }
+
+// recorded returns the result recorded for an idempotency token already used with the same
+// request, ErrTokenReused for another request, and nil, nil when the token is new.
+func (s *Store) recorded(ctx context.Context, capabilityID string, idem Idempotency) (*item, error) {
+	if idem.Token == "" {
+		return nil, nil
+	}
+	tok, err := s.readItem(ctx, capabilityPK(capabilityID), tokenSK(idem.Token), true)
+	if errors.Is(err, ErrNotFound) || (err == nil && tok.expired(s.now())) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if str(tok.Data["hash"]) != idem.Hash {
+		return nil, ErrTokenReused
+	}
+	res, ok := tok.Data["result"].(*types.AttributeValueMemberM)
+	if !ok {
+		return &item{}, nil // a mutation without an entity result (a delete)
+	}
+	return readItem(res.Value)
+}
+
+// commit writes a plan with the METADATA item (WriteSeq + 1, conditioned on the one read), the
+// index items and the token, as one TransactWriteItems.
+func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionState, p *plan, idem Idempotency, now time.Time) error {
+	seq := 0
+	if st.meta != nil {
+		seq = st.meta.WriteSeq
+	}
+	capItems, err := capabilityItems(p.capability, now)
+	if err != nil {
+		return err
+	}
+	meta := capItems[0]
+	meta.WriteSeq = seq + 1
+	cond := "attribute_not_exists(Deleting) AND "
+	values := map[string]types.AttributeValue{}
+	switch {
+	case p.create:
+		cond = notExists
+	case seq == 0:
+		cond += "attribute_not_exists(WriteSeq) AND attribute_exists(PK)"
+	default:
+		cond += "WriteSeq = :seq"
+		values[":seq"] = num(seq)
+	}
+	if len(values) == 0 {
+		values = nil
+	}
+	actions := append([]types.TransactWriteItem{}, p.actions...)
+	actions = append(actions,
+		types.TransactWriteItem{Put: &types.Put{Item: meta.av(), ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}},
+		types.TransactWriteItem{Put: &types.Put{Item: capItems[1].av()}},
+		types.TransactWriteItem{Put: &types.Put{Item: capItems[2].av()}},
+	)
+	return s.commitActions(ctx, capabilityID, seq, actions, idem, p.result, now)
+}
+
+// commitActions adds the idempotency token to actions and runs them as one TransactWriteItems.
+// A failed condition is a *lostRace; other errors are classified.
+func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int, actions []types.TransactWriteItem, idem Idempotency, result *item, now time.Time) error {
+	tokenAt := -1
+	if idem.Token != "" {
+		tok := &item{PK: capabilityPK(capabilityID), SK: tokenSK(idem.Token), EntityType: entityToken, CreatedAt: now, UpdatedAt: now, Revision: 1,
+			TTL: now.Add(TokenLifetime).Unix(), Data: map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: idem.Hash}}}
+		if result != nil {
+			tok.Data["result"] = &types.AttributeValueMemberM{Value: result.av()}
+		}
+		tokenAt = len(actions)
+		actions = append(actions, types.TransactWriteItem{Put: &types.Put{
+			Item:                      tok.av(),
+			ConditionExpression:       aws.String("attribute_not_exists(PK) OR #ttl < :now"),
+			ExpressionAttributeNames:  map[string]string{"#ttl": attrTTL},
+			ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}},
+		}})
+	}
+	if len(actions) > maxTransact {
+		return catalog.Invalid("", "this change needs %d writes, over DynamoDB's limit of %d in one transaction", len(actions), maxTransact)
+	}
+	for i := range actions {
+		a := &actions[i]
+		switch {
+		case a.Put != nil:
+			a.Put.TableName = &s.table
+			if n := itemSize(a.Put.Item); n > maxItemSize {
+				return catalog.Invalid("input", "the item would be %d bytes, over DynamoDB's 400 KB limit", n)
+			}
+		case a.Delete != nil:
+			a.Delete.TableName = &s.table
+		case a.ConditionCheck != nil:
+			a.ConditionCheck.TableName = &s.table
+		case a.Update != nil:
+			a.Update.TableName = &s.table
+		}
+	}
+	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+	if idem.Token != "" {
+		// DynamoDB's own token lasts 10 minutes and is bound to identical parameters: derive
+		// it from the client's token and the state this attempt read, so the SDK's retries
+		// of this attempt share it and a re-planned attempt gets a fresh one.
+		sum := sha256.Sum256([]byte(idem.Token + "|" + idem.Hash + "|" + strconv.Itoa(seq)))
+		in.ClientRequestToken = aws.String(hex.EncodeToString(sum[:])[:36])
+	}
+	_, err := s.db.TransactWriteItems(ctx, in)
+	if err == nil {
+		return nil
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for i, r := range tce.CancellationReasons {
+			if aws.ToString(r.Code) == "ConditionalCheckFailed" && i == tokenAt {
+				return &lostRace{token: true}
+			}
+		}
+		for _, r := range tce.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "ConditionalCheckFailed", "TransactionConflict":
+				return &lostRace{}
+			}
+		}
+		if len(tce.CancellationReasons) == 0 {
+			return &lostRace{} // a backend that gives no reasons: re-read and decide
+		}
+	}
+	var tc *types.TransactionConflictException
+	if errors.As(err, &tc) {
+		return &lostRace{}
+	}
+	return classify("write capability "+capabilityID, err)
+}
