@@ -33,7 +33,9 @@ func startServer(t *testing.T, args []string, env map[string]string) (string, co
 	out := &lineWriter{lines: make(chan string, 1000)}
 	getenv := func(k string) string { return env[k] }
 	done := make(chan error, 1)
-	go func() { done <- run(ctx, append([]string{"-port", "0", "-host", "127.0.0.1"}, args...), getenv, out, io.Discard) }()
+	go func() {
+		done <- run(ctx, append([]string{"-port", "0", "-host", "127.0.0.1"}, args...), getenv, out, io.Discard)
+	}()
 	re := regexp.MustCompile(`listening on (http://\S+)`)
 	deadline := time.After(60 * time.Second)
 	for {

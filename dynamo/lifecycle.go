@@ -319,4 +319,3 @@ func decodeVersion[T any](conv func(*item) (T, error)) func(*item) (T, error) {
 		return conv(it)
 	}
 }
-

@@ -8,8 +8,10 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	"hash/fnv"
 	"log/slog"
 	"math"
+	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -64,6 +66,16 @@ type Store struct {
 	now    func() time.Time
 	log    *slog.Logger
 	cursor []byte
+	// writers serialises this process's writers of one capability (striped by ID), so they
+	// queue instead of racing; the WriteSeq condition still guards writers in other processes.
+	writers [64]sync.Mutex
+}
+
+// writerLock returns the lock of a capability's writers in this process.
+func (s *Store) writerLock(capabilityID string) *sync.Mutex {
+	h := fnv.New32a()
+	_, _ = h.Write([]byte(capabilityID))
+	return &s.writers[h.Sum32()%uint32(len(s.writers))]
 }
 
 // New returns a Store over db.

@@ -183,6 +183,9 @@ func (s *Store) mutate(ctx context.Context, capabilityID string, want Segment, i
 	if err := ValidateID("capabilityId", capabilityID); err != nil {
 		return nil, err
 	}
+	lock := s.writerLock(capabilityID)
+	lock.Lock()
+	defer lock.Unlock()
 	for attempt := 0; ; attempt++ {
 		if recorded, err := s.recorded(ctx, capabilityID, idem); recorded != nil || err != nil {
 			return recorded, err

@@ -25,9 +25,9 @@ func (h *harness) check(tb testing.TB, id string) {
 
 type aggregates struct {
 	TotalComponents, ActiveComponents, TotalDependencies, TotalJobs, SuccessfulJobs, FailedJobs, TotalRules, ActiveRules int
-	HealthScore                                                                                                            float64
-	HealthStatus                                                                                                           string
-	LastDeployment                                                                                                         *string
+	HealthScore                                                                                                          float64
+	HealthStatus                                                                                                         string
+	LastDeployment                                                                                                       *string
 }
 
 func (h *harness) aggregates(tb testing.TB, id string) (aggregates, int) {

@@ -288,7 +288,9 @@ func TestNullsAndFilters(t *testing.T) {
 	})
 	t.Run("dependency criticality filter", func(t *testing.T) {
 		var out struct {
-			Capability struct{ Dependencies []struct{ Criticality string } }
+			Capability struct {
+				Dependencies []struct{ Criticality string }
+			}
 		}
 		h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { dependencies(criticality: CRITICAL) { criticality } } }`, nil, &out)
 		if len(out.Capability.Dependencies) == 0 {
