@@ -22,6 +22,7 @@ import (
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
 	"github.com/capcat/catalogue/sample"
+	"github.com/capcat/catalogue/web"
 )
 
 func main() {
@@ -120,7 +121,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := &http.Server{
-		Handler:           graph.NewHandler(store, graph.Options{Logger: log, Introspection: cfg.introspection, Playground: true}),
+		Handler:           graph.NewHandler(store, graph.Options{Logger: log, Introspection: cfg.introspection, UI: web.Handler(web.Options{})}),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
@@ -147,7 +148,7 @@ func banner(w io.Writer, cfg *config, addr net.Addr, seeded int) {
 	fmt.Fprintf(w, "Capability Catalogue GraphQL API\n")
 	fmt.Fprintf(w, "  listening on http://127.0.0.1:%d\n", port)
 	fmt.Fprintf(w, "  GraphQL:     http://127.0.0.1:%d/graphql\n", port)
-	fmt.Fprintf(w, "  playground:  http://127.0.0.1:%d/\n", port)
+	fmt.Fprintf(w, "  explorer:    http://127.0.0.1:%d/   (GraphiQL at /graphiql)\n", port)
 	switch {
 	case cfg.embedded():
 		fmt.Fprintf(w, "  backend:     embedded in-memory DynamoDB (minidyn), table %s\n", cfg.table)

@@ -12,7 +12,6 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/99designs/gqlgen/graphql/playground"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/capcat/catalogue/dynamo"
@@ -26,12 +25,13 @@ type Options struct {
 	Now func() time.Time
 	// Introspection allows schema introspection (the playground needs it).
 	Introspection bool
-	// Playground serves GraphiQL at /.
-	Playground bool
+	// UI, when set, serves every path not claimed by the API (the explorer at /, GraphiQL at
+	// /graphiql).
+	UI http.Handler
 }
 
 // NewHandler returns the whole HTTP surface: POST/GET /graphql (the GET, POST and OPTIONS
-// transports only: no multipart, no form posts), the playground at /, /healthz and /readyz.
+// transports only: no multipart, no form posts), /healthz, /readyz, and the UI for the rest.
 func NewHandler(store Store, opts Options) http.Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -41,8 +41,8 @@ func NewHandler(store Store, opts Options) http.Handler {
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/graphql", GraphQLHandler(store, opts))
-	if opts.Playground {
-		mux.Handle("GET /{$}", playground.Handler("Capability Catalogue", "/graphql"))
+	if opts.UI != nil {
+		mux.Handle("/", opts.UI)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintln(w, "ok")

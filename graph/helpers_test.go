@@ -59,7 +59,7 @@ func newHarness(tb testing.TB) *harness {
 		tb.Fatalf("BulkLoad: %v", err)
 	}
 	env.Counter.Reset()
-	h := graph.NewHandler(env.Store, graph.Options{Logger: testLogger(), Introspection: true, Playground: true, Now: func() time.Time { return testNow }})
+	h := graph.NewHandler(env.Store, graph.Options{Logger: testLogger(), Introspection: true, Now: func() time.Time { return testNow }})
 	return &harness{env: env, handler: h}
 }
 
