@@ -19,6 +19,10 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
 	"github.com/capcat/catalogue/sample"
@@ -42,6 +46,10 @@ type config struct {
 	createTable   bool
 	seed          bool
 	introspection bool
+	keysFile      string
+	anonymous     string
+	maxCost       int
+	timeout       time.Duration
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
@@ -67,12 +75,22 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.BoolVar(&c.useAWS, "aws", getenv("USE_AWS") == "1", "use real DynamoDB through the standard AWS configuration chain (env USE_AWS=1)")
 	fs.BoolVar(&c.createTable, "create-table", false, "create the table (with GSI1 and TTL) if it does not exist")
 	fs.BoolVar(&c.seed, "seed", false, "load the sample catalogue into the configured backend")
-	fs.BoolVar(&c.introspection, "introspection", true, "allow GraphQL introspection (the playground needs it)")
+	fs.BoolVar(&c.introspection, "introspection", false, "allow GraphQL introspection (always on for the embedded default; GraphiQL needs it)")
+	fs.StringVar(&c.keysFile, "api-keys-file", getenv("API_KEYS_FILE"), "file of API keys, one \"role sha256-hex-of-key name\" a line (env API_KEYS_FILE)")
+	fs.StringVar(&c.anonymous, "anonymous", envStr("ANONYMOUS_ROLE", "viewer"), "role of requests without a key: viewer, or none to refuse them (env ANONYMOUS_ROLE)")
+	fs.IntVar(&c.maxCost, "max-cost", envInt("MAX_QUERY_COST", graph.DefaultLimits.MaxCost), "most nodes one query may request (env MAX_QUERY_COST)")
+	fs.DurationVar(&c.timeout, "request-timeout", 10*time.Second, "deadline of each GraphQL request")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if c.useAWS && c.endpoint != "" {
 		return nil, errors.New("-aws and -dynamodb-endpoint exclude each other")
+	}
+	if c.anonymous != "none" && c.anonymous != "viewer" {
+		return nil, fmt.Errorf("-anonymous must be viewer or none, not %q", c.anonymous)
+	}
+	if c.embedded() {
+		c.introspection = true
 	}
 	return c, nil
 }
@@ -99,7 +117,10 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		endpoint = emb.URL
 		cfg.createTable, cfg.seed = true, true
 	}
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := graph.NewMetrics(reg)
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Observer: metrics})
 	if err != nil {
 		return err
 	}
@@ -116,16 +137,31 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		}
 	}
 
+	reg.MustRegister(graph.NewCatalogueCollector(store, 15*time.Second))
+	auth, generatedKey, err := loadAuth(cfg)
+	if err != nil {
+		return err
+	}
+
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
 	srv := &http.Server{
-		Handler:           graph.NewHandler(store, graph.Options{Logger: log, Introspection: cfg.introspection, UI: web.Handler(web.Options{})}),
+		Handler: graph.NewHandler(store, graph.Options{
+			Logger:         log,
+			Introspection:  cfg.introspection,
+			UI:             web.Handler(web.Options{APIKey: generatedKey}),
+			Auth:           auth,
+			Limits:         graph.Limits{MaxCost: cfg.maxCost},
+			Deadline:       cfg.timeout,
+			Metrics:        metrics,
+			MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	banner(stdout, cfg, ln.Addr(), seeded)
+	banner(stdout, cfg, ln.Addr(), seeded, auth, generatedKey)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -143,7 +179,32 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-func banner(w io.Writer, cfg *config, addr net.Addr, seeded int) {
+// loadAuth builds the authentication of cfg: the keys of API_KEYS_FILE, or, for the embedded
+// default without keys, one random admin key that the banner prints and the explorer sends.
+func loadAuth(cfg *config) (*graph.Auth, string, error) {
+	auth := &graph.Auth{Keys: &graph.KeyRing{}, Anonymous: graph.RoleViewer}
+	if cfg.anonymous == "none" {
+		auth.Anonymous = graph.RoleNone
+	}
+	if cfg.keysFile != "" {
+		f, err := os.Open(cfg.keysFile)
+		if err != nil {
+			return nil, "", fmt.Errorf("api keys: %w", err)
+		}
+		defer f.Close()
+		if auth.Keys, err = graph.ParseKeyRing(f); err != nil {
+			return nil, "", err
+		}
+	}
+	generated := ""
+	if cfg.embedded() && auth.Keys.Len() == 0 {
+		generated = graph.NewAPIKey()
+		auth.Keys.Add(generated, graph.RoleAdmin, "embedded-default")
+	}
+	return auth, generated, nil
+}
+
+func banner(w io.Writer, cfg *config, addr net.Addr, seeded int, auth *graph.Auth, generatedKey string) {
 	port := addr.(*net.TCPAddr).Port
 	fmt.Fprintf(w, "Capability Catalogue GraphQL API\n")
 	fmt.Fprintf(w, "  listening on http://127.0.0.1:%d\n", port)
@@ -161,4 +222,11 @@ func banner(w io.Writer, cfg *config, addr net.Addr, seeded int) {
 	if seeded > 0 {
 		fmt.Fprintf(w, "  sample catalogue loaded: %d items\n", seeded)
 	}
+	fmt.Fprintf(w, "  metrics:     http://127.0.0.1:%d/metrics\n", port)
+	if generatedKey != "" {
+		fmt.Fprintf(w, "  admin API key (generated for this run; the explorer sends it):\n    Authorization: Bearer %s\n", generatedKey)
+	} else {
+		fmt.Fprintf(w, "  API keys:    %d loaded\n", auth.Keys.Len())
+	}
+	fmt.Fprintf(w, "  anonymous requests: %s; introspection: %v\n", auth.Anonymous, cfg.introspection)
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
@@ -81,4 +82,43 @@ func transient(err error) bool {
 	}
 	var oe *net.OpError
 	return errors.As(err, &oe)
+}
+
+// Outcome names the result of a DynamoDB attempt or call for metrics: ok, throttled,
+// conditional_check_failed, transaction_conflict, client_error, server_error, canceled or
+// network.
+func Outcome(err error) string {
+	if err == nil {
+		return "ok"
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return "canceled"
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for _, r := range tce.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "ConditionalCheckFailed":
+				return "conditional_check_failed"
+			case "TransactionConflict":
+				return "transaction_conflict"
+			}
+		}
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded":
+			return "throttled"
+		case "ConditionalCheckFailedException":
+			return "conditional_check_failed"
+		case "TransactionConflictException":
+			return "transaction_conflict"
+		}
+		if ae.ErrorFault() == smithy.FaultServer {
+			return "server_error"
+		}
+		return "client_error"
+	}
+	return "network"
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -84,8 +85,9 @@ func (s *Stats) capacity(rcu, wcu float64) {
 type Observer interface {
 	// Attempt is called once per HTTP attempt with the operation name and its error.
 	Attempt(op string, err error)
-	// Call is called once per API call, after retries, with its consumed capacity.
-	Call(op string, rcu, wcu float64, err error)
+	// Call is called once per API call, after retries, with the attempts it took and its
+	// consumed capacity.
+	Call(op string, attempts int, rcu, wcu float64, err error)
 }
 
 // statsMiddleware counts each attempt (after the retry middleware, so retries are counted as
@@ -116,7 +118,11 @@ func statsMiddleware(obs Observer) func(*middleware.Stack) error {
 				s.capacity(rcu, wcu)
 			}
 			if obs != nil {
-				obs.Call(middleware.GetOperationName(ctx), rcu, wcu, err)
+				attempts := 1
+				if res, ok := retry.GetAttemptResults(md); ok && len(res.Results) > 0 {
+					attempts = len(res.Results)
+				}
+				obs.Call(middleware.GetOperationName(ctx), attempts, rcu, wcu, err)
 			}
 			return out, md, err
 		})

@@ -1,8 +1,17 @@
 package graph
 
 import (
+	"bufio"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
+	"net/http"
+	"strings"
 )
 
 // Role is what a caller may do: viewer reads; devops also changes components, dependencies,
@@ -68,4 +77,114 @@ func require(ctx context.Context, need Role, action string) error {
 		return nil
 	}
 	return fmt.Errorf("%s needs the %s role; you are %s: %w", action, need, c.Role, ErrForbidden)
+}
+
+// KeyRing holds the API keys the server accepts, as SHA-256 hashes: it never sees or keeps a
+// key itself.
+type KeyRing struct {
+	entries []keyEntry
+}
+
+type keyEntry struct {
+	hash [sha256.Size]byte
+	role Role
+	name string
+}
+
+// ParseKeyRing reads API keys, one "role sha256-hex-of-key name" a line; blank lines and lines
+// starting with # are ignored. It returns an error naming the first bad line.
+func ParseKeyRing(r io.Reader) (*KeyRing, error) {
+	k := &KeyRing{}
+	sc := bufio.NewScanner(r)
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) < 3 {
+			return nil, fmt.Errorf("api keys line %d: want \"role sha256-hex name\"", n)
+		}
+		role, err := ParseRole(f[0])
+		if err != nil {
+			return nil, fmt.Errorf("api keys line %d: %w", n, err)
+		}
+		raw, err := hex.DecodeString(f[1])
+		if err != nil || len(raw) != sha256.Size {
+			return nil, fmt.Errorf("api keys line %d: the second field must be the 64-digit hex SHA-256 of the key", n)
+		}
+		e := keyEntry{role: role, name: strings.Join(f[2:], " ")}
+		copy(e.hash[:], raw)
+		k.entries = append(k.entries, e)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("read api keys: %w", err)
+	}
+	return k, nil
+}
+
+// Add adds a key (for the embedded default's generated key).
+func (k *KeyRing) Add(key string, role Role, name string) {
+	k.entries = append(k.entries, keyEntry{hash: sha256.Sum256([]byte(key)), role: role, name: name})
+}
+
+// Len returns how many keys the ring holds.
+func (k *KeyRing) Len() int { return len(k.entries) }
+
+// Lookup returns the caller a key belongs to. It compares the key's hash with every entry in
+// constant time, so timing tells nothing about which entry (or how much of it) matched.
+func (k *KeyRing) Lookup(key string) (Caller, bool) {
+	h := sha256.Sum256([]byte(key))
+	var found Caller
+	ok := 0
+	for _, e := range k.entries {
+		match := subtle.ConstantTimeCompare(h[:], e.hash[:])
+		if match == 1 && ok == 0 {
+			found = Caller{Name: e.name, Role: e.role}
+		}
+		ok |= match
+	}
+	return found, ok == 1
+}
+
+// NewAPIKey returns a random key of 32 bytes, hex encoded.
+func NewAPIKey() string {
+	b := make([]byte, 32)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// HashKey returns the hex SHA-256 of a key: what API_KEYS_FILE holds.
+func HashKey(key string) string {
+	h := sha256.Sum256([]byte(key))
+	return hex.EncodeToString(h[:])
+}
+
+// Auth says who may call the API.
+type Auth struct {
+	// Keys are the accepted API keys; nil or empty means no keys.
+	Keys *KeyRing
+	// Anonymous is the role of a request without a key; RoleNone refuses it with 401.
+	Anonymous Role
+}
+
+// authenticate returns the caller of r. A wrong key, or a missing key when anonymous requests
+// are refused, is an error (HTTP 401).
+func (a *Auth) authenticate(r *http.Request) (Caller, error) {
+	h := r.Header.Get("Authorization")
+	if h == "" {
+		if a.Anonymous == RoleNone {
+			return Caller{}, errors.New("an API key is required: send Authorization: Bearer <key>")
+		}
+		return Caller{Name: "anonymous", Role: a.Anonymous}, nil
+	}
+	key, ok := strings.CutPrefix(h, "Bearer ")
+	if !ok || a.Keys == nil {
+		return Caller{}, errors.New("invalid credentials: send Authorization: Bearer <key>")
+	}
+	c, found := a.Keys.Lookup(strings.TrimSpace(key))
+	if !found {
+		return Caller{}, errors.New("invalid API key")
+	}
+	return c, nil
 }

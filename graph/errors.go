@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -21,6 +22,8 @@ const (
 	CodeUnavailable  = "UNAVAILABLE"
 	CodeTimeout      = "TIMEOUT"
 	CodeInternal     = "INTERNAL_SERVER_ERROR"
+	// CodeIntrospectionDisabled answers __schema and __type when introspection is off.
+	CodeIntrospectionDisabled = "INTROSPECTION_DISABLED"
 )
 
 // ErrForbidden means the caller's role may not do what it asked.
@@ -69,6 +72,8 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 		case errors.Is(err, dynamo.ErrUnavailable):
 			log.WarnContext(ctx, "database unavailable", "err", err)
 			return set(CodeUnavailable, "the catalogue database is unavailable; retry later")
+		case strings.HasSuffix(err.Error(), "introspection disabled"):
+			return set(CodeIntrospectionDisabled, "introspection is disabled on this server")
 		case errors.As(err, &own) && own.Err == nil:
 			// gqlgen's own parse and validation errors: safe, and already coded.
 			return gerr

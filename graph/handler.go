@@ -28,6 +28,17 @@ type Options struct {
 	// UI, when set, serves every path not claimed by the API (the explorer at /, GraphiQL at
 	// /graphiql).
 	UI http.Handler
+	// Auth, when set, authenticates requests; nil lets every caller act as admin (tests and
+	// library use).
+	Auth *Auth
+	// Limits bound requests; zero fields take DefaultLimits.
+	Limits Limits
+	// Deadline bounds each request; what resolved by then is returned and the rest carries
+	// TIMEOUT errors. Zero means no deadline.
+	Deadline time.Duration
+	// Metrics, when set, records request metrics; MetricsHandler serves them at /metrics.
+	Metrics        *Metrics
+	MetricsHandler http.Handler
 }
 
 // NewHandler returns the whole HTTP surface: POST/GET /graphql (the GET, POST and OPTIONS
@@ -43,6 +54,9 @@ func NewHandler(store Store, opts Options) http.Handler {
 	mux.Handle("/graphql", GraphQLHandler(store, opts))
 	if opts.UI != nil {
 		mux.Handle("/", opts.UI)
+	}
+	if opts.MetricsHandler != nil {
+		mux.Handle("GET /metrics", opts.MetricsHandler)
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintln(w, "ok")
@@ -69,25 +83,28 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
+	opts.Limits = opts.Limits.withDefaults()
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{store: store, log: opts.Logger, now: opts.Now}}))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
 	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.SetParserTokenLimit(opts.Limits.ParserTokens)
 	if opts.Introspection {
 		srv.Use(extension.Introspection{})
+	} else {
+		// Suggestions ("did you mean ...") would reveal the schema that introspection hides.
+		srv.SetDisableSuggestion(true)
 	}
+	srv.Use(limiter{limits: opts.Limits})
 	srv.Use(dynamoStats{})
+	srv.Use(operationRecorder{})
 	srv.SetErrorPresenter(errorPresenter(opts.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		opts.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p))
 		return fmt.Errorf("panic: %v", p)
 	})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		ctx, _ := dynamo.WithStats(r.Context())
-		ctx = WithLoaders(ctx, NewLoaders(store))
-		srv.ServeHTTP(w, r.WithContext(ctx))
-	})
+	return serveGraphQL(srv, store, opts)
 }
 
 // dynamoStats adds extensions.dynamodb to every response: the DynamoDB requests, capacity and

@@ -33,8 +33,10 @@ type gqlResponse struct {
 	Errors     []gqlError      `json:"errors"`
 	Extensions struct {
 		DynamoDB dynamo.StatsSnapshot `json:"dynamodb"`
+		Cost     struct{ Requested, Limit int }
 	} `json:"extensions"`
-	Body string
+	Body   string
+	Header http.Header
 }
 
 func (r *gqlResponse) code(i int) string {
@@ -54,25 +56,44 @@ type harness struct {
 // real handler.
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()
+	return newHarnessWith(tb, nil)
+}
+
+// newHarnessWith is newHarness with handler options changed by configure.
+func newHarnessWith(tb testing.TB, configure func(*graph.Options)) *harness {
+	tb.Helper()
 	env := dynamotest.New(tb, dynamotest.Options{Now: func() time.Time { return testNow }})
 	if _, err := env.Store.BulkLoad(context.Background(), sample.Catalogue(testNow), 4); err != nil {
 		tb.Fatalf("BulkLoad: %v", err)
 	}
 	env.Counter.Reset()
-	h := graph.NewHandler(env.Store, graph.Options{Logger: testLogger(), Introspection: true, Now: func() time.Time { return testNow }})
+	opts := graph.Options{Logger: testLogger(), Introspection: true, Now: func() time.Time { return testNow }}
+	if configure != nil {
+		configure(&opts)
+	}
+	h := graph.NewHandler(env.Store, opts)
 	return &harness{env: env, handler: h}
 }
 
 // do posts one GraphQL operation and decodes the response; the counter is reset first.
 func (h *harness) do(tb testing.TB, query string, vars map[string]any) *gqlResponse {
 	tb.Helper()
+	return h.doAs(tb, "", query, vars)
+}
+
+// doAs posts an operation with an API key (none when empty).
+func (h *harness) doAs(tb testing.TB, key, query string, vars map[string]any) *gqlResponse {
+	tb.Helper()
 	h.env.Counter.Reset()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
 	w := httptest.NewRecorder()
 	h.handler.ServeHTTP(w, req)
-	resp := &gqlResponse{Status: w.Code, Body: w.Body.String()}
+	resp := &gqlResponse{Status: w.Code, Body: w.Body.String(), Header: w.Header()}
 	if err := json.Unmarshal(w.Body.Bytes(), resp); err != nil {
 		tb.Fatalf("decode response %q: %v", w.Body.String(), err)
 	}

@@ -49,27 +49,28 @@ type metricsKey struct {
 // Loaders own every DynamoDB read of one HTTP request: identical keys are fetched once, and
 // metadata lookups are batched into BatchGetItem calls of up to 100 keys.
 type Loaders struct {
-	store        Store
-	capabilities *dataloader.Loader[string, *catalog.Capability]
-	ranges       *dataloader.Loader[rangeKey, *dynamo.Partition]
-	jobs         *dataloader.Loader[jobsKey, *dynamo.Page[*catalog.Job]]
-	metrics      *dataloader.Loader[metricsKey, *dynamo.Page[*catalog.Metric]]
+	store         Store
+	metrics       *Metrics
+	capabilities  *dataloader.Loader[string, *catalog.Capability]
+	ranges        *dataloader.Loader[rangeKey, *dynamo.Partition]
+	jobs          *dataloader.Loader[jobsKey, *dynamo.Page[*catalog.Job]]
+	metricWindows *dataloader.Loader[metricsKey, *dynamo.Page[*catalog.Metric]]
 
 	mu      sync.Mutex
 	planned map[string][]dynamo.Segment // ranges already requested, by capability
 }
 
 // NewLoaders returns the loaders of one request.
-func NewLoaders(store Store) *Loaders {
-	l := &Loaders{store: store, planned: map[string][]dynamo.Segment{}}
+func NewLoaders(store Store, metrics *Metrics) *Loaders {
+	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}}
 	l.capabilities = dataloader.NewBatchedLoader(l.loadCapabilities,
 		dataloader.WithWait[string, *catalog.Capability](batchWindow),
 		dataloader.WithBatchCapacity[string, *catalog.Capability](100))
-	l.ranges = dataloader.NewBatchedLoader(eachConcurrently(l.loadRange),
+	l.ranges = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "partition", l.loadRange),
 		dataloader.WithWait[rangeKey, *dynamo.Partition](0))
-	l.jobs = dataloader.NewBatchedLoader(eachConcurrently(l.loadJobs),
+	l.jobs = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "jobs", l.loadJobs),
 		dataloader.WithWait[jobsKey, *dynamo.Page[*catalog.Job]](0))
-	l.metrics = dataloader.NewBatchedLoader(eachConcurrently(l.loadMetrics),
+	l.metricWindows = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "metrics", l.loadMetrics),
 		dataloader.WithWait[metricsKey, *dynamo.Page[*catalog.Metric]](0))
 	return l
 }
@@ -93,6 +94,7 @@ func For(ctx context.Context) *Loaders {
 // loadCapabilities is the batch function of the metadata loader: one BatchGetItem per 100 keys,
 // results in key order, a missing capability as ErrNotFound.
 func (l *Loaders) loadCapabilities(ctx context.Context, ids []string) []*dataloader.Result[*catalog.Capability] {
+	l.metrics.batch("capability", len(ids))
 	res := make([]*dataloader.Result[*catalog.Capability], len(ids))
 	caps, err := l.store.CapabilitiesByID(ctx, ids)
 	for i := range ids {
@@ -149,8 +151,9 @@ func parseKeyTime(s string) (*time.Time, error) {
 
 // eachConcurrently turns a one-key fetch into a batch function that runs one fetch per key,
 // concurrently, returning results in key order.
-func eachConcurrently[K comparable, V any](fetch func(context.Context, K) (V, error)) dataloader.BatchFunc[K, V] {
+func eachConcurrently[K comparable, V any](m *Metrics, name string, fetch func(context.Context, K) (V, error)) dataloader.BatchFunc[K, V] {
 	return func(ctx context.Context, keys []K) []*dataloader.Result[V] {
+		m.batch(name, len(keys))
 		res := make([]*dataloader.Result[V], len(keys))
 		var g errgroup.Group
 		g.SetLimit(maxConcurrentQueries)
@@ -236,5 +239,5 @@ func (l *Loaders) Jobs(ctx context.Context, k jobsKey) (*dynamo.Page[*catalog.Jo
 
 // Metrics returns a metrics window.
 func (l *Loaders) Metrics(ctx context.Context, k metricsKey) (*dynamo.Page[*catalog.Metric], error) {
-	return l.metrics.Load(ctx, k)()
+	return l.metricWindows.Load(ctx, k)()
 }

@@ -4,6 +4,7 @@
 package dynamotest
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -29,9 +30,11 @@ type Counter struct {
 	next http.Handler
 	mu   sync.Mutex
 	ops  map[string]int
-	// Before, when set, runs before each request is passed on; a non-nil error answer is
-	// written instead (fault injection).
+	// Before, when set, runs before each request is passed on; when it reports true it has
+	// answered the request itself (fault injection).
 	Before func(op string, w http.ResponseWriter) bool
+	// Inspect is like Before but also sees the request body.
+	Inspect func(op string, body []byte, w http.ResponseWriter) bool
 }
 
 // NewCounter wraps next.
@@ -44,10 +47,17 @@ func (c *Counter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	c.mu.Lock()
 	c.ops[op]++
-	before := c.Before
+	before, inspect := c.Before, c.Inspect
 	c.mu.Unlock()
 	if before != nil && before(op, w) {
 		return
+	}
+	if inspect != nil {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		if inspect(op, body, w) {
+			return
+		}
 	}
 	c.next.ServeHTTP(w, r)
 }

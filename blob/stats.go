@@ -1,0 +1,116 @@
+package blob
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"sort"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/smithy-go/middleware"
+)
+
+// Stats counts the S3 requests and bytes of one unit of work (one GraphQL operation, one
+// archive run). It is safe for concurrent use. Attach it to a context with WithStats; every
+// request a client from NewClient sends with that context is counted, retries included, by the
+// client's HTTP layer. Bytes are the request bodies sent plus the response bodies read.
+// Presigning makes no request and counts nothing; what a client later does with a presigned URL
+// is not seen here.
+type Stats struct {
+	mu         sync.Mutex
+	requests   int
+	bytes      int64
+	operations map[string]int
+}
+
+// StatsSnapshot is a copy of a Stats at one moment, shaped for `extensions.s3`.
+type StatsSnapshot struct {
+	Requests   int            `json:"requests"`
+	Bytes      int64          `json:"bytes"`
+	Operations map[string]int `json:"operations"`
+}
+
+type statsKey struct{}
+
+// WithStats returns a context carrying a new Stats.
+func WithStats(ctx context.Context) (context.Context, *Stats) {
+	s := &Stats{operations: map[string]int{}}
+	return context.WithValue(ctx, statsKey{}, s), s
+}
+
+// StatsFrom returns the Stats of ctx, or nil.
+func StatsFrom(ctx context.Context) *Stats {
+	s, _ := ctx.Value(statsKey{}).(*Stats)
+	return s
+}
+
+// Snapshot returns the counts so far.
+func (s *Stats) Snapshot() StatsSnapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ops := make(map[string]int, len(s.operations))
+	for k, v := range s.operations {
+		ops[k] = v
+	}
+	return StatsSnapshot{Requests: s.requests, Bytes: s.bytes, Operations: ops}
+}
+
+// OperationNames returns the operations counted, sorted.
+func (s StatsSnapshot) OperationNames() []string {
+	names := make([]string, 0, len(s.Operations))
+	for k := range s.Operations {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func (s *Stats) request(op string, sent int64) {
+	s.mu.Lock()
+	s.requests++
+	s.operations[op]++
+	s.bytes += sent
+	s.mu.Unlock()
+}
+
+func (s *Stats) received(n int) {
+	s.mu.Lock()
+	s.bytes += int64(n)
+	s.mu.Unlock()
+}
+
+// countingClient is the HTTP client of NewClient: it counts each attempt, and the bytes of its
+// request and response bodies, into the request context's Stats.
+type countingClient struct{ next aws.HTTPClient }
+
+func (c countingClient) Do(req *http.Request) (*http.Response, error) {
+	st := StatsFrom(req.Context())
+	if st == nil {
+		return c.next.Do(req)
+	}
+	op := middleware.GetOperationName(req.Context())
+	if op == "" {
+		op = req.Method
+	}
+	resp, err := c.next.Do(req)
+	st.request(op, max(req.ContentLength, 0))
+	if resp != nil && resp.Body != nil {
+		resp.Body = &countingBody{ReadCloser: resp.Body, st: st}
+	}
+	return resp, err
+}
+
+// countingBody counts the bytes read from a response body.
+type countingBody struct {
+	io.ReadCloser
+	st *Stats
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if n > 0 {
+		b.st.received(n)
+	}
+	return n, err
+}

@@ -1,0 +1,244 @@
+// Package blob is the S3 half of the catalogue's hybrid storage (the seed's "Hybrid Storage
+// Architecture"): jobs keep their status in DynamoDB and their plans, logs and reports in the
+// artifacts bucket; metrics stay in DynamoDB while recent and move, one gzipped JSON object per
+// component-hour, to the metrics bucket as they age. The layouts are the seed's:
+//
+//	s3://{artifacts}/capabilities/{capability_id}/jobs/{job_id}/deployment-plan.yaml
+//	                                                        .../logs/{pre-deployment,deployment,post-deployment}.log
+//	                                                        .../reports/{test-results,performance-baseline}.json
+//	s3://{metrics}/capabilities/{capability_id}/components/{component_id}/{yyyy}/{mm}/{dd}/metrics-{hh}.json.gz
+//
+// Store reaches the buckets (artifact listings, presigned URLs, metric objects); Archiver moves
+// metrics across the boundary (Archive) and reads windows that span it (Metrics). Embedded runs
+// an in-memory S3 (gofakes3) in-process, as dynamo.StartEmbedded does for DynamoDB. Every S3
+// request made with a context from WithStats is counted there.
+package blob
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	"github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/aws/smithy-go"
+)
+
+// Bucket defaults: the seed's bucket names.
+const (
+	DefaultArtifactsBucket = "capability-deployments"
+	DefaultMetricsBucket   = "capability-metrics"
+)
+
+// Defaults and limits of presigned URLs and of the archive.
+const (
+	// DefaultPresignExpiry is how long a presigned URL works unless Options say otherwise.
+	DefaultPresignExpiry = 15 * time.Minute
+	// MaxPresignExpiry is S3's limit on a SigV4 presigned URL.
+	MaxPresignExpiry = 7 * 24 * time.Hour
+	// DefaultMinArchiveAge is how old an hour of metrics must be before Archive may move it.
+	DefaultMinArchiveAge = 24 * time.Hour
+	// listPage is the page size of ListObjectsV2 (S3's maximum).
+	listPage = 1000
+)
+
+// Sentinel errors of the package. S3 error types never leave it: callers test these with
+// errors.Is.
+var (
+	// ErrNotFound means the object or bucket asked for does not exist.
+	ErrNotFound = errors.New("object not found")
+	// ErrUnavailable means S3 could not be reached or kept failing (throttling, 5xx, network)
+	// after the retries.
+	ErrUnavailable = errors.New("object storage unavailable")
+	// ErrCorrupt means an archived metrics object does not hold what its key says it holds.
+	ErrCorrupt = errors.New("archived object is corrupt")
+)
+
+// Options configure a Store.
+type Options struct {
+	// ArtifactsBucket holds job artifacts; empty means DefaultArtifactsBucket.
+	ArtifactsBucket string
+	// MetricsBucket holds archived metrics; empty means DefaultMetricsBucket.
+	MetricsBucket string
+	// PresignExpiry is the lifetime of presigned URLs; 0 means DefaultPresignExpiry. It is
+	// capped at MaxPresignExpiry.
+	PresignExpiry time.Duration
+	// MinArchiveAge is how far behind now the archive boundary must stay; 0 means
+	// DefaultMinArchiveAge, a negative value means none. Archive refuses a later boundary, and
+	// so Metrics never asks S3 about the last MinArchiveAge.
+	MinArchiveAge time.Duration
+	// CursorSecret signs the cursors of Archiver.Metrics. Empty means a random secret for this
+	// process: set it when several instances serve the same clients.
+	CursorSecret []byte
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+	// Logger receives notices; nil means slog.Default().
+	Logger *slog.Logger
+}
+
+// Store reads and writes the two buckets.
+type Store struct {
+	s3        *s3.Client
+	presign   *s3.PresignClient
+	artifacts string
+	metrics   string
+	expiry    time.Duration
+	minAge    time.Duration
+	cursor    []byte
+	now       func() time.Time
+	log       *slog.Logger
+	listPage  int32
+}
+
+// New returns a Store over client (see NewClient).
+func New(client *s3.Client, opts Options) *Store {
+	s := &Store{
+		s3:        client,
+		presign:   s3.NewPresignClient(client),
+		artifacts: opts.ArtifactsBucket,
+		metrics:   opts.MetricsBucket,
+		expiry:    opts.PresignExpiry,
+		minAge:    opts.MinArchiveAge,
+		cursor:    opts.CursorSecret,
+		now:       opts.Now,
+		log:       opts.Logger,
+		listPage:  listPage,
+	}
+	if s.artifacts == "" {
+		s.artifacts = DefaultArtifactsBucket
+	}
+	if s.metrics == "" {
+		s.metrics = DefaultMetricsBucket
+	}
+	if s.expiry <= 0 {
+		s.expiry = DefaultPresignExpiry
+	}
+	s.expiry = min(s.expiry, MaxPresignExpiry)
+	switch {
+	case s.minAge == 0:
+		s.minAge = DefaultMinArchiveAge
+	case s.minAge < 0:
+		s.minAge = 0
+	}
+	if len(s.cursor) == 0 {
+		s.cursor = make([]byte, 32)
+		_, _ = rand.Read(s.cursor)
+	}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
+	return s
+}
+
+// ArtifactsBucket returns the name of the job artifacts bucket.
+func (s *Store) ArtifactsBucket() string { return s.artifacts }
+
+// MetricsBucket returns the name of the archived metrics bucket.
+func (s *Store) MetricsBucket() string { return s.metrics }
+
+// MinArchiveAge returns how far behind now the archive boundary stays.
+func (s *Store) MinArchiveAge() time.Duration { return s.minAge }
+
+// EnsureBuckets creates the two buckets unless they exist (HeadBucket first, so an existing
+// bucket costs one request and needs no create permission). It is for the embedded backend and
+// local S3-compatible servers; on AWS, buckets are usually made by infrastructure code.
+func (s *Store) EnsureBuckets(ctx context.Context) error {
+	for _, b := range []string{s.artifacts, s.metrics} {
+		_, err := s.s3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b)})
+		if err == nil {
+			continue
+		}
+		if !errors.Is(classify("", err), ErrNotFound) {
+			return fmt.Errorf("ensure bucket %s: %w", b, classify("head bucket", err))
+		}
+		in := &s3.CreateBucketInput{Bucket: aws.String(b)}
+		if r := s.s3.Options().Region; r != "" && r != "us-east-1" {
+			in.CreateBucketConfiguration = &types.CreateBucketConfiguration{LocationConstraint: types.BucketLocationConstraint(r)}
+		}
+		_, err = s.s3.CreateBucket(ctx, in)
+		var owned *types.BucketAlreadyOwnedByYou
+		var exists *types.BucketAlreadyExists
+		if err != nil && !errors.As(err, &owned) && !errors.As(err, &exists) {
+			return fmt.Errorf("ensure bucket %s: %w", b, classify("create bucket", err))
+		}
+		s.log.Info("created bucket", "bucket", b)
+	}
+	return nil
+}
+
+// Ping checks that both buckets exist and answer (one HeadBucket each), for readiness probes.
+// A missing bucket is ErrNotFound; an unreachable S3 is ErrUnavailable.
+func (s *Store) Ping(ctx context.Context) error {
+	for _, b := range []string{s.artifacts, s.metrics} {
+		if _, err := s.s3.HeadBucket(ctx, &s3.HeadBucketInput{Bucket: aws.String(b)}); err != nil {
+			return fmt.Errorf("ping bucket %s: %w", b, classify("head bucket", err))
+		}
+	}
+	return nil
+}
+
+// classify wraps an SDK error of operation op: a missing key or bucket becomes ErrNotFound,
+// transient failures ErrUnavailable; the AWS text stays in the chain for logs.
+func classify(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	wrap := func(sentinel error) error {
+		if op == "" {
+			return fmt.Errorf("%w: %w", sentinel, err)
+		}
+		return fmt.Errorf("%s: %w: %w", op, sentinel, err)
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	var noKey *types.NoSuchKey
+	var notFound *types.NotFound
+	var noBucket *types.NoSuchBucket
+	if errors.As(err, &noKey) || errors.As(err, &notFound) || errors.As(err, &noBucket) {
+		return wrap(ErrNotFound)
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "NotFound", "NoSuchKey", "NoSuchBucket":
+			return wrap(ErrNotFound)
+		}
+	}
+	if transient(err) {
+		return wrap(ErrUnavailable)
+	}
+	return fmt.Errorf("%s: %w", op, err)
+}
+
+// transient reports whether err is worth retrying later: throttling, server errors, timeouts
+// and network failures (including exhausted SDK retries of those).
+func transient(err error) bool {
+	var maxAttempts *retry.MaxAttemptsError
+	if errors.As(err, &maxAttempts) {
+		return true
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		switch ae.ErrorCode() {
+		case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed":
+			return true
+		}
+		return ae.ErrorFault() == smithy.FaultServer
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe)
+}

@@ -1,0 +1,222 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// This file holds the table's side of the metrics archive (package blob moves old metrics to S3):
+// reading one component's metrics of a capability in time order, a page at a time; finding
+// which components have metrics; deleting archived metrics by key.
+
+// Limits of the archive reads.
+const (
+	// MinMetricRangePage is the smallest page MetricsInRange accepts: a page holds whole
+	// timestamps, and one timestamp of a component holds up to one sample per metric type.
+	MinMetricRangePage = 2 * 5
+	// MaxMetricRangePage is the largest page MetricsInRange accepts.
+	MaxMetricRangePage = MaxMetricsPage
+)
+
+// MetricKey identifies one metric item: a capability's component, a metric type and the
+// sample's timestamp (UTC, microseconds).
+type MetricKey struct {
+	CapabilityID string
+	ComponentID  string
+	MetricType   catalog.MetricType
+	Timestamp    time.Time
+}
+
+// MetricKeyOf returns the key of m.
+func MetricKeyOf(m *catalog.Metric) MetricKey {
+	return MetricKey{CapabilityID: m.CapabilityID, ComponentID: m.ComponentID, MetricType: m.MetricType, Timestamp: m.Timestamp.UTC().Truncate(time.Microsecond)}
+}
+
+// String returns the key as capability/component/type/timestamp, for messages and logs.
+func (k MetricKey) String() string {
+	return k.CapabilityID + "/" + k.ComponentID + "/" + string(k.MetricType) + "/" + keyTime(k.Timestamp)
+}
+
+func (k MetricKey) validate(field string) error {
+	if err := ValidateID(field+".capabilityId", k.CapabilityID); err != nil {
+		return err
+	}
+	if err := ValidateID(field+".componentId", k.ComponentID); err != nil {
+		return err
+	}
+	if !k.MetricType.Valid() {
+		return catalog.Invalid(field+".metricType", "%q is not a metric type", k.MetricType)
+	}
+	if k.Timestamp.IsZero() {
+		return catalog.Invalid(field+".timestamp", "is required")
+	}
+	return nil
+}
+
+// MetricRange selects one component's metrics within one capability over a time range.
+type MetricRange struct {
+	CapabilityID string
+	ComponentID  string
+	// MetricType, when set, keeps only metrics of that type.
+	MetricType catalog.MetricType
+	// From is the first instant of the range (inclusive); zero means the beginning.
+	From time.Time
+	// Before is the end of the range (exclusive); zero means no end.
+	Before time.Time
+	// IncludeExpired keeps items whose TTL has passed but that DynamoDB has not removed yet
+	// (the archive wants them; ordinary reads hide them).
+	IncludeExpired bool
+}
+
+func (r MetricRange) validate() error {
+	if err := ValidateID("capabilityId", r.CapabilityID); err != nil {
+		return err
+	}
+	if err := ValidateID("componentId", r.ComponentID); err != nil {
+		return err
+	}
+	if r.MetricType != "" && !r.MetricType.Valid() {
+		return catalog.Invalid("metricType", "%q is not a metric type", r.MetricType)
+	}
+	if !r.Before.IsZero() && !r.From.IsZero() && !r.Before.After(r.From) {
+		return catalog.Invalid("before", "must be after from")
+	}
+	return nil
+}
+
+// bounds returns the GSI1SK range of r: both ends inclusive, in key-time form.
+func (r MetricRange) bounds() (lo, hi string) {
+	lo, hi = "0", "9"
+	if !r.From.IsZero() {
+		from := r.From.UTC().Truncate(time.Microsecond)
+		if from.Before(r.From) {
+			from = from.Add(time.Microsecond)
+		}
+		lo = keyTime(from)
+	}
+	if !r.Before.IsZero() {
+		before := r.Before.UTC().Truncate(time.Microsecond)
+		if before.Before(r.Before) {
+			before = before.Add(time.Microsecond)
+		}
+		hi = keyTime(before.Add(-time.Microsecond))
+	}
+	return lo, hi
+}
+
+// MetricsInRange reads up to limit metrics of r in time order (timestamp, then metric type)
+// from the component's METRICS# index partition, keeping only the capability's items. A page
+// holds whole timestamps only: when the range goes on past the page, the samples of the page's
+// last timestamp that might continue on the next page are left for it. more reports whether
+// metrics remain in r after the page; continue with From set to the last timestamp returned
+// plus one microsecond. The index is eventually consistent: a sample written a moment ago may
+// be missing. limit must be between MinMetricRangePage and MaxMetricRangePage; bad arguments
+// are a *catalog.ValidationError.
+func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (metrics []*catalog.Metric, more bool, err error) {
+	if err := r.validate(); err != nil {
+		return nil, false, err
+	}
+	if limit < MinMetricRangePage || limit > MaxMetricRangePage {
+		return nil, false, catalog.Invalid("limit", "must be between %d and %d, got %d", MinMetricRangePage, MaxMetricRangePage, limit)
+	}
+	lo, hi := r.bounds()
+	q := query{index: true, pk: metricsPK(r.ComponentID), lo: lo, hi: hi, want: limit}
+	q.addName("#cap", attrPK).addValue(":cap", capabilityPK(r.CapabilityID))
+	q.filter = "#cap = :cap"
+	if r.MetricType != "" {
+		q.addName("#d", attrData).addName("#mt", "metricType").addValue(":mt", string(r.MetricType))
+		q.filter += " AND #d.#mt = :mt"
+	}
+	if !r.IncludeExpired {
+		q.now = s.now()
+	}
+	items, more, err := s.run(ctx, q)
+	if err != nil {
+		return nil, false, fmt.Errorf("read metrics of %s/%s: %w", r.CapabilityID, r.ComponentID, err)
+	}
+	if more {
+		// The samples of the last timestamp may go on in the next page: leave them all to it.
+		last := items[len(items)-1].GSI1SK
+		for len(items) > 0 && items[len(items)-1].GSI1SK == last {
+			items = items[:len(items)-1]
+		}
+		if len(items) == 0 {
+			return nil, false, fmt.Errorf("read metrics of %s/%s: more than %d samples at %s", r.CapabilityID, r.ComponentID, limit, last)
+		}
+	}
+	metrics = make([]*catalog.Metric, 0, len(items))
+	for _, it := range items {
+		m, err := toMetric(it)
+		if err != nil {
+			return nil, false, err
+		}
+		metrics = append(metrics, m)
+	}
+	sort.SliceStable(metrics, func(i, j int) bool {
+		a, b := metrics[i], metrics[j]
+		if !a.Timestamp.Equal(b.Timestamp.Time) {
+			return a.Timestamp.Before(b.Timestamp.Time)
+		}
+		return a.MetricType < b.MetricType
+	})
+	return metrics, more, nil
+}
+
+// MetricComponentIDs returns, sorted, the IDs of the components that have metric items in a
+// capability's METRIC# segment, removed components included. It skips through the segment
+// with one Limit-1 Query per component (and one more to learn that none is left), so it never
+// reads the samples themselves.
+func (s *Store) MetricComponentIDs(ctx context.Context, capabilityID string) ([]string, error) {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return nil, err
+	}
+	var ids []string
+	lo := metricPrefix
+	for {
+		items, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), lo: lo, hi: prefixEnd(metricPrefix), want: 1})
+		if err != nil {
+			return nil, fmt.Errorf("list metric components of %s: %w", capabilityID, err)
+		}
+		if len(items) == 0 {
+			return ids, nil
+		}
+		id, _, _, err := parseMetricSK(items[0].SK)
+		if err != nil {
+			return nil, fmt.Errorf("list metric components of %s: %w", capabilityID, err)
+		}
+		ids = append(ids, id)
+		lo = prefixEnd(metricComponentPrefix(id))
+	}
+}
+
+// DeleteMetrics deletes the metric items of keys with BatchWriteItem, maxBatchWrite keys a
+// call, one call at a time, retrying UnprocessedItems with backoff. Deleting an item that does
+// not exist is no error, so a rerun after an interruption is safe. It returns how many keys it
+// deleted, which is len(keys) on success and, on error, how many were confirmed before it. A
+// bad key is a *catalog.ValidationError and deletes nothing.
+func (s *Store) DeleteMetrics(ctx context.Context, keys []MetricKey) (int, error) {
+	reqs := make([]types.WriteRequest, len(keys))
+	for i, k := range keys {
+		if err := k.validate(fmt.Sprintf("keys[%d]", i)); err != nil {
+			return 0, err
+		}
+		reqs[i] = types.WriteRequest{DeleteRequest: &types.DeleteRequest{
+			Key: keyOf(capabilityPK(k.CapabilityID), metricSK(k.ComponentID, k.MetricType, k.Timestamp)),
+		}}
+	}
+	deleted := 0
+	for start := 0; start < len(reqs); start += maxBatchWrite {
+		chunk := reqs[start:min(start+maxBatchWrite, len(reqs))]
+		if err := s.writeChunk(ctx, chunk); err != nil {
+			return deleted, fmt.Errorf("delete metrics: %w", err)
+		}
+		deleted += len(chunk)
+	}
+	return deleted, nil
+}

@@ -1,0 +1,175 @@
+package dynamo_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/dynamo/dynamotest"
+)
+
+func newCapability(id string) *catalog.Capability {
+	return &catalog.Capability{CapabilityID: id, Name: "Cap " + id, BusinessDomain: "testing", Status: catalog.CapabilityPlanning, Priority: catalog.PriorityMedium}
+}
+
+func newComponent(capID, id string, order int) *catalog.Component {
+	return &catalog.Component{CapabilityID: capID, ComponentID: id, Name: "Component " + id, ComponentType: "worker", Order: order, Status: catalog.ComponentActive,
+		Health: &catalog.ComponentHealth{Status: catalog.HealthHealthy, Availability: 99.99, ResponseTime: 50}}
+}
+
+// A TransactionConflict is retried with the same ClientRequestToken: DynamoDB's own
+// idempotency then covers the retry.
+func TestTransactionConflictRetriedWithSameToken(t *testing.T) {
+	env := dynamotest.New(t, dynamotest.Options{})
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	if _, err := env.Store.CreateCapability(ctx, newCapability("CAP-TC-1"), dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	var tokens []string
+	env.Counter.Before = func(op string, w http.ResponseWriter) bool { return false }
+	conflicts := 0
+	env.Counter.Inspect = func(op string, body []byte, w http.ResponseWriter) bool {
+		if op != "TransactWriteItems" {
+			return false
+		}
+		var in struct{ ClientRequestToken string }
+		_ = json.Unmarshal(body, &in)
+		mu.Lock()
+		defer mu.Unlock()
+		tokens = append(tokens, in.ClientRequestToken)
+		if conflicts < 2 {
+			conflicts++
+			w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","message":"Transaction cancelled","CancellationReasons":[{"Code":"TransactionConflict"},{"Code":"None"},{"Code":"None"},{"Code":"None"},{"Code":"None"}]}`)
+			return true
+		}
+		return false
+	}
+	idem, _ := dynamo.NewIdempotency("tok-conflict-1", "addComponent", "x")
+	if _, err := env.Store.AddComponent(ctx, newComponent("CAP-TC-1", "tc-worker-1", 1), idem); err != nil {
+		t.Fatalf("AddComponent after conflicts: %v", err)
+	}
+	if len(tokens) != 3 || tokens[0] == "" || tokens[0] != tokens[1] || tokens[1] != tokens[2] {
+		t.Errorf("ClientRequestTokens = %q, want three equal, non-empty", tokens)
+	}
+	if err := env.Store.CheckPartition(ctx, "CAP-TC-1"); err != nil {
+		t.Error(err)
+	}
+}
+
+// After the context is cancelled the SDK does not retry.
+func TestNoRetryAfterCancel(t *testing.T) {
+	env := dynamotest.New(t, dynamotest.Options{MaxAttempts: 5})
+	env.Counter.Before = func(op string, w http.ResponseWriter) bool {
+		time.Sleep(200 * time.Millisecond)
+		w.WriteHeader(http.StatusInternalServerError)
+		return true
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := env.Store.Capability(ctx, "CAP-1")
+	if err == nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("Capability after the deadline = %v, want a deadline error", err)
+	}
+	time.Sleep(300 * time.Millisecond)
+	if n := env.Counter.Total(); n != 1 {
+		t.Errorf("%d requests, want 1: no retry once the context is done", n)
+	}
+}
+
+// Two stores (two server processes) write one capability at once: the WriteSeq condition
+// serialises them across processes, no update is lost, and the aggregates equal a recount.
+func TestWritersInTwoProcesses(t *testing.T) {
+	env := dynamotest.New(t, dynamotest.Options{})
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	other := dynamo.New(env.Client, dynamo.Options{Table: env.Table})
+	if _, err := env.Store.CreateCapability(ctx, newCapability("CAP-2P-1"), dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	const n = 16
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range n {
+		store := env.Store
+		if i%2 == 1 {
+			store = other
+		}
+		wg.Go(func() {
+			_, err := store.AddComponent(ctx, newComponent("CAP-2P-1", fmt.Sprintf("p-%02d", i), i+1), dynamo.Idempotency{})
+			errs <- err
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("AddComponent: %v", err)
+		}
+	}
+	c, err := env.Store.Capability(ctx, "CAP-2P-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Aggregates.TotalComponents != n {
+		t.Errorf("totalComponents = %d, want %d", c.Aggregates.TotalComponents, n)
+	}
+	if err := env.Store.CheckPartition(ctx, "CAP-2P-1"); err != nil {
+		t.Error(err)
+	}
+}
+
+// A delete interrupted after its first step is finished by a rerun, and the capability is
+// gone from reads from the first step on.
+func TestDeleteCapabilityResumes(t *testing.T) {
+	env := dynamotest.New(t, dynamotest.Options{})
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	if _, err := env.Store.CreateCapability(ctx, newCapability("CAP-DEL-1"), dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 30 {
+		if _, err := env.Store.AddComponent(ctx, newComponent("CAP-DEL-1", fmt.Sprintf("d-%02d", i), i+1), dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env.Counter.Before = func(op string, w http.ResponseWriter) bool {
+		if op == "BatchWriteItem" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ValidationException","message":"boom"}`)
+			return true
+		}
+		return false
+	}
+	if err := env.Store.DeleteCapability(ctx, "CAP-DEL-1", 1, dynamo.Idempotency{}); err == nil {
+		t.Fatal("DeleteCapability succeeded with failing batch deletes")
+	}
+	if _, err := env.Store.Capability(ctx, "CAP-DEL-1"); !dynamo.IsNotFound(err) {
+		t.Errorf("Capability during an interrupted delete = %v, want ErrNotFound", err)
+	}
+	if _, err := env.Store.AddComponent(ctx, newComponent("CAP-DEL-1", "late-1", 50), dynamo.Idempotency{}); !dynamo.IsNotFound(err) {
+		t.Errorf("AddComponent to a capability being deleted = %v, want ErrNotFound", err)
+	}
+	env.Counter.Before = nil
+	if err := env.Store.DeleteCapability(ctx, "CAP-DEL-1", 99, dynamo.Idempotency{}); err != nil {
+		t.Fatalf("rerun DeleteCapability: %v", err)
+	}
+	p, err := env.Store.ReadPartition(ctx, "CAP-DEL-1", dynamo.SegComponents|dynamo.SegDependencies|dynamo.SegRules)
+	if err != nil || len(p.Components) != 0 {
+		t.Errorf("partition after the rerun = %+v, %v", p, err)
+	}
+	if err := env.Store.DeleteCapability(ctx, "CAP-DEL-1", 1, dynamo.Idempotency{}); !dynamo.IsNotFound(err) {
+		t.Errorf("third DeleteCapability = %v, want ErrNotFound", err)
+	}
+}

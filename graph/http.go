@@ -1,0 +1,216 @@
+package graph
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"regexp"
+	"sync"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// requestInfo is what the middleware and the extensions learn about one request, for the
+// request log and the metrics.
+type requestInfo struct {
+	id string
+
+	mu        sync.Mutex
+	operation string
+	cost      int
+	errors    int
+}
+
+type requestInfoKey struct{}
+
+func requestInfoFrom(ctx context.Context) *requestInfo {
+	i, _ := ctx.Value(requestInfoKey{}).(*requestInfo)
+	return i
+}
+
+func (i *requestInfo) setCost(n int) {
+	i.mu.Lock()
+	i.cost = n
+	i.mu.Unlock()
+}
+
+func (i *requestInfo) getCost() int {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.cost
+}
+
+func (i *requestInfo) setOperation(name string) {
+	i.mu.Lock()
+	i.operation = name
+	i.mu.Unlock()
+}
+
+func (i *requestInfo) addErrors(n int) {
+	i.mu.Lock()
+	i.errors += n
+	i.mu.Unlock()
+}
+
+// RequestIDHeader carries the request ID, echoed (or made) by the server.
+const RequestIDHeader = "X-Request-ID"
+
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._:-]{1,64}$`)
+
+func newRequestID(r *http.Request) string {
+	if id := r.Header.Get(RequestIDHeader); requestIDPattern.MatchString(id) {
+		return id
+	}
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// writeHTTPError answers with a GraphQL-shaped JSON error and an HTTP status: the transport
+// errors that happen before GraphQL runs (401, 400, 413).
+func writeHTTPError(w http.ResponseWriter, status int, code, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_ = json.NewEncoder(w).Encode(map[string]any{
+		"errors": []map[string]any{{"message": msg, "extensions": map[string]any{"code": code}}},
+	})
+}
+
+// boundBody reads a POST body up to max bytes and checks that a JSON body is JSON, so that an
+// oversized body is HTTP 413 and a malformed one is never echoed back (gqlgen's own message
+// would quote it). It reports whether the request may go on.
+func boundBody(w http.ResponseWriter, r *http.Request, max int64) bool {
+	if r.Method != http.MethodPost || r.Body == nil {
+		return true
+	}
+	if r.ContentLength > max {
+		writeHTTPError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit")
+		return false
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
+	var tooBig *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooBig):
+		writeHTTPError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit")
+		return false
+	case err != nil:
+		writeHTTPError(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read")
+		return false
+	}
+	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" && !json.Valid(body) {
+		writeHTTPError(w, http.StatusBadRequest, "BAD_REQUEST", "the request body is not valid JSON")
+		return false
+	}
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	return true
+}
+
+// statusRecorder remembers the status a handler wrote.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	s.status = code
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Flush() {
+	if f, ok := s.ResponseWriter.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+// serveGraphQL is the per-request chain in front of the executor: request ID, body bounds,
+// authentication, the deadline, per-request loaders and DynamoDB counter, then one structured
+// log line and the metrics.
+func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		start := time.Now()
+		info := &requestInfo{id: newRequestID(r)}
+		w.Header().Set(RequestIDHeader, info.id)
+		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
+		ctx, stats := dynamo.WithStats(r.Context())
+		ctx = context.WithValue(ctx, requestInfoKey{}, info)
+		caller := Caller{Name: "local", Role: RoleAdmin}
+		defer func() {
+			snap := stats.Snapshot()
+			outcome := "ok"
+			switch {
+			case rec.status >= 400:
+				outcome = "rejected"
+			case info.errors > 0:
+				outcome = "error"
+			}
+			info.mu.Lock()
+			op := info.operation
+			info.mu.Unlock()
+			d := time.Since(start)
+			opts.Metrics.operation(op, outcome, d)
+			opts.Logger.LogAttrs(ctx, slog.LevelInfo, "graphql request",
+				slog.String("requestId", info.id), slog.String("operation", op), slog.String("outcome", outcome),
+				slog.Int("status", rec.status), slog.Duration("duration", d), slog.Int("dynamodbRequests", snap.Requests),
+				slog.String("caller", caller.Name), slog.String("role", caller.Role.String()))
+		}()
+		if !boundBody(rec, r, opts.Limits.MaxBody) {
+			return
+		}
+		if opts.Auth != nil {
+			c, err := opts.Auth.authenticate(r)
+			if err != nil {
+				rec.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
+				writeHTTPError(rec, http.StatusUnauthorized, "UNAUTHENTICATED", err.Error())
+				return
+			}
+			caller = c
+		}
+		ctx = WithCaller(ctx, caller)
+		if opts.Deadline > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, opts.Deadline)
+			defer cancel()
+		}
+		ctx = WithLoaders(ctx, NewLoaders(store, opts.Metrics))
+		srv.ServeHTTP(rec, r.WithContext(ctx))
+	})
+}
+
+// operationRecorder notes the operation's name and error count for the request log.
+type operationRecorder struct{}
+
+var (
+	_ graphql.HandlerExtension    = operationRecorder{}
+	_ graphql.ResponseInterceptor = operationRecorder{}
+)
+
+func (operationRecorder) ExtensionName() string                   { return "OperationRecorder" }
+func (operationRecorder) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (operationRecorder) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if info := requestInfoFrom(ctx); info != nil {
+		if graphql.HasOperationContext(ctx) {
+			if op := graphql.GetOperationContext(ctx); op != nil {
+				info.setOperation(op.OperationName)
+				if op.OperationName == "" && op.Operation != nil {
+					info.setOperation(op.Operation.Name)
+				}
+			}
+		}
+		if resp != nil {
+			info.addErrors(len(resp.Errors))
+		}
+	}
+	return resp
+}

@@ -1,0 +1,222 @@
+package graph
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// Limits bound what one request may ask for (GitHub's GraphQL API and the OWASP GraphQL cheat
+// sheet are the anchors). Zero fields take the defaults of DefaultLimits.
+type Limits struct {
+	// MaxCost is the most nodes an operation may request, counted before execution from the
+	// connection sizes (GitHub's formula: each connection's `first` times the `first` of every
+	// connection above it, summed).
+	MaxCost int
+	// MaxDepth is the deepest field nesting allowed.
+	MaxDepth int
+	// MaxFields is the most fields an operation may select, fragments expanded.
+	MaxFields int
+	// MaxAliases is the most aliased fields an operation may hold.
+	MaxAliases int
+	// ParserTokens bounds the tokens of a query document.
+	ParserTokens int
+	// MaxBody is the largest request body in bytes (larger is HTTP 413).
+	MaxBody int64
+}
+
+// DefaultLimits are the limits when none are configured.
+var DefaultLimits = Limits{MaxCost: 50_000, MaxDepth: 15, MaxFields: 1_000, MaxAliases: 30, ParserTokens: 15_000, MaxBody: 1 << 20}
+
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	if l.MaxCost > 0 {
+		d.MaxCost = l.MaxCost
+	}
+	if l.MaxDepth > 0 {
+		d.MaxDepth = l.MaxDepth
+	}
+	if l.MaxFields > 0 {
+		d.MaxFields = l.MaxFields
+	}
+	if l.MaxAliases > 0 {
+		d.MaxAliases = l.MaxAliases
+	}
+	if l.ParserTokens > 0 {
+		d.ParserTokens = l.ParserTokens
+	}
+	if l.MaxBody > 0 {
+		d.MaxBody = l.MaxBody
+	}
+	return d
+}
+
+// Error codes of the limits.
+const (
+	CodeCostLimit  = "COST_LIMIT_EXCEEDED"
+	CodeDepthLimit = "DEPTH_LIMIT_EXCEEDED"
+	CodeFieldLimit = "FIELD_LIMIT_EXCEEDED"
+	CodeAliasLimit = "ALIAS_LIMIT_EXCEEDED"
+)
+
+// unpaginatedFanout is what an unpaginated list field (components, dependencies, rules...)
+// multiplies the connections below it by: a capability holds at most 99 components.
+const unpaginatedFanout = 100
+
+// limiter is the gqlgen extension that enforces Limits before execution, so a refused request
+// costs no DynamoDB request, and reports extensions.cost on every response.
+type limiter struct{ limits Limits }
+
+var (
+	_ graphql.HandlerExtension        = limiter{}
+	_ graphql.OperationContextMutator = limiter{}
+	_ graphql.ResponseInterceptor     = limiter{}
+)
+
+func (limiter) ExtensionName() string                   { return "Limits" }
+func (limiter) Validate(graphql.ExecutableSchema) error { return nil }
+
+// walk is the state of one pass over an operation.
+type walk struct {
+	op        *graphql.OperationContext
+	fields    int
+	aliases   int
+	depth     int
+	cost      int
+	badFirst  *gqlerror.Error
+	fragments map[string]bool
+}
+
+func (l limiter) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
+	if op.Operation == nil {
+		return nil
+	}
+	w := &walk{op: op, fragments: map[string]bool{}}
+	w.selections(op.Operation.SelectionSet, 1, 1)
+	if info := requestInfoFrom(ctx); info != nil {
+		info.setCost(w.cost)
+	}
+	switch {
+	case w.badFirst != nil:
+		return w.badFirst
+	case w.depth > l.limits.MaxDepth:
+		return limitError(CodeDepthLimit, "the query nests %d levels deep; the limit is %d", w.depth, l.limits.MaxDepth)
+	case w.fields > l.limits.MaxFields:
+		return limitError(CodeFieldLimit, "the query selects %d fields; the limit is %d", w.fields, l.limits.MaxFields)
+	case w.aliases > l.limits.MaxAliases:
+		return limitError(CodeAliasLimit, "the query uses %d aliases; the limit is %d", w.aliases, l.limits.MaxAliases)
+	case w.cost > l.limits.MaxCost:
+		return limitError(CodeCostLimit, "the query may request %d nodes; the limit is %d: ask for smaller pages", w.cost, l.limits.MaxCost)
+	}
+	return nil
+}
+
+func limitError(code, format string, args ...any) *gqlerror.Error {
+	return &gqlerror.Error{Message: fmt.Sprintf(format, args...), Extensions: map[string]any{"code": code}}
+}
+
+// selections walks a selection set at a nesting depth, under connections whose sizes multiply to
+// fanout.
+func (w *walk) selections(set ast.SelectionSet, depth, fanout int) {
+	for _, sel := range set {
+		switch s := sel.(type) {
+		case *ast.Field:
+			w.field(s, depth, fanout)
+		case *ast.InlineFragment:
+			w.selections(s.SelectionSet, depth, fanout)
+		case *ast.FragmentSpread:
+			if s.Definition != nil && !w.fragments[s.Name] {
+				w.fragments[s.Name] = true // a fragment spread inside itself is a validation error anyway
+				w.selections(s.Definition.SelectionSet, depth, fanout)
+				delete(w.fragments, s.Name)
+			}
+		}
+	}
+}
+
+func (w *walk) field(f *ast.Field, depth, fanout int) {
+	w.fields++
+	if f.Alias != "" && f.Alias != f.Name {
+		w.aliases++
+	}
+	w.depth = max(w.depth, depth)
+	if f.Definition == nil || f.Definition.Type == nil || strings.HasPrefix(f.Name, "__") {
+		w.selections(f.SelectionSet, depth+1, fanout)
+		return
+	}
+	named := f.Definition.Type.Name()
+	switch {
+	case strings.HasSuffix(named, "Connection"):
+		first := w.first(f, named)
+		fanout = saturatingMul(fanout, first)
+		w.cost = saturatingAdd(w.cost, fanout)
+	case f.Definition.Type.Elem != nil && len(f.SelectionSet) > 0 && !pageOf(f):
+		fanout = saturatingMul(fanout, unpaginatedFanout)
+	}
+	w.selections(f.SelectionSet, depth+1, fanout)
+}
+
+// first returns a connection's page size, recording a BAD_USER_INPUT error for one out of range.
+func (w *walk) first(f *ast.Field, connection string) int {
+	limit := dynamo.MaxPage
+	if connection == "MetricConnection" {
+		limit = dynamo.MaxMetricsPage
+	}
+	args := f.ArgumentMap(w.op.Variables)
+	var n int
+	switch v := args["first"].(type) {
+	case int:
+		n = v
+	case int64:
+		n = int(v)
+	case float64:
+		n = int(v)
+	default:
+		n = -1
+	}
+	if (n < 1 || n > limit) && w.badFirst == nil {
+		w.badFirst = &gqlerror.Error{
+			Message:    fmt.Sprintf("%s: first must be between 1 and %d", f.Name, limit),
+			Extensions: map[string]any{"code": CodeBadUserInput, "field": "first"},
+		}
+	}
+	return max(min(n, limit), 1)
+}
+
+// pageOf reports whether f lists the items of a page (a connection's nodes or edges), which its
+// connection's first has already counted.
+func pageOf(f *ast.Field) bool {
+	return f.ObjectDefinition != nil && strings.HasSuffix(f.ObjectDefinition.Name, "Connection")
+}
+
+func saturatingMul(a, b int) int {
+	if a > 0 && b > (1<<40)/a {
+		return 1 << 40
+	}
+	return a * b
+}
+
+func saturatingAdd(a, b int) int { return min(a+b, 1<<40) }
+
+// InterceptResponse adds extensions.cost to every response.
+func (l limiter) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	resp := next(ctx)
+	if resp == nil {
+		return nil
+	}
+	if resp.Extensions == nil {
+		resp.Extensions = map[string]any{}
+	}
+	cost := 0
+	if info := requestInfoFrom(ctx); info != nil {
+		cost = info.getCost()
+	}
+	resp.Extensions["cost"] = map[string]int{"requested": cost, "limit": l.limits.MaxCost}
+	return resp
+}

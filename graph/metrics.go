@@ -1,0 +1,183 @@
+package graph
+
+import (
+	"context"
+	"sync"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// Metrics are the server's Prometheus metrics: GraphQL operations, DynamoDB requests and
+// capacity, loader batches, and the seed's application metrics read from the CAPABILITIES index.
+// It implements dynamo.Observer: give it to dynamo.ClientConfig.Observer.
+type Metrics struct {
+	operations  *prometheus.CounterVec
+	duration    *prometheus.HistogramVec
+	attempts    *prometheus.CounterVec
+	calls       *prometheus.CounterVec
+	retries     *prometheus.CounterVec
+	throttles   *prometheus.CounterVec
+	conditional *prometheus.CounterVec
+	rcu, wcu    *prometheus.CounterVec
+	batches     *prometheus.HistogramVec
+}
+
+var _ dynamo.Observer = (*Metrics)(nil)
+
+// NewMetrics registers the metrics with reg.
+func NewMetrics(reg prometheus.Registerer) *Metrics {
+	m := &Metrics{
+		operations: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_graphql_operations_total",
+			Help: "GraphQL operations by operation name and outcome (ok, error, rejected)."}, []string{"operation", "outcome"}),
+		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "catalogue_graphql_operation_duration_seconds",
+			Help: "GraphQL operation latency.", Buckets: prometheus.ExponentialBuckets(0.001, 2, 14)}, []string{"operation"}),
+		attempts: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_dynamodb_requests_total",
+			Help: "DynamoDB HTTP requests (retries included) by API operation and outcome."}, []string{"operation", "outcome"}),
+		calls: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_dynamodb_calls_total",
+			Help: "DynamoDB API calls after retries by API operation and outcome."}, []string{"operation", "outcome"}),
+		retries: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_dynamodb_retries_total",
+			Help: "DynamoDB requests that were retries of an earlier attempt."}, []string{"operation"}),
+		throttles: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_dynamodb_throttles_total",
+			Help: "DynamoDB requests refused by throttling."}, []string{"operation"}),
+		conditional: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_dynamodb_conditional_check_failures_total",
+			Help: "DynamoDB writes whose condition failed (stale revision, concurrent writer, existing item)."}, []string{"operation"}),
+		rcu: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_dynamodb_consumed_read_capacity_units_total",
+			Help: "Read capacity consumed (reported by DynamoDB, estimated from item sizes where a backend omits it)."}, []string{"operation"}),
+		wcu: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_dynamodb_consumed_write_capacity_units_total",
+			Help: "Write capacity consumed (reported by DynamoDB, estimated where a backend omits it)."}, []string{"operation"}),
+		batches: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "catalogue_loader_batch_size",
+			Help: "Keys per loader batch.", Buckets: []float64{1, 2, 5, 10, 25, 50, 100}}, []string{"loader"}),
+	}
+	reg.MustRegister(m.operations, m.duration, m.attempts, m.calls, m.retries, m.throttles, m.conditional, m.rcu, m.wcu, m.batches)
+	return m
+}
+
+// Attempt counts one DynamoDB HTTP request.
+func (m *Metrics) Attempt(op string, err error) {
+	outcome := dynamo.Outcome(err)
+	m.attempts.WithLabelValues(op, outcome).Inc()
+	switch outcome {
+	case "throttled":
+		m.throttles.WithLabelValues(op).Inc()
+	case "conditional_check_failed":
+		m.conditional.WithLabelValues(op).Inc()
+	}
+}
+
+// Call counts one DynamoDB API call with its retries and capacity.
+func (m *Metrics) Call(op string, attempts int, rcu, wcu float64, err error) {
+	m.calls.WithLabelValues(op, dynamo.Outcome(err)).Inc()
+	if attempts > 1 {
+		m.retries.WithLabelValues(op).Add(float64(attempts - 1))
+	}
+	if rcu > 0 {
+		m.rcu.WithLabelValues(op).Add(rcu)
+	}
+	if wcu > 0 {
+		m.wcu.WithLabelValues(op).Add(wcu)
+	}
+}
+
+func (m *Metrics) operation(name, outcome string, d time.Duration) {
+	if m == nil {
+		return
+	}
+	if name == "" {
+		name = "anonymous"
+	}
+	m.operations.WithLabelValues(name, outcome).Inc()
+	m.duration.WithLabelValues(name).Observe(d.Seconds())
+}
+
+func (m *Metrics) batch(loader string, n int) {
+	if m != nil {
+		m.batches.WithLabelValues(loader).Observe(float64(n))
+	}
+}
+
+// CatalogueCollector exports the seed's application metrics (health score per capability,
+// deployment success rate, active rules) from the CAPABILITIES index, re-read at most every
+// refresh interval so that scrapes stay cheap.
+type CatalogueCollector struct {
+	store   Store
+	refresh time.Duration
+	timeout time.Duration
+
+	health, success, rules, components *prometheus.Desc
+	up                                 *prometheus.Desc
+
+	mu      sync.Mutex
+	at      time.Time
+	cached  []*catalog.Capability
+	lastErr error
+}
+
+// NewCatalogueCollector returns the collector; register it with a prometheus.Registerer.
+func NewCatalogueCollector(store Store, refresh time.Duration) *CatalogueCollector {
+	labels := []string{"capability_id", "name", "business_domain"}
+	return &CatalogueCollector{
+		store: store, refresh: refresh, timeout: 5 * time.Second,
+		health:     prometheus.NewDesc("catalogue_capability_health_score", "Capability health score (0-100).", labels, nil),
+		success:    prometheus.NewDesc("catalogue_capability_deployment_success_ratio", "Successful jobs over finished jobs.", labels, nil),
+		rules:      prometheus.NewDesc("catalogue_capability_active_rules", "Active configuration rules.", labels, nil),
+		components: prometheus.NewDesc("catalogue_capability_active_components", "Active components.", labels, nil),
+		up:         prometheus.NewDesc("catalogue_catalogue_scrape_ok", "1 when the CAPABILITIES index could be read.", nil, nil),
+	}
+}
+
+// Describe implements prometheus.Collector.
+func (c *CatalogueCollector) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range []*prometheus.Desc{c.health, c.success, c.rules, c.components, c.up} {
+		ch <- d
+	}
+}
+
+// Collect implements prometheus.Collector.
+func (c *CatalogueCollector) Collect(ch chan<- prometheus.Metric) {
+	caps, err := c.capabilities()
+	ok := 1.0
+	if err != nil {
+		ok = 0
+	}
+	ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, ok)
+	for _, cp := range caps {
+		l := []string{cp.CapabilityID, cp.Name, cp.BusinessDomain}
+		a := cp.Aggregates
+		ch <- prometheus.MustNewConstMetric(c.health, prometheus.GaugeValue, a.HealthScore, l...)
+		ch <- prometheus.MustNewConstMetric(c.rules, prometheus.GaugeValue, float64(a.ActiveRules), l...)
+		ch <- prometheus.MustNewConstMetric(c.components, prometheus.GaugeValue, float64(a.ActiveComponents), l...)
+		if finished := a.SuccessfulJobs + a.FailedJobs; finished > 0 {
+			ch <- prometheus.MustNewConstMetric(c.success, prometheus.GaugeValue, float64(a.SuccessfulJobs)/float64(finished), l...)
+		}
+	}
+}
+
+func (c *CatalogueCollector) capabilities() ([]*catalog.Capability, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if time.Since(c.at) < c.refresh {
+		return c.cached, c.lastErr
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), c.timeout)
+	defer cancel()
+	var all []*catalog.Capability
+	after := ""
+	for {
+		p, err := c.store.Capabilities(ctx, "", dynamo.MaxPage, after)
+		if err != nil {
+			c.lastErr, c.at = err, time.Now()
+			return c.cached, err
+		}
+		all = append(all, p.Items...)
+		if !p.HasNext || len(p.Cursors) == 0 {
+			break
+		}
+		after = p.Cursors[len(p.Cursors)-1]
+	}
+	c.cached, c.lastErr, c.at = all, nil, time.Now()
+	return all, nil
+}
