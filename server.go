@@ -124,7 +124,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
-	store := dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log})
+	store := dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET"))})
 	if cfg.createTable {
 		if err := store.CreateTable(ctx, 2*time.Minute); err != nil {
 			return fmt.Errorf("create table: %w", err)
