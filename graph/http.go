@@ -12,6 +12,7 @@ import (
 	"mime"
 	"net/http"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 
@@ -121,7 +122,13 @@ type statusRecorder struct {
 	status int
 }
 
+// WriteHeader records the status. A request error (parse, validation, variable coercion)
+// answered as application/json is sent with 200, as the GraphQL-over-HTTP spec asks for legacy
+// JSON clients; application/graphql-response+json keeps gqlgen's 4xx.
 func (s *statusRecorder) WriteHeader(code int) {
+	if code == http.StatusUnprocessableEntity && strings.HasPrefix(s.Header().Get("Content-Type"), "application/json") {
+		code = http.StatusOK
+	}
 	s.status = code
 	s.ResponseWriter.WriteHeader(code)
 }
