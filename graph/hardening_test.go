@@ -18,6 +18,7 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/capcat/catalogue/graph"
 )
@@ -325,5 +326,35 @@ func TestObservability(t *testing.T) {
 		if !strings.Contains(out, want) {
 			t.Errorf("/metrics lacks %s", want)
 		}
+	}
+}
+
+// With the index down, queries that need it fail with UNAVAILABLE while the ones that read
+// the base table keep working; leftovers of a batch are retried, never dropped.
+func TestPartialOutage(t *testing.T) {
+	h := newHarness(t)
+	h.env.Mini.EmulateFailureForTable(h.env.Table, miniserver.FailureConditionInternalServerError, "GSI1")
+	resp := h.do(t, `{ capabilities { nodes { id } } }`, nil)
+	if resp.code(0) != "UNAVAILABLE" {
+		t.Errorf("list with GSI1 down = %s", resp.Body)
+	}
+	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { name components { name } } }`, nil, nil)
+	h.env.Mini.EmulateFailureForTable(h.env.Table, miniserver.FailureConditionNone, "GSI1")
+	h.ok(t, `{ capabilities { nodes { id } } }`, nil, nil)
+
+	var calls atomic.Int32
+	h.env.Mini.EmulateUnprocessedItems(h.env.Table, func(n int, raw map[string]*miniserver.AttributeValue) bool {
+		return n == 0 && calls.Add(1) <= 2
+	})
+	defer h.env.Mini.ClearUnprocessedItems()
+	var out struct {
+		A, B, C *struct{ Name string }
+	}
+	resp = h.ok(t, `{ a: capability(id: "CAP-ALERT-MGT-001") { name } b: capability(id: "CAP-FRAUD-DET-001") { name } c: capability(id: "CAP-PAY-PROC-001") { name } }`, nil, &out)
+	if out.A == nil || out.B == nil || out.C == nil {
+		t.Errorf("capabilities with unprocessed keys = %s", resp.Data)
+	}
+	if n := h.env.Counter.Ops()["BatchGetItem"]; n != 3 {
+		t.Errorf("BatchGetItem calls = %d, want 3 (two leftovers retried)", n)
 	}
 }
