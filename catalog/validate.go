@@ -60,6 +60,20 @@ func percent(field string, v float64) error {
 	return nil
 }
 
+// ValidateRuleFields checks a rule's own fields (name, type, status, priority) and its
+// conditions, actions and order (ValidateRule).
+func ValidateRuleFields(r *Rule) error {
+	if err := ValidateRule(r); err != nil {
+		return err
+	}
+	return firstErr(
+		required("name", r.Name),
+		enumErr("ruleType", r.RuleType.Valid(), r.RuleType),
+		enumErr("status", r.Status.Valid(), r.Status),
+		enumErr("priority", r.Priority.Valid(), r.Priority),
+	)
+}
+
 // MaxOrder is the highest component order (two digits in the key).
 const MaxOrder = 99
 

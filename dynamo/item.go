@@ -283,13 +283,13 @@ func ruleItem(r *catalog.Rule, now time.Time) (*item, error) {
 	return it, nil
 }
 
-// decodeEntity decodes the Data of it into a new T and sets its Meta.
-func decodeEntity[T any](it *item, setMeta func(*T, catalog.Meta)) (*T, error) {
-	v := new(T)
+// decodeEntity decodes the Data of it into a new T and sets its Meta from the envelope.
+func decodeEntity[T any, P catalog.Entity[T]](it *item) (P, error) {
+	v := P(new(T))
 	if err := decodeData(it.Data, v); err != nil {
 		return nil, fmt.Errorf("decode %s %s/%s: %w", it.EntityType, it.PK, it.SK, err)
 	}
-	setMeta(v, it.meta())
+	v.SetMeta(it.meta())
 	return v, nil
 }
 
@@ -298,30 +298,24 @@ func toCapability(it *item) (*catalog.Capability, error) {
 	if it.Deleting {
 		return nil, fmt.Errorf("capability %s is being deleted: %w", it.PK, ErrNotFound)
 	}
-	return decodeEntity(it, func(c *catalog.Capability, m catalog.Meta) { c.Meta = m })
+	return decodeEntity[catalog.Capability](it)
 }
 
-func toComponent(it *item) (*catalog.Component, error) {
-	return decodeEntity(it, func(c *catalog.Component, m catalog.Meta) { c.Meta = m })
-}
+func toComponent(it *item) (*catalog.Component, error) { return decodeEntity[catalog.Component](it) }
 
-func toDependency(it *item) (*catalog.Dependency, error) {
-	return decodeEntity(it, func(d *catalog.Dependency, m catalog.Meta) { d.Meta = m })
-}
+func toDependency(it *item) (*catalog.Dependency, error) { return decodeEntity[catalog.Dependency](it) }
 
 func toJob(it *item) (*catalog.Job, error) {
-	return decodeEntity(it, func(j *catalog.Job, m catalog.Meta) {
-		j.Meta = m
-		for i := range j.TargetComponents {
-			j.TargetComponents[i].CapabilityID = j.CapabilityID
-		}
-	})
+	j, err := decodeEntity[catalog.Job](it)
+	if err != nil {
+		return nil, err
+	}
+	for i := range j.TargetComponents {
+		j.TargetComponents[i].CapabilityID = j.CapabilityID
+	}
+	return j, nil
 }
 
-func toMetric(it *item) (*catalog.Metric, error) {
-	return decodeEntity(it, func(x *catalog.Metric, m catalog.Meta) { x.Meta = m })
-}
+func toMetric(it *item) (*catalog.Metric, error) { return decodeEntity[catalog.Metric](it) }
 
-func toRule(it *item) (*catalog.Rule, error) {
-	return decodeEntity(it, func(r *catalog.Rule, m catalog.Meta) { r.Meta = m })
-}
+func toRule(it *item) (*catalog.Rule, error) { return decodeEntity[catalog.Rule](it) }

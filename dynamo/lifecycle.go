@@ -307,7 +307,7 @@ func (s *Store) RuleHistory(ctx context.Context, capabilityID, ruleID string, fi
 }
 
 func toCapabilityVersion(it *item) (*catalog.Capability, error) {
-	return decodeEntity(it, func(c *catalog.Capability, m catalog.Meta) { c.Meta = m })
+	return decodeEntity[catalog.Capability](it)
 }
 
 func decodeVersion[T any](conv func(*item) (T, error)) func(*item) (T, error) {

@@ -32,6 +32,26 @@ func (st *partitionState) existing(id string) (*catalog.Capability, error) {
 	return &c, nil
 }
 
+// revised returns a copy of old changed by change, after checking that old is still at the
+// expected revision (a ConflictError naming what otherwise). The copy keeps old's Meta; the
+// caller sets the new revision once the result is valid.
+func revised[T any, P catalog.Entity[T]](what string, old P, expected int, change func(P) error) (P, error) {
+	m := old.GetMeta()
+	if m.Revision != expected {
+		return nil, stale(what, m.Revision)
+	}
+	c, err := clone((*T)(old))
+	if err != nil {
+		return nil, err
+	}
+	n := P(c)
+	n.SetMeta(m)
+	if err := change(n); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
 func stale(what string, current int) error {
 	return &ConflictError{Reason: what + " was changed by someone else: expectedRevision is stale", CurrentRevision: current}
 }
@@ -103,15 +123,8 @@ func (s *Store) UpdateCapability(ctx context.Context, id string, expectedRevisio
 		if err != nil {
 			return nil, err
 		}
-		if old.Revision != expectedRevision {
-			return nil, stale("capability "+id, old.Revision)
-		}
-		n, err := clone(old)
+		n, err := revised("capability "+id, old, expectedRevision, change)
 		if err != nil {
-			return nil, err
-		}
-		n.Meta = old.Meta
-		if err := change(n); err != nil {
 			return nil, err
 		}
 		// Identity and derived counters are the store's.
@@ -132,7 +145,7 @@ func (s *Store) UpdateCapability(ctx context.Context, id string, expectedRevisio
 			}
 			withComponents(n, comps)
 		}
-		n.Revision, n.UpdatedAt = old.Revision+1, catalog.NewTimestamp(now)
+		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		p := &plan{capability: n}
 		version := *st.meta
 		version.SK, version.EntityType, version.GSI1PK, version.GSI1SK = capabilityVersionSK(old.Revision), entityVersion, "", ""
@@ -244,16 +257,8 @@ func (s *Store) UpdateComponent(ctx context.Context, capabilityID, componentID s
 		if i < 0 {
 			return nil, fmt.Errorf("component %s: %w", componentID, ErrNotFound)
 		}
-		old := st.Components[i]
-		if old.Revision != expectedRevision {
-			return nil, stale("component "+componentID, old.Revision)
-		}
-		n, err := clone(old)
+		n, err := revised("component "+componentID, st.Components[i], expectedRevision, change)
 		if err != nil {
-			return nil, err
-		}
-		n.Meta = old.Meta
-		if err := change(n); err != nil {
 			return nil, err
 		}
 		n.CapabilityID, n.ComponentID = capabilityID, componentID
@@ -263,7 +268,7 @@ func (s *Store) UpdateComponent(ctx context.Context, capabilityID, componentID s
 		if err := catalog.ValidateComponent(n); err != nil {
 			return nil, err
 		}
-		n.Revision, n.UpdatedAt = old.Revision+1, catalog.NewTimestamp(now)
+		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		return s.replaceComponent(capability, st, i, n, now)
 	})
 	if err != nil {
@@ -468,15 +473,8 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 		if err != nil {
 			return nil, err
 		}
-		if old.Revision != expectedRevision {
-			return nil, stale("job "+jobID, old.Revision)
-		}
-		n, err := clone(old)
+		n, err := revised("job "+jobID, old, expectedRevision, change)
 		if err != nil {
-			return nil, err
-		}
-		n.Meta = old.Meta
-		if err := change(n); err != nil {
 			return nil, err
 		}
 		n.JobID, n.CapabilityID, n.StartTime = old.JobID, old.CapabilityID, old.StartTime
@@ -503,7 +501,7 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 		if err := catalog.ValidateJob(n, comps); err != nil {
 			return nil, err
 		}
-		n.Revision, n.UpdatedAt = old.Revision+1, catalog.NewTimestamp(now)
+		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		ji, err := jobItem(n, now)
 		if err != nil {
 			return nil, err
@@ -525,38 +523,7 @@ func validateRuleIDs(r *catalog.Rule) error {
 			return err
 		}
 	}
-	if err := catalog.ValidateRule(r); err != nil {
-		return err
-	}
-	return firstInvalid(
-		enumCheck("ruleType", r.RuleType.Valid(), r.RuleType),
-		enumCheck("status", r.Status.Valid(), r.Status),
-		enumCheck("priority", r.Priority.Valid(), r.Priority),
-		requiredText("name", r.Name),
-	)
-}
-
-func enumCheck(field string, ok bool, v any) error {
-	if !ok {
-		return catalog.Invalid(field, "%q is not an allowed value", v)
-	}
-	return nil
-}
-
-func requiredText(field, v string) error {
-	if v == "" {
-		return catalog.Invalid(field, "is required")
-	}
-	return nil
-}
-
-func firstInvalid(errs ...error) error {
-	for _, e := range errs {
-		if e != nil {
-			return e
-		}
-	}
-	return nil
+	return catalog.ValidateRuleFields(r)
 }
 
 func findRule(rs []*catalog.Rule, id string) int {
@@ -627,22 +594,15 @@ func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, exp
 			return nil, fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
 		}
 		old := st.Rules[i]
-		if old.Revision != expectedRevision {
-			return nil, stale("rule "+ruleID, old.Revision)
-		}
-		n, err := clone(old)
+		n, err := revised("rule "+ruleID, old, expectedRevision, change)
 		if err != nil {
-			return nil, err
-		}
-		n.Meta = old.Meta
-		if err := change(n); err != nil {
 			return nil, err
 		}
 		n.CapabilityID, n.RuleID = capabilityID, ruleID
 		if err := validateRuleIDs(n); err != nil {
 			return nil, err
 		}
-		n.Revision, n.UpdatedAt = old.Revision+1, catalog.NewTimestamp(now)
+		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		capability.Aggregates.TotalRules = len(st.Rules)
 		capability.Aggregates.ActiveRules = countActive(st.Rules) - activeRule(old) + activeRule(n)
 		ri, err := ruleItem(n, now)
