@@ -70,13 +70,27 @@ func CallerFrom(ctx context.Context) Caller {
 	return Caller{Name: "local", Role: RoleAdmin}
 }
 
-// require returns an ErrForbidden error unless the caller has at least role need.
+// ForbiddenError says which role an action needs; it is an ErrForbidden.
+type ForbiddenError struct {
+	Action string
+	Need   Role
+	Have   Role
+}
+
+func (e *ForbiddenError) Error() string {
+	return fmt.Sprintf("%s needs the %s role; you are %s", e.Action, e.Need, e.Have)
+}
+
+// Is makes errors.Is(err, ErrForbidden) hold.
+func (e *ForbiddenError) Is(target error) bool { return target == ErrForbidden }
+
+// require returns a *ForbiddenError unless the caller has at least role need.
 func require(ctx context.Context, need Role, action string) error {
 	c := CallerFrom(ctx)
 	if c.Role >= need {
 		return nil
 	}
-	return fmt.Errorf("%s needs the %s role; you are %s: %w", action, need, c.Role, ErrForbidden)
+	return &ForbiddenError{Action: action, Need: need, Have: c.Role}
 }
 
 // KeyRing holds the API keys the server accepts, as SHA-256 hashes: it never sees or keeps a

@@ -44,9 +44,10 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return gerr
 		}
 		var (
-			invalid  *catalog.ValidationError
-			conflict *dynamo.ConflictError
-			own      *gqlerror.Error
+			invalid   *catalog.ValidationError
+			conflict  *dynamo.ConflictError
+			forbidden *ForbiddenError
+			own       *gqlerror.Error
 		)
 		switch {
 		case errors.As(err, &invalid):
@@ -65,8 +66,8 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return set(CodeConflict, "conflict: the item changed or already exists")
 		case errors.Is(err, dynamo.ErrNotFound):
 			return set(CodeNotFound, "not found")
-		case errors.Is(err, ErrForbidden):
-			return set(CodeForbidden, err.Error())
+		case errors.As(err, &forbidden):
+			return set(CodeForbidden, forbidden.Error())
 		case errors.Is(err, context.DeadlineExceeded):
 			return set(CodeTimeout, "the request deadline passed before this field resolved")
 		case errors.Is(err, dynamo.ErrUnavailable):

@@ -167,7 +167,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			opts.Metrics.operation(op, outcome, d)
 			opts.Logger.LogAttrs(ctx, slog.LevelInfo, "graphql request",
 				slog.String("requestId", info.id), slog.String("operation", op), slog.String("outcome", outcome),
-				slog.Int("status", rec.status), slog.Duration("duration", d), slog.Int("dynamodbRequests", snap.Requests),
+				slog.Int("status", rec.status), slog.Float64("durationMs", float64(d.Microseconds())/1000), slog.Int("dynamodbRequests", snap.Requests),
 				slog.String("caller", caller.Name), slog.String("role", caller.Role.String()))
 		}()
 		if !boundBody(rec, r, opts.Limits.MaxBody) {
