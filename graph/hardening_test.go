@@ -74,6 +74,9 @@ func TestRoles(t *testing.T) {
 			if resp.Status != tt.status || resp.code(0) != tt.code {
 				t.Fatalf("status %d code %q, want %d %q: %s", resp.Status, resp.code(0), tt.status, tt.code, resp.Body)
 			}
+			if tt.code == "FORBIDDEN" && (strings.Contains(resp.Errors[0].Message, "input:") || !strings.Contains(resp.Errors[0].Message, "role")) {
+				t.Errorf("message = %q", resp.Errors[0].Message)
+			}
 			if tt.code != "" && h.writes() != 0 {
 				t.Errorf("refused request made %d writes", h.writes())
 			}
