@@ -107,8 +107,8 @@ type server struct {
 	cdnPage  []byte
 }
 
-// Handler returns the explorer at /, its files at /assets/, and GraphiQL at /graphiql. Paths it
-// does not know are 404.
+// Handler returns the explorer at /, its files at /assets/, and GraphiQL at /graphiql. GET of a
+// path it does not know is 404; other methods than GET and HEAD are 405.
 func Handler(opts Options) http.Handler {
 	if opts.Endpoint == "" {
 		opts.Endpoint = "/graphql"
@@ -132,7 +132,7 @@ func Handler(opts Options) http.Handler {
 		http.Redirect(w, r, "/graphiql", http.StatusMovedPermanently)
 	})
 	mux.HandleFunc("GET /graphiql/vendor/{name}", s.serveVendor)
-	mux.HandleFunc("/", notFound)
+	mux.HandleFunc("GET /", notFound)
 	return secure(mux)
 }
 
@@ -375,6 +375,7 @@ func cdnPlayground(opts Options) []byte {
 	page := rec.body.String()
 	page = strings.Replace(page, "<head>", "<head>\n"+cdnHead, 1)
 	page = strings.Replace(page, "<body>", "<body>\n"+cdnBanner, 1)
+	page = strings.Replace(page, "</body>", cdnFailed+"\n</body>", 1)
 	return []byte(page)
 }
 
@@ -386,6 +387,7 @@ const cdnHead = `<meta name="graphiql-mode" content="cdn">
 		.graphiql-mode { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: baseline; padding: .55rem 1rem; background: #fff7e6; border-bottom: 1px solid #f0c36d; color: #5c3d00; font-size: 14px; line-height: 1.4; }
 		.graphiql-mode a { color: #3b3bd1; }
 		.graphiql-mode code { font-size: 13px; background: #fdebc8; padding: 0 .25em; border-radius: 3px; }
+		.graphiql-offline { max-width: 40rem; margin: 3rem auto; padding: 0 1rem; font-size: 16px; line-height: 1.5; color: #7a1d1d; }
 	</style>`
 
 const cdnBanner = `<div class="graphiql-mode" role="note" aria-label="GraphiQL mode">
@@ -403,3 +405,17 @@ type bufferWriter struct {
 func (b *bufferWriter) Header() http.Header         { return b.header }
 func (b *bufferWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
 func (b *bufferWriter) WriteHeader(int)             {}
+
+// cdnFailed replaces the playground's endless "Loading…" when the CDN is out of reach.
+const cdnFailed = `<script>
+		window.addEventListener('load', function () {
+			if (window.GraphiQL) return;
+			var root = document.getElementById('graphiql');
+			var p = document.createElement('p');
+			p.className = 'graphiql-offline';
+			p.setAttribute('role', 'alert');
+			p.textContent = 'GraphiQL could not be loaded from cdn.jsdelivr.net: this machine seems to be offline. ' +
+				'Run npm ci in web/ to serve it from this server, or use the explorer\u2019s query console at /#/console.';
+			root.replaceChildren(p);
+		});
+	</script>`

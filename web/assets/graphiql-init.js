@@ -19,15 +19,22 @@
   var key = meta('catalogue-api-key');
   var headers = key ? { Authorization: 'Bearer ' + key } : {};
   var defaultQuery = [
-    '# The Capability Catalogue API. Every response carries extensions.dynamodb:',
-    '# the DynamoDB requests and capacity that one operation cost.',
+    '# The Capability Catalogue API. Every response carries',
+    '# extensions.dynamodb: the DynamoDB requests and capacity',
+    '# that one operation cost.',
     'query AlertManagement {',
     '  capability(id: "CAP-ALERT-MGT-001") {',
     '    name',
     '    businessDomain',
-    '    aggregates { healthScore healthStatus totalComponents }',
-    '    components { componentId componentType layer health { status availability } }',
-    '    dependencies { sourceComponentId targetComponentId dependencyType criticality }',
+    '    aggregates { healthScore healthStatus }',
+    '    components {',
+    '      componentId componentType layer',
+    '      health { status availability }',
+    '    }',
+    '    dependencies {',
+    '      sourceComponentId targetComponentId',
+    '      dependencyType criticality',
+    '    }',
     '  }',
     '}',
     ''

@@ -1,0 +1,181 @@
+// The rules card: each configuration rule with its weighted conditions and actions, and a form
+// that evaluates the active rules against a JSON input (one `evaluateRules` operation).
+import { h, replace, card, field, uid } from '../dom.js';
+import { gql } from '../api.js';
+import { badge, label, mono, json, day } from '../format.js';
+import { inlineError } from '../errors.js';
+
+export const RULE_FIELDS = `
+      ruleId name description ruleType status priority order version effectiveFrom effectiveUntil
+      conditions { field operator value values weight }
+      actions { type parameters }`;
+
+export const EVALUATE = `query EvaluateRules($id: ID!, $input: JSON!, $ruleType: RuleType) {
+  capability(id: $id) {
+    evaluateRules(input: $input, ruleType: $ruleType) {
+      rule { ruleId name ruleType }
+      matched score severity
+      conditions { field operator expected actual held weight error }
+      actions
+      error
+    }
+  }
+}`;
+
+const RULE_TYPES = ['BUSINESS', 'SECURITY', 'COMPLIANCE', 'OPERATIONAL', 'ROUTING', 'TRANSFORMATION'];
+
+// exampleInput builds an input that exercises the active rules' conditions.
+export function exampleInput(rules) {
+  const out = {};
+  const set = (path, v) => {
+    const keys = path.split('.');
+    let o = out;
+    keys.slice(0, -1).forEach((k) => {
+      if (typeof o[k] !== 'object' || o[k] === null) o[k] = {};
+      o = o[k];
+    });
+    const last = keys[keys.length - 1];
+    if (!(last in o)) o[last] = v;
+  };
+  for (const r of rules) {
+    if (r.status !== 'ACTIVE') continue;
+    for (const c of r.conditions || []) {
+      let v = c.value ?? (Array.isArray(c.values) ? c.values[0] : null);
+      switch (c.operator) {
+        case 'exists': v = true; break;
+        case 'not_in': case 'not_equals': v = 'other'; break;
+        case '>': v = typeof v === 'number' ? v + 1 : v; break;
+        case '<': v = typeof v === 'number' ? v - 1 : v; break;
+        default:
+      }
+      set(c.field, v);
+    }
+  }
+  return out;
+}
+
+function mappingChips(mapping) {
+  const low = (range) => parseFloat(range) || 0;
+  return h('ul', { class: 'bands', 'aria-label': 'Severity by score' },
+    Object.entries(mapping).sort(([a], [b]) => low(a) - low(b)).map(([range, sev]) => h('li', {}, h('span', { class: 'band-range' }, range), badge(sev, { text: sev }))));
+}
+
+const paramValue = (v) => (Array.isArray(v) ? v.map((x) => (typeof x === 'string' ? x : json(x))).join(', ') : typeof v === 'string' ? v : json(v));
+
+function actionItem(a) {
+  const p = a.parameters || {};
+  if (a.type === 'set_severity' && p.mapping && typeof p.mapping === 'object') {
+    return h('li', {}, mono(a.type), h('span', { class: 'muted' }, ` by ${String(p.calculation || 'mapping').replace(/_/g, ' ')}`), mappingChips(p.mapping));
+  }
+  const entries = Object.entries(p);
+  return h('li', {}, mono(a.type),
+    entries.length ? h('dl', { class: 'action-params' }, entries.map(([k, v]) => h('div', {}, h('dt', {}, k), h('dd', {}, paramValue(v))))) : null);
+}
+
+function conditionText(c) {
+  const expected = c.values ? `[${c.values.map((v) => JSON.stringify(v)).join(', ')}]` : c.value === undefined || c.value === null ? '' : JSON.stringify(c.value);
+  return [mono(c.field), ' ', h('span', { class: 'op' }, c.operator), expected ? [' ', mono(expected, 'expected')] : null];
+}
+
+function ruleCard(r) {
+  return h('article', { class: ['rule', `rule-${r.status.toLowerCase()}`], dataset: { rule: r.ruleId }, 'aria-labelledby': `rule-${r.ruleId}` },
+    h('header', { class: 'rule-head' },
+      h('div', {},
+        h('h3', { id: `rule-${r.ruleId}` }, h('span', { class: 'rule-order', title: 'Execution order' }, `#${r.order}`), ' ', r.name),
+        h('div', { class: 'sub' }, mono(r.ruleId), r.version ? ` · v${r.version}` : '', r.effectiveFrom ? ` · in force from ${day(r.effectiveFrom)}` : '', r.effectiveUntil ? ` until ${day(r.effectiveUntil)}` : '')),
+      h('div', { class: 'rule-badges' }, badge(r.ruleType, { text: label(r.ruleType) }), badge(r.status), badge(r.priority, { kind: 'priority', text: `${label(r.priority)} priority` }))),
+    r.description ? h('p', { class: 'rule-desc' }, r.description) : null,
+    h('div', { class: 'rule-body' },
+      h('div', {},
+        h('h4', {}, 'Conditions'),
+        h('ul', { class: 'conditions' }, (r.conditions || []).map((c) => h('li', {}, h('span', { class: 'weight', title: 'Weight' }, `+${c.weight}`), ' ', conditionText(c))))),
+      h('div', {},
+        h('h4', {}, 'Actions'),
+        h('ul', { class: 'actions' }, (r.actions || []).map(actionItem)))));
+}
+
+function evaluationItem(ev) {
+  const sev = ev.severity;
+  return h('li', { class: ['evaluation', ev.matched ? 'matched' : 'unmatched'], dataset: { rule: ev.rule.ruleId, severity: sev || '', score: String(ev.score) } },
+    h('div', { class: 'evaluation-head' },
+      h('strong', {}, ev.rule.name),
+      ev.matched ? badge('COMPLETED', { text: 'Matched' }) : badge('CANCELLED', { text: 'No match' }),
+      h('span', { class: 'score' }, 'Score ', h('strong', { dataset: { testid: 'eval-score' } }, String(ev.score))),
+      sev ? h('span', { class: 'severity' }, 'Severity ', badge(sev, { kind: 'severity', text: sev })) : null),
+    ev.error ? h('p', { class: 'text-bad' }, ev.error) : null,
+    h('table', { class: 'table compact' },
+      h('thead', {}, h('tr', {}, ['Condition', 'Input value', 'Held', 'Weight'].map((t) => h('th', { scope: 'col' }, t)))),
+      h('tbody', {}, (ev.conditions || []).map((c) => h('tr', { class: c.held ? 'held' : 'not-held' },
+        h('td', {}, mono(c.field), ' ', h('span', { class: 'op' }, c.operator), ' ', mono(json(c.expected), 'expected')),
+        h('td', {}, c.actual === null || c.actual === undefined ? h('span', { class: 'muted' }, 'absent') : mono(json(c.actual))),
+        h('td', {}, c.error ? h('span', { class: 'text-bad' }, c.error) : c.held ? h('span', { class: 'text-good' }, '✓ yes') : h('span', { class: 'muted' }, '✕ no')),
+        h('td', { class: 'num' }, c.held ? `+${c.weight}` : h('span', { class: 'muted' }, `(${c.weight})`)))))),
+    ev.matched && ev.actions?.length ? h('div', { class: 'fire' }, h('span', { class: 'muted' }, 'Actions to fire: '), ev.actions.map((a, i) => [i ? ', ' : '', mono(a?.type || json(a))])) : null);
+}
+
+export function rulesSection({ cap, signal }) {
+  const rules = cap.rules || [];
+  const inputId = uid('eval-input');
+  const input = h('textarea', {
+    id: inputId, class: 'code', rows: '7', spellcheck: 'false', autocapitalize: 'off', autocomplete: 'off',
+    name: 'input', 'aria-describedby': `${inputId}-hint`, dataset: { testid: 'eval-input' },
+  });
+  input.value = JSON.stringify(exampleInput(rules), null, 2);
+  input.rows = Math.min(14, Math.max(5, input.value.split('\n').length + 1));
+  const typeSel = h('select', { name: 'ruleType' }, h('option', { value: '' }, 'Every active rule'), RULE_TYPES.map((t) => h('option', { value: t }, label(t))));
+  const inputError = h('p', { class: 'field-error', id: `${inputId}-error`, hidden: true });
+  const out = h('div', { class: 'evaluation-result', 'aria-live': 'polite', dataset: { testid: 'eval-result' } });
+  const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Evaluate');
+
+  const evaluate = async () => {
+    let parsed;
+    try {
+      parsed = JSON.parse(input.value);
+      if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('the input must be a JSON object, e.g. {"source": "production"}');
+      inputError.hidden = true;
+      input.removeAttribute('aria-invalid');
+    } catch (e) {
+      inputError.textContent = `Not valid input: ${e.message}`;
+      inputError.hidden = false;
+      input.setAttribute('aria-invalid', 'true');
+      input.setAttribute('aria-errormessage', inputError.id);
+      input.focus();
+      return;
+    }
+    submit.disabled = true;
+    replace(out, h('p', { class: 'loading-inline', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Evaluating…'));
+    try {
+      const data = await gql(EVALUATE, { id: cap.capabilityId, input: parsed, ruleType: typeSel.value || null }, { signal });
+      const evs = data.capability?.evaluateRules || [];
+      replace(out, evs.length
+        ? h('ol', { class: 'evaluations' }, evs.map(evaluationItem))
+        : h('p', { class: 'muted' }, 'No active rule in force matches this filter.'));
+    } catch (err) {
+      if (err?.name === 'AbortError') return;
+      replace(out, inlineError(err));
+    } finally {
+      submit.disabled = false;
+    }
+  };
+  input.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      evaluate();
+    }
+  });
+
+  const form = h('form', { class: 'evaluate', 'aria-label': 'Evaluate rules', onsubmit: (e) => { e.preventDefault(); evaluate(); } },
+    h('h3', {}, 'Evaluate against an input'),
+    h('div', { class: 'field' },
+      h('label', { for: inputId }, 'Input (JSON object)'),
+      input,
+      h('span', { class: 'field-hint', id: `${inputId}-hint` }, 'Conditions read dot paths from this object. Ctrl+Enter evaluates.'),
+      inputError),
+    h('div', { class: 'form-row' }, field('Rule type', typeSel), submit),
+    out);
+
+  return card({ id: 'rules', title: 'Rules', description: 'Configuration rules in execution order. Only active rules in force are evaluated; a rule’s score is the sum of the weights of the conditions that hold.' },
+    h('div', { class: 'rules-layout' },
+      h('div', { class: 'rules-list' }, rules.length ? rules.map(ruleCard) : h('p', { class: 'empty' }, 'No rules.')),
+      form));
+}

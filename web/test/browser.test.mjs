@@ -1,0 +1,433 @@
+// Browser tests of the explorer: the embedded default server, headless Chromium (Debian's
+// /usr/bin/chromium) driven by playwright-core, and no internet: every request to a host other
+// than the server is refused, and Chromium resolves no other host name.
+//
+//   node --test web/test/            (from the repository root, or `npm test` in web/)
+//
+// Environment:
+//   CATALOGUE_BIN     a built server to test; otherwise `go build` builds one into a temp dir
+//   CHROMIUM_PATH     the browser (default /usr/bin/chromium)
+//   TEST_OUTPUT_DIR   where screenshots go (default a new directory under the OS temp dir)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+const repoRoot = resolve(webDir, '..');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const outDir = process.env.TEST_OUTPUT_DIR
+  ? resolve(process.env.TEST_OUTPUT_DIR)
+  : mkdtempSync(join(tmpdir(), 'catalogue-web-screenshots-'));
+mkdirSync(outDir, { recursive: true });
+
+const WIDE = { width: 1280, height: 900 };
+const NARROW = { width: 390, height: 844 };
+const ALERT = 'CAP-ALERT-MGT-001';
+const SAMPLE = ['Alert Management', 'Fraud Detection', 'Customer Onboarding', 'Payment Processing', 'Incident Response', 'Identity Verification', 'Reporting & Analytics'];
+
+let tmp;
+let server;
+let base;
+let context;
+let page;
+const external = []; // requests to other hosts (refused)
+const problems = []; // page errors and console errors on explorer pages
+const graphqlRequests = []; // {authorization}
+const screenshots = [];
+
+async function startServer() {
+  let bin = process.env.CATALOGUE_BIN;
+  if (!bin) {
+    bin = join(tmp, 'catalogue');
+    execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  }
+  const env = { ...process.env };
+  for (const k of ['DYNAMODB_ENDPOINT', 'USE_AWS', 'PORT', 'HOST']) delete env[k];
+  // The repository root is the working directory, so the server finds web/node_modules.
+  server = spawn(bin, ['-port', '0', '-host', '127.0.0.1'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  server.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  return new Promise((resolveBase, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`the server printed no "listening on" line in 60 s:\n${out}\n${stderr}`)), 60_000);
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolveBase(m[1]);
+      }
+    });
+    server.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the server exited (${code}) before listening:\n${stderr}`));
+    });
+  });
+}
+
+before(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'catalogue-web-test-'));
+  base = await startServer();
+  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: WIDE,
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      // No internet: no name but the server's resolves.
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  });
+  const origin = new URL(base).origin;
+  await context.route((url) => url.origin !== origin && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
+    external.push(route.request().url());
+    return route.abort('internetdisconnected');
+  });
+  page = context.pages()[0] || await context.newPage();
+  page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
+  page.on('console', (m) => {
+    if (m.type() !== 'error' || page.url().includes('/graphiql')) return;
+    // Chromium logs every 4xx answer; the tests send invalid operations on purpose.
+    if (/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()) && m.location().url.endsWith('/graphql')) return;
+    problems.push(`console error on ${page.url()}: ${m.text()}`);
+  });
+  page.on('request', (r) => {
+    if (r.url().endsWith('/graphql') && r.method() === 'POST') graphqlRequests.push({ authorization: r.headers().authorization || '' });
+  });
+});
+
+after(async () => {
+  await context?.close();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => { server.once('exit', r); setTimeout(r, 5000); });
+  }
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  console.log(`screenshots (${screenshots.length}) in ${outDir}:\n${screenshots.map((s) => `  ${s}`).join('\n')}`);
+});
+
+// open loads a fresh page at a hash route and waits until its view has rendered, so that no
+// state of an earlier test carries over.
+async function open(hash, viewport = WIDE) {
+  await page.setViewportSize(viewport);
+  await page.goto('about:blank');
+  await page.goto(`${base}/${hash}`);
+  if (await page.evaluate(() => { const n = sessionStorage.length; sessionStorage.clear(); return n; })) await page.reload();
+  await rendered(hash);
+}
+
+async function rendered(hash) {
+  await page.waitForSelector(`main[data-rendered="${hash}"]`, { timeout: 20_000 });
+}
+
+// shot saves a full-page screenshot; the viewport grows to the page so that sticky bars sit
+// where they belong.
+async function shot(name, viewport) {
+  const height = await page.evaluate(() => Math.min(16000, document.documentElement.scrollHeight));
+  await page.setViewportSize({ width: viewport.width, height: Math.max(viewport.height, height) });
+  await page.waitForTimeout(150);
+  const file = join(outDir, `${name}-${viewport.width}.png`);
+  await page.screenshot({ path: file });
+  screenshots.push(file);
+  await page.setViewportSize(viewport);
+}
+
+async function footerRequests() {
+  const v = await page.getAttribute('#op-status', 'data-requests');
+  return v === null || v === '' ? NaN : Number(v);
+}
+
+async function noHorizontalOverflow(what) {
+  const [scroll, client] = await page.evaluate(() => [document.documentElement.scrollWidth, document.documentElement.clientWidth]);
+  assert.ok(scroll <= client, `${what}: the page is ${scroll}px wide in a ${client}px viewport`);
+}
+
+test('the list shows the sample capabilities with health badges and its DynamoDB cost', async () => {
+  await open('#/');
+  const names = await page.locator('[data-testid=capability-table] tbody tr .row-link').allTextContents();
+  for (const n of SAMPLE) assert.ok(names.includes(n), `the list lacks ${n}: ${names.join(', ')}`);
+  const health = new Set(await page.locator('[data-testid=capability-table] [data-health]').evaluateAll((els) => els.map((e) => e.dataset.health)));
+  for (const s of ['HEALTHY', 'DEGRADED', 'UNHEALTHY', 'UNKNOWN']) assert.ok(health.has(s), `no ${s} badge`);
+  assert.ok(await footerRequests() >= 1, 'the footer shows no DynamoDB request count');
+  assert.match(await page.textContent('#op-status'), /CapabilityList.*DynamoDB request/);
+  await shot('list', WIDE);
+});
+
+test('the list pages with Relay cursors and filters by health and by domain', async () => {
+  await open('#/?first=3');
+  const rows = page.locator('[data-testid=capability-table] tbody tr');
+  assert.equal(await rows.count(), 3);
+  await page.click('[data-testid=load-more]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=capability-table] tbody tr').length === 6);
+  await page.click('[data-testid=load-more]');
+  await page.waitForFunction(() => document.querySelectorAll('[data-testid=capability-table] tbody tr').length === 7);
+  assert.equal(await page.locator('[data-testid=load-more]').count(), 0, 'a load-more button after the last page');
+
+  await open('#/');
+  await page.selectOption('select[name=health]', 'DEGRADED');
+  await rendered('#/?health=DEGRADED');
+  const degraded = await page.locator('[data-testid=capability-table] tbody .row-link').allTextContents();
+  assert.deepEqual([...degraded].sort(), ['Fraud Detection', 'Reporting & Analytics']);
+  assert.match(await page.textContent('#op-status'), /CapabilitiesByHealth/);
+
+  await open('#/');
+  await page.fill('input[name=domain]', 'operations');
+  await page.press('input[name=domain]', 'Enter');
+  await rendered('#/?domain=operations');
+  const ops = await page.locator('[data-testid=capability-table] tbody .row-link').allTextContents();
+  assert.deepEqual([...ops].sort(), ['Alert Management', 'Incident Response']);
+});
+
+test('the Alert Management page shows its components, SLA and a layered SVG graph', async () => {
+  await open('#/');
+  await page.click(`a.row-link[href="#/capability/${ALERT}"]`);
+  await rendered(`#/capability/${ALERT}`);
+  assert.equal(await page.textContent('h1'), 'Alert Management');
+  const ids = await page.locator('[data-testid=components-table] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.component));
+  assert.deepEqual(ids, ['ui-dashboard-alert-001', 'api-server-alert-001', 'mcp-server-alert-001', 'database-alert-001']);
+  assert.equal(await page.locator('[data-testid=components-table] [data-sla]').count(), 4, 'every component shows its SLA standing');
+
+  const svg = page.locator('svg[data-testid=dependency-graph]');
+  assert.equal(await svg.locator('g.node').count(), 4);
+  const edge = svg.locator('g.edge[data-source="api-server-alert-001"][data-target="database-alert-001"]');
+  assert.equal(await edge.count(), 1, 'no api-server-alert-001 -> database-alert-001 edge');
+  assert.match(await edge.locator('path.edge-line').getAttribute('marker-end'), /^url\(#.+\)$/, 'the edge has no arrowhead');
+  assert.equal(await svg.locator('g.edge').count(), 5);
+  // Layers along the topological order: each component left of what it depends on.
+  const x = async (id) => (await svg.locator(`g.node[data-component="${id}"]`).boundingBox()).x;
+  assert.ok(await x('ui-dashboard-alert-001') < await x('mcp-server-alert-001'));
+  assert.ok(await x('mcp-server-alert-001') < await x('api-server-alert-001'));
+  assert.ok(await x('api-server-alert-001') < await x('database-alert-001'));
+  assert.ok(await footerRequests() >= 1);
+  assert.match(await page.textContent('#op-status'), /CapabilityPage/);
+
+  // Back and forward move between views.
+  await page.goBack();
+  await rendered('#/');
+  assert.ok(await page.locator('[data-testid=capability-table]').count());
+  await page.goForward();
+  await rendered(`#/capability/${ALERT}`);
+  assert.equal(await page.textContent('h1'), 'Alert Management');
+});
+
+test('a click on a component shows its blast radius; the keyboard works too', async () => {
+  await open(`#/capability/${ALERT}`);
+  await page.click('svg[data-testid=dependency-graph] g.node[data-component="database-alert-001"]');
+  await page.waitForSelector('[data-testid=impact-list]');
+  const affected = await page.locator('[data-testid=impact-list] > li').evaluateAll((lis) => lis.map((li) => [li.dataset.component, li.dataset.outcome]));
+  assert.ok(affected.some(([id, o]) => id === 'api-server-alert-001' && o === 'FAILED'), JSON.stringify(affected));
+  assert.ok(await page.locator('g.node.impact-root[data-component="database-alert-001"]').count());
+  assert.match(await page.textContent('#op-status'), /Impact/);
+
+  await page.focus('g.node[data-component="ui-dashboard-alert-001"]');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('g.node.impact-root[data-component="ui-dashboard-alert-001"]');
+  await page.waitForSelector('.impact-summary');
+  assert.match(await page.textContent('.impact-summary'), /Nothing depends on it/);
+});
+
+test('the metrics chart has points, and another window is one more operation', async () => {
+  await open(`#/capability/${ALERT}`);
+  const panel = page.locator('.metrics-panel[data-component="api-server-alert-001"]');
+  const p95 = panel.locator('[data-testid=metrics-chart] path.line[data-series=p95]');
+  await p95.waitFor();
+  const points6h = Number(await p95.getAttribute('data-points'));
+  assert.ok(points6h > 10, `the p95 line has ${points6h} points`);
+  for (const s of ['p50', 'p99', 'availability']) {
+    assert.ok(Number(await panel.locator(`path.line[data-series=${s}]`).getAttribute('data-points')) > 10, `no ${s} points`);
+  }
+  assert.ok(await panel.locator('.chart .tick-x').count() >= 2, 'the chart has no time axis');
+  await page.click('.segment[data-window="1h"]');
+  await page.waitForFunction(() => /CapabilityMetrics/.test(document.querySelector('#op-status').textContent));
+  await page.waitForFunction((n) => {
+    const p = document.querySelector('.metrics-panel[data-component="api-server-alert-001"] path.line[data-series=p95]');
+    return p && Number(p.dataset.points) > 0 && Number(p.dataset.points) < n;
+  }, points6h);
+});
+
+test('evaluating the seed rule shows severity critical', async () => {
+  await open(`#/capability/${ALERT}`);
+  await page.fill('[data-testid=eval-input]', '{"source":"production","error_count":150,"customer_impact":"high"}');
+  await page.click('form.evaluate button[type=submit]');
+  const ev = page.locator('.evaluation[data-rule="rule-alert-severity-mapping"]');
+  await ev.waitFor();
+  assert.equal(await ev.getAttribute('data-severity'), 'critical');
+  assert.equal(await ev.getAttribute('data-score'), '10');
+  assert.match(await ev.textContent(), /critical/);
+  assert.match(await page.textContent('#op-status'), /EvaluateRules/);
+
+  await page.fill('[data-testid=eval-input]', '{"source": ');
+  await page.click('form.evaluate button[type=submit]');
+  await page.waitForSelector('[data-testid=eval-input][aria-invalid=true]');
+  assert.match(await page.textContent('form.evaluate .field-error'), /Not valid input/);
+});
+
+test('jobs are newest first and load more with a cursor', async () => {
+  await open(`#/capability/${ALERT}`);
+  const jobs = page.locator('[data-testid=jobs] > li');
+  const before = await jobs.count();
+  await page.click('[data-testid=jobs-more]');
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=jobs] > li').length > n, before);
+  const starts = await page.locator('[data-testid=jobs] > li time').evaluateAll((ts) => ts.map((t) => t.getAttribute('datetime')));
+  const sorted = [...starts].sort().reverse();
+  assert.deepEqual(starts, sorted, 'jobs are not newest first');
+  const statuses = await jobs.evaluateAll((lis) => lis.map((li) => li.dataset.status));
+  assert.ok(statuses.includes('RUNNING') && statuses.includes('FAILED') && statuses.includes('COMPLETED'), statuses.join());
+  await shot('capability', WIDE);
+});
+
+test('components by type list the components of one type across capabilities', async () => {
+  await open('#/components/mcp-server');
+  const ids = await page.locator('[data-testid=components-by-type] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.component));
+  assert.ok(ids.includes('mcp-server-alert-001'), ids.join());
+  assert.ok(ids.length >= 2, 'mcp-server components of one capability only');
+  assert.equal(await footerRequests(), 1, 'componentsByType is one DynamoDB request');
+  await shot('components', WIDE);
+});
+
+test('the console runs a query and shows its DynamoDB cost', async () => {
+  await open('#/console');
+  await page.selectOption('[data-testid=console-example]', 'list-capabilities');
+  await page.click('[data-testid=console-run]');
+  const cost = page.locator('[data-testid=console-cost]');
+  await cost.waitFor();
+  assert.ok(Number(await cost.getAttribute('data-requests')) >= 1);
+  assert.match(await cost.textContent(), /DynamoDB request/);
+  assert.match(await cost.textContent(), /Query/);
+  assert.match(await page.textContent('[data-testid=console-json]'), /CAP-ALERT-MGT-001/);
+  assert.match(await page.textContent('#op-status'), /ListCapabilities/);
+  await shot('console', WIDE);
+
+  // GraphQL errors are shown with their message and extensions.code.
+  await page.fill('[data-testid=console-query]', '{ nope }');
+  await page.click('[data-testid=console-run]');
+  await page.waitForSelector('[data-testid=console-result] [data-testid=error]');
+  assert.match(await page.textContent('[data-testid=console-result] [data-testid=error]'), /nope/);
+  assert.ok(await page.locator('[data-testid=console-result] [data-code]').count(), 'the error has no extensions.code');
+});
+
+test('errors read as errors, never a blank page', async () => {
+  await open('#/capability/CAP-DOES-NOT-EXIST');
+  assert.match(await page.textContent('[data-testid=not-found]'), /CAP-DOES-NOT-EXIST/);
+  await open('#/components/no-such-type');
+  assert.match(await page.textContent('main'), /No component has the type/);
+  await open('#/no/such/view');
+  assert.match(await page.textContent('main h1'), /Nothing here/);
+});
+
+test('every request carries the page key as a bearer token, or none without one', async () => {
+  const pageKey = async () => page.evaluate(() => document.querySelector('meta[name="catalogue-api-key"]')?.content || '');
+  graphqlRequests.length = 0;
+  await open('#/');
+  await page.reload();
+  await rendered('#/');
+  const served = await pageKey();
+  assert.ok(graphqlRequests.length >= 1);
+  for (const r of graphqlRequests) assert.equal(r.authorization, served ? `Bearer ${served}` : '', 'Authorization of a view request');
+
+  // With a key in the page (as the server renders web.Options.APIKey), every view sends it.
+  const injected = served || 'test-key-7f3c';
+  const indexURL = (url) => url.origin === new URL(base).origin && url.pathname === '/';
+  await page.route(indexURL, async (route) => {
+    const resp = await route.fetch();
+    let body = await resp.text();
+    if (!served) body = body.replace('<meta name="catalogue-endpoint"', `<meta name="catalogue-api-key" content="${injected}">\n  <meta name="catalogue-endpoint"`);
+    await route.fulfill({ response: resp, body });
+  });
+  try {
+    graphqlRequests.length = 0;
+    await page.reload();
+    await rendered('#/');
+    assert.equal(await pageKey(), injected);
+    await page.click(`a.row-link[href="#/capability/${ALERT}"]`);
+    await rendered(`#/capability/${ALERT}`);
+    await open('#/console');
+    assert.equal(await page.inputValue('[data-testid=console-auth]'), `Bearer ${injected}`, 'the console does not show the page key');
+    assert.ok(graphqlRequests.length >= 2);
+    for (const r of graphqlRequests) assert.equal(r.authorization, `Bearer ${injected}`);
+  } finally {
+    await page.unroute(indexURL);
+    await page.reload();
+  }
+});
+
+test('keyboard: a skip link, real links and visible focus', async () => {
+  await open('#/');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.textContent), 'Skip to content');
+  await page.keyboard.press('Tab');
+  assert.equal(await page.evaluate(() => document.activeElement.getAttribute('href')), '#/');
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none', 'the focused link has no focus outline');
+});
+
+test('at 390 px no view overflows horizontally', async () => {
+  for (const [name, hash] of [['list', '#/'], ['capability', `#/capability/${ALERT}`], ['components', '#/components/mcp-server'], ['console', '#/console']]) {
+    await open(hash, NARROW);
+    if (name === 'capability') {
+      assert.equal(await page.getAttribute('svg[data-testid=dependency-graph]', 'data-orientation'), 'tb', 'the graph is not top-to-bottom on a phone');
+      await page.click('g.node[data-component="database-alert-001"]');
+      await page.waitForSelector('[data-testid=impact-list]');
+    }
+    if (name === 'console') {
+      await page.click('[data-testid=console-run]');
+      await page.waitForSelector('[data-testid=console-cost]');
+    }
+    await noHorizontalOverflow(`${name} at 390 px`);
+    await shot(name, NARROW);
+  }
+});
+
+test('GraphiQL at /graphiql states its mode and, installed, works offline', async () => {
+  await page.setViewportSize(WIDE);
+  await page.goto(`${base}/graphiql`);
+  const mode = await page.getAttribute('meta[name="graphiql-mode"]', 'content');
+  assert.ok(['local', 'cdn'].includes(mode));
+  assert.match(await page.textContent('.graphiql-mode'), mode === 'local' ? /served locally/ : /from the CDN/);
+  if (mode === 'local') {
+    await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+    const file = join(outDir, 'graphiql-1280.png');
+    await page.screenshot({ path: file });
+    screenshots.push(file);
+  }
+});
+
+test('a dependency cycle is highlighted in red and named', async (t) => {
+  // The embedded server is in memory: close a cycle in Incident Response with addDependency.
+  await open('#/');
+  const res = await page.evaluate(async () => {
+    const key = document.querySelector('meta[name="catalogue-api-key"]')?.content;
+    const r = await fetch('/graphql', {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
+      body: JSON.stringify({ query: 'mutation { addDependency(capabilityId: "CAP-INC-RESP-001", input: {sourceComponentId: "api-server-incident-001", targetComponentId: "worker-incident-001", dependencyType: RUNTIME, criticality: HIGH}) { id } }' }),
+    });
+    return r.json();
+  });
+  if (res.errors?.length) {
+    t.skip(`addDependency was refused (${res.errors[0].message}); cycles not checked`);
+    return;
+  }
+  await open('#/capability/CAP-INC-RESP-001');
+  const banner = page.locator('[data-testid=graph-cycles]');
+  assert.match(await banner.textContent(), /1 dependency cycle/);
+  const svg = page.locator('svg[data-testid=dependency-graph]');
+  assert.deepEqual(
+    (await svg.locator('g.node.node-cycle').evaluateAll((ns) => ns.map((n) => n.dataset.component))).sort(),
+    ['api-server-incident-001', 'mcp-server-incident-001', 'worker-incident-001']);
+  const edge = svg.locator('g.edge[data-source="api-server-incident-001"][data-target="worker-incident-001"]');
+  assert.equal(await edge.getAttribute('data-state'), 'cycle');
+  assert.equal(await svg.locator('g.edge[data-source="scheduler-incident-001"]').getAttribute('data-state'), 'default');
+  await shot('cycle', WIDE);
+});
+
+test('nothing was loaded from another host and no page logged an error', () => {
+  assert.deepEqual(external, [], 'requests to other hosts');
+  assert.deepEqual(problems, []);
+});
