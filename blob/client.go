@@ -61,10 +61,6 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
 	if backoff <= 0 {
 		backoff = 500 * time.Millisecond
 	}
-	var base aws.HTTPClient = awshttp.NewBuildableClient()
-	if cfg.HTTPClient != nil {
-		base = cfg.HTTPClient
-	}
 	opts := []func(*config.LoadOptions) error{
 		config.WithRetryer(func() aws.Retryer {
 			return retry.NewStandard(func(o *retry.StandardOptions) {
@@ -72,10 +68,12 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
 				o.MaxBackoff = backoff
 			})
 		}),
-		config.WithHTTPClient(countingClient{next: base}),
 	}
 	if cfg.Region != "" {
 		opts = append(opts, config.WithRegion(cfg.Region))
+	}
+	if cfg.HTTPClient != nil {
+		opts = append(opts, config.WithHTTPClient(cfg.HTTPClient))
 	}
 	if cfg.Endpoint != "" {
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
@@ -88,6 +86,12 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
 		awsCfg.Region = "us-east-1"
 	}
 	return s3.NewFromConfig(awsCfg, func(o *s3.Options) {
+		// Wrap whatever client the configuration chain built (with its CA bundle, proxies).
+		var base aws.HTTPClient = o.HTTPClient
+		if base == nil {
+			base = awshttp.NewBuildableClient()
+		}
+		o.HTTPClient = countingClient{next: base}
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 			o.UsePathStyle = true
@@ -128,3 +132,24 @@ func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
 
 // Close stops the embedded server; its objects are gone.
 func (e *Embedded) Close() error { return e.srv.Close() }
+
+// OpenEmbedded starts an Embedded S3, connects a Store to it with opts, and creates the two
+// buckets: the S3 half of the in-memory default. Close the Embedded when done. It returns an
+// error when the server does not start or a bucket cannot be created.
+func OpenEmbedded(ctx context.Context, opts Options) (*Store, *Embedded, error) {
+	emb, err := StartEmbedded(nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	client, err := NewClient(ctx, ClientConfig{Endpoint: emb.URL})
+	if err != nil {
+		_ = emb.Close()
+		return nil, nil, fmt.Errorf("open embedded s3: %w", err)
+	}
+	s := New(client, opts)
+	if err := s.EnsureBuckets(ctx); err != nil {
+		_ = emb.Close()
+		return nil, nil, fmt.Errorf("open embedded s3: %w", err)
+	}
+	return s, emb, nil
+}

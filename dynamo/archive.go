@@ -111,13 +111,16 @@ func (r MetricRange) bounds() (lo, hi string) {
 }
 
 // MetricsInRange reads up to limit metrics of r in time order (timestamp, then metric type)
-// from the component's METRICS# index partition, keeping only the capability's items. A page
-// holds whole timestamps only: when the range goes on past the page, the samples of the page's
-// last timestamp that might continue on the next page are left for it. more reports whether
-// metrics remain in r after the page; continue with From set to the last timestamp returned
-// plus one microsecond. The index is eventually consistent: a sample written a moment ago may
-// be missing. limit must be between MinMetricRangePage and MaxMetricRangePage; bad arguments
-// are a *catalog.ValidationError.
+// from the component's METRICS# index partition, keeping only the capability's items (and the
+// type asked for, and unexpired items unless r.IncludeExpired): the key range is read without
+// a FilterExpression, each request asking for limit+1 items, and the items of other
+// capabilities sharing the component ID are skipped here. A page holds whole timestamps only:
+// when the range goes on past the page, the samples of the page's last timestamp that might
+// continue on the next page are left for it. more reports whether metrics may remain in r
+// after the page; continue with From set to the last timestamp returned plus one microsecond.
+// A page with more is never empty. The index is eventually consistent: a sample written a
+// moment ago may be missing. limit must be between MinMetricRangePage and MaxMetricRangePage;
+// bad arguments are a *catalog.ValidationError.
 func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (metrics []*catalog.Metric, more bool, err error) {
 	if err := r.validate(); err != nil {
 		return nil, false, err
@@ -126,46 +129,62 @@ func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (m
 		return nil, false, catalog.Invalid("limit", "must be between %d and %d, got %d", MinMetricRangePage, MaxMetricRangePage, limit)
 	}
 	lo, hi := r.bounds()
+	pk, now := capabilityPK(r.CapabilityID), s.now()
 	q := query{index: true, pk: metricsPK(r.ComponentID), lo: lo, hi: hi, want: limit}
-	q.addName("#cap", attrPK).addValue(":cap", capabilityPK(r.CapabilityID))
-	q.filter = "#cap = :cap"
-	if r.MetricType != "" {
-		q.addName("#d", attrData).addName("#mt", "metricType").addValue(":mt", string(r.MetricType))
-		q.filter += " AND #d.#mt = :mt"
-	}
-	if !r.IncludeExpired {
-		q.now = s.now()
-	}
-	items, more, err := s.run(ctx, q)
-	if err != nil {
-		return nil, false, fmt.Errorf("read metrics of %s/%s: %w", r.CapabilityID, r.ComponentID, err)
-	}
-	if more {
-		// The samples of the last timestamp may go on in the next page: leave them all to it.
-		last := items[len(items)-1].GSI1SK
-		for len(items) > 0 && items[len(items)-1].GSI1SK == last {
-			items = items[:len(items)-1]
-		}
-		if len(items) == 0 {
-			return nil, false, fmt.Errorf("read metrics of %s/%s: more than %d samples at %s", r.CapabilityID, r.ComponentID, limit, last)
-		}
-	}
-	metrics = make([]*catalog.Metric, 0, len(items))
-	for _, it := range items {
-		m, err := toMetric(it)
+	for {
+		items, more, err := s.run(ctx, q)
 		if err != nil {
-			return nil, false, err
+			return nil, false, fmt.Errorf("read metrics of %s/%s: %w", r.CapabilityID, r.ComponentID, err)
 		}
-		metrics = append(metrics, m)
+		if more {
+			// The samples of the last timestamp may go on in the next page: leave them all to it.
+			last := items[len(items)-1].GSI1SK
+			for len(items) > 0 && items[len(items)-1].GSI1SK == last {
+				items = items[:len(items)-1]
+			}
+			if len(items) == 0 {
+				// One timestamp fills the page (capabilities sharing the component ID): read
+				// more at once.
+				q.want *= 2
+				continue
+			}
+		}
+		for _, it := range items {
+			if it.PK != pk || (!r.IncludeExpired && it.expired(now)) {
+				continue
+			}
+			m, err := toMetric(it)
+			if err != nil {
+				return nil, false, err
+			}
+			// The key fields come from the item's key, so that MetricKeyOf(m) names exactly
+			// the item read (DeleteMetrics deletes what was archived, nothing else).
+			comp, t, at, err := parseMetricSK(it.SK)
+			if err != nil {
+				return nil, false, err
+			}
+			m.CapabilityID, m.ComponentID, m.MetricType, m.Timestamp = r.CapabilityID, comp, t, catalog.NewTimestamp(at)
+			if r.MetricType == "" || m.MetricType == r.MetricType {
+				metrics = append(metrics, m)
+			}
+		}
+		if !more || len(metrics) > 0 {
+			sort.SliceStable(metrics, func(i, j int) bool {
+				a, b := metrics[i], metrics[j]
+				if !a.Timestamp.Equal(b.Timestamp.Time) {
+					return a.Timestamp.Before(b.Timestamp.Time)
+				}
+				return a.MetricType < b.MetricType
+			})
+			return metrics, more, nil
+		}
+		// Nothing of this capability in the page: go on after its last item.
+		last := items[len(items)-1]
+		q.start = keyOf(last.PK, last.SK)
+		q.start[attrGSI1PK] = &types.AttributeValueMemberS{Value: last.GSI1PK}
+		q.start[attrGSI1SK] = &types.AttributeValueMemberS{Value: last.GSI1SK}
+		q.want = limit
 	}
-	sort.SliceStable(metrics, func(i, j int) bool {
-		a, b := metrics[i], metrics[j]
-		if !a.Timestamp.Equal(b.Timestamp.Time) {
-			return a.Timestamp.Before(b.Timestamp.Time)
-		}
-		return a.MetricType < b.MetricType
-	})
-	return metrics, more, nil
 }
 
 // MetricComponentIDs returns, sorted, the IDs of the components that have metric items in a

@@ -1,0 +1,273 @@
+package blob
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// archivePage is how many metrics Archive reads from DynamoDB per request: it holds at most
+// one page and one component-hour in memory.
+const archivePage = 500
+
+// Archiver moves metrics from the table to the metrics bucket (Archive) and reads metric
+// windows that span both (Metrics).
+type Archiver struct {
+	db  *dynamo.Store
+	obj *Store
+}
+
+// NewArchiver returns an Archiver over the table db and the buckets of obj.
+func NewArchiver(db *dynamo.Store, obj *Store) *Archiver { return &Archiver{db: db, obj: obj} }
+
+// Report counts what an Archive run did.
+type Report struct {
+	// Before is the boundary used: the argument truncated to the hour. Every component-hour
+	// that ends at or before it was archived.
+	Before time.Time `json:"before"`
+	// Capabilities and Components count what was scanned (components with metrics in the
+	// table).
+	Capabilities int `json:"capabilities"`
+	Components   int `json:"components"`
+	// ObjectsWritten counts component-hour objects written; ObjectsMerged those of them that
+	// already existed (left by an interrupted run) and were merged with what the table held.
+	ObjectsWritten int `json:"objectsWritten"`
+	ObjectsMerged  int `json:"objectsMerged"`
+	// PointsArchived counts the samples in the objects written.
+	PointsArchived int `json:"pointsArchived"`
+	// ItemsDeleted counts the metric items deleted from the table after their object was
+	// verified.
+	ItemsDeleted int `json:"itemsDeleted"`
+	// BytesWritten is the compressed size of the objects written.
+	BytesWritten int64 `json:"bytesWritten"`
+}
+
+// Progress is one archived component-hour, reported as soon as its items are deleted.
+type Progress struct {
+	CapabilityID string
+	ComponentID  string
+	Hour         time.Time
+	// URI is the object written (s3://bucket/key).
+	URI string
+	// Points is how many samples the object holds; Merged how many of them were already in an
+	// object left by an earlier run; Deleted how many table items were deleted.
+	Points  int
+	Merged  int
+	Deleted int
+	// Totals is the run's report so far.
+	Totals Report
+}
+
+// Archive moves every metric sample whose component-hour ends at or before `before` from the
+// table to the metrics bucket, one gzipped JSON object per component-hour (see EncodeMetrics
+// and MetricsKey). It walks the capabilities of the CAPABILITIES index, the components that
+// have metrics in each capability's partition, and each component's samples in time
+// order, a page at a time, holding at most one page and one hour in memory. For each
+// component-hour it (1) reads the object of that hour if one exists, left by an interrupted
+// run, and takes the union with the table's samples (by component, metric type and timestamp;
+// the table's copy wins), (2) writes the union, (3) reads it back and checks bytes, count and
+// keys, and only then (4) deletes the table's items of that hour in batches of 25. An
+// interrupted run therefore loses nothing, and a rerun duplicates nothing and writes the same
+// bytes. Expired items that DynamoDB has not yet removed are archived too.
+//
+// progress, when not nil, is called after each component-hour. before must be at least the
+// Store's MinArchiveAge in the past; otherwise, or when zero, the error is a
+// *catalog.ValidationError on field "before". Any other error stops the run and is returned
+// with the report of what was done until then; the hour it stopped in is safe to rerun.
+func (a *Archiver) Archive(ctx context.Context, before time.Time, progress func(Progress)) (Report, error) {
+	rep := Report{Before: before.UTC().Truncate(time.Hour)}
+	if err := a.checkBoundary(before); err != nil {
+		return rep, err
+	}
+	after := ""
+	for {
+		page, err := a.db.Capabilities(ctx, "", dynamo.MaxPage, after)
+		if err != nil {
+			return rep, fmt.Errorf("archive metrics: %w", err)
+		}
+		for _, c := range page.Items {
+			if err := a.archiveCapability(ctx, c.CapabilityID, &rep, progress); err != nil {
+				return rep, fmt.Errorf("archive metrics: %w", err)
+			}
+		}
+		if !page.HasNext || len(page.Cursors) == 0 {
+			return rep, nil
+		}
+		after = page.Cursors[len(page.Cursors)-1]
+	}
+}
+
+// ArchiveCapability is Archive for one capability, whether or not it is listed in the
+// CAPABILITIES index. A bad ID is a *catalog.ValidationError.
+func (a *Archiver) ArchiveCapability(ctx context.Context, capabilityID string, before time.Time, progress func(Progress)) (Report, error) {
+	rep := Report{Before: before.UTC().Truncate(time.Hour)}
+	if err := dynamo.ValidateID("capabilityId", capabilityID); err != nil {
+		return rep, err
+	}
+	if err := a.checkBoundary(before); err != nil {
+		return rep, err
+	}
+	if err := a.archiveCapability(ctx, capabilityID, &rep, progress); err != nil {
+		return rep, fmt.Errorf("archive metrics: %w", err)
+	}
+	return rep, nil
+}
+
+// checkBoundary returns a *catalog.ValidationError on field "before" unless before is set and
+// at least MinArchiveAge in the past.
+func (a *Archiver) checkBoundary(before time.Time) error {
+	if before.IsZero() {
+		return catalog.Invalid("before", "is required")
+	}
+	if latest := a.obj.now().Add(-a.obj.minAge); before.After(latest) {
+		return catalog.Invalid("before", "%s is too recent: metrics stay in DynamoDB for at least %s, so give %s or earlier",
+			before.UTC().Format(time.RFC3339), a.obj.minAge, latest.UTC().Truncate(time.Second).Format(time.RFC3339))
+	}
+	return nil
+}
+
+func (a *Archiver) archiveCapability(ctx context.Context, capabilityID string, rep *Report, progress func(Progress)) error {
+	comps, err := a.db.MetricComponentIDs(ctx, capabilityID)
+	if err != nil {
+		return err
+	}
+	rep.Capabilities++
+	for _, comp := range comps {
+		rep.Components++
+		if err := a.archiveComponent(ctx, capabilityID, comp, rep, progress); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// archiveComponent archives one component's hours before rep.Before, oldest first.
+func (a *Archiver) archiveComponent(ctx context.Context, capabilityID, componentID string, rep *Report, progress func(Progress)) error {
+	r := dynamo.MetricRange{CapabilityID: capabilityID, ComponentID: componentID, Before: rep.Before, IncludeExpired: true}
+	var hour time.Time
+	var pending []*catalog.Metric
+	for {
+		ms, more, err := a.db.MetricsInRange(ctx, r, archivePage)
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			h := m.Timestamp.UTC().Truncate(time.Hour)
+			if len(pending) > 0 && !h.Equal(hour) {
+				if err := a.archiveHour(ctx, capabilityID, componentID, hour, pending, rep, progress); err != nil {
+					return err
+				}
+				pending = nil
+			}
+			hour = h
+			pending = append(pending, m)
+		}
+		if !more || len(ms) == 0 {
+			break
+		}
+		r.From = ms[len(ms)-1].Timestamp.Add(time.Microsecond)
+	}
+	if len(pending) > 0 {
+		return a.archiveHour(ctx, capabilityID, componentID, hour, pending, rep, progress)
+	}
+	return nil
+}
+
+// archiveHour writes, verifies and then deletes one component-hour (see Archive).
+func (a *Archiver) archiveHour(ctx context.Context, capabilityID, componentID string, hour time.Time, table []*catalog.Metric, rep *Report, progress func(Progress)) error {
+	bucket, key := a.obj.metrics, MetricsKey(capabilityID, componentID, hour)
+	where := s3URI(bucket, key)
+	if err := checkHour(table, capabilityID, componentID, hour); err != nil {
+		return fmt.Errorf("archive %s: table samples: %w", where, err)
+	}
+	// (1) Merge with what an interrupted run left.
+	union := make(map[dynamo.MetricKey]*catalog.Metric, len(table))
+	merged := 0
+	old, _, err := a.obj.get(ctx, bucket, key)
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return fmt.Errorf("archive %s: read existing object: %w", where, err)
+	default:
+		prev, err := DecodeMetrics(old)
+		if err != nil {
+			return fmt.Errorf("archive %s: existing object: %w", where, err)
+		}
+		if err := checkHour(prev, capabilityID, componentID, hour); err != nil {
+			return fmt.Errorf("archive %s: existing object: %w", where, err)
+		}
+		for _, m := range prev {
+			union[dynamo.MetricKeyOf(m)] = m
+		}
+		merged = len(prev)
+	}
+	keys := make([]dynamo.MetricKey, len(table))
+	for i, m := range table {
+		keys[i] = dynamo.MetricKeyOf(m)
+		union[keys[i]] = m
+	}
+	all := make([]*catalog.Metric, 0, len(union))
+	for _, m := range union {
+		all = append(all, m)
+	}
+	data, err := EncodeMetrics(all)
+	if err != nil {
+		return fmt.Errorf("archive %s: %w", where, err)
+	}
+	// (2) Write, (3) verify.
+	if err := a.obj.put(ctx, bucket, key, MetricsContentType, data); err != nil {
+		return fmt.Errorf("archive %s: %w", where, err)
+	}
+	if err := a.verify(ctx, bucket, key, data, union); err != nil {
+		return fmt.Errorf("archive %s: verify: %w", where, err)
+	}
+	rep.ObjectsWritten++
+	if merged > 0 {
+		rep.ObjectsMerged++
+	}
+	rep.PointsArchived += len(union)
+	rep.BytesWritten += int64(len(data))
+	// (4) Only now delete the table's copies.
+	n, err := a.db.DeleteMetrics(ctx, keys)
+	rep.ItemsDeleted += n
+	if err != nil {
+		return fmt.Errorf("archive %s: %w", where, err)
+	}
+	if progress != nil {
+		progress(Progress{
+			CapabilityID: capabilityID, ComponentID: componentID, Hour: hour, URI: where,
+			Points: len(union), Merged: merged, Deleted: n, Totals: *rep,
+		})
+	}
+	return nil
+}
+
+// verify reads the object back and checks that it holds exactly the bytes written, and that
+// they decode to the samples of want.
+func (a *Archiver) verify(ctx context.Context, bucket, key string, data []byte, want map[dynamo.MetricKey]*catalog.Metric) error {
+	got, _, err := a.obj.get(ctx, bucket, key)
+	if err != nil {
+		return err
+	}
+	if !bytes.Equal(got, data) {
+		return fmt.Errorf("%w: read back %d bytes that differ from the %d written", ErrCorrupt, len(got), len(data))
+	}
+	ms, err := DecodeMetrics(got)
+	if err != nil {
+		return err
+	}
+	if len(ms) != len(want) {
+		return fmt.Errorf("%w: read back %d samples, wrote %d", ErrCorrupt, len(ms), len(want))
+	}
+	for _, m := range ms {
+		if want[dynamo.MetricKeyOf(m)] == nil {
+			return fmt.Errorf("%w: read back sample %s that was not written", ErrCorrupt, dynamo.MetricKeyOf(m))
+		}
+	}
+	return nil
+}

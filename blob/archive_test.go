@@ -1,0 +1,727 @@
+package blob_test
+
+import (
+	"bytes"
+	"compress/gzip"
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/capcat/catalogue/blob"
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// archiveBefore is the boundary of these tests' archive runs: every component-hour before
+// 2026-03-09T00:00Z moves (the half hour is cut off: only whole hours move).
+var archiveBefore = time.Date(2026, 3, 9, 0, 30, 0, 0, time.UTC)
+
+// queries are the windows read before and after archiving: whole capabilities, one component,
+// one type, a window across the boundary, one only in the archive, one only in the table.
+func queries() []blob.MetricsQuery {
+	at := func(d, h, m int) *time.Time { t := time.Date(2026, 3, d, h, m, 0, 0, time.UTC); return &t }
+	return []blob.MetricsQuery{
+		{CapabilityID: "CAP-ARC-A"},
+		{CapabilityID: "CAP-ARC-B"},
+		{CapabilityID: "CAP-ARC-A", ComponentID: "api-1"},
+		{CapabilityID: "CAP-ARC-B", ComponentID: "api-1"},
+		{CapabilityID: "CAP-ARC-A", ComponentID: "old-1"},
+		{CapabilityID: "CAP-ARC-A", MetricType: catalog.MetricResource},
+		{CapabilityID: "CAP-ARC-A", From: at(8, 20, 2), To: at(9, 3, 7)},
+		{CapabilityID: "CAP-ARC-B", ComponentID: "worker-1", MetricType: catalog.MetricSecurity, From: at(8, 12, 0), To: at(9, 1, 0)},
+		{CapabilityID: "CAP-ARC-A", ComponentID: "db-1", From: at(8, 10, 30), To: at(8, 11, 29)},
+		{CapabilityID: "CAP-ARC-A", From: at(10, 0, 0)},
+	}
+}
+
+// pointsOf returns, for each query, the points it reads (first a page).
+func (e *env) pointsOf(tb testing.TB, first int) [][]string {
+	tb.Helper()
+	var out [][]string
+	for _, q := range queries() {
+		out = append(out, e.readAll(tb, q, first))
+	}
+	return out
+}
+
+// hoursBefore counts the samples of bundles before t and their distinct component-hours.
+func hoursBefore(bundles []*catalog.Bundle, t time.Time) (points, hours int) {
+	seen := map[string]bool{}
+	for _, b := range bundles {
+		for _, m := range b.Metrics {
+			if m.Timestamp.Before(t) {
+				points++
+				seen[b.Capability.CapabilityID+"/"+m.ComponentID+"/"+m.Timestamp.Truncate(time.Hour).String()] = true
+			}
+		}
+	}
+	return points, len(seen)
+}
+
+func TestArchiveThenRead(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bundles := testBundles()
+	e.load(t, bundles)
+	ctx := context.Background()
+
+	// The reads see the catalogue as loaded.
+	for _, q := range queries() {
+		sameList(t, fmt.Sprintf("Metrics(%s) before archiving", describe(q)), e.readAll(t, q, 1000), expected(t, bundles, q))
+	}
+	before := e.pointsOf(t, 97)
+	small := blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1"}
+	smallBefore := e.readAll(t, small, 13)
+
+	var events []blob.Progress
+	rep, err := e.arch.Archive(ctx, archiveBefore, func(p blob.Progress) { events = append(events, p) })
+	if err != nil {
+		t.Fatalf("Archive(%s) = %+v, %v", archiveBefore.Format(time.RFC3339), rep, err)
+	}
+	cutoff := archiveBefore.Truncate(time.Hour)
+	points, hours := hoursBefore(bundles, cutoff)
+	want := blob.Report{Before: cutoff, Capabilities: 2, Components: 5, ObjectsWritten: hours, PointsArchived: points, ItemsDeleted: points, BytesWritten: rep.BytesWritten}
+	if rep != want || rep.BytesWritten == 0 {
+		t.Errorf("Archive(%s) = %+v, want %+v", archiveBefore.Format(time.RFC3339), rep, want)
+	}
+	if len(events) != hours || events[len(events)-1].Totals != rep {
+		t.Errorf("Archive(%s) reported %d progress events, want %d ending with the totals", archiveBefore.Format(time.RFC3339), len(events), hours)
+	}
+	ev := events[0]
+	if ev.CapabilityID != "CAP-ARC-A" || ev.ComponentID != "api-1" || !ev.Hour.Equal(time.Date(2026, 3, 7, 22, 0, 0, 0, time.UTC)) ||
+		ev.URI != "s3://capability-metrics/capabilities/CAP-ARC-A/components/api-1/2026/03/07/metrics-22.json.gz" || ev.Points != 8 || ev.Deleted != 8 {
+		t.Errorf("Archive first progress = %+v, want CAP-ARC-A api-1 2026-03-07T22 with 8 points", ev)
+	}
+
+	// The table keeps only what is recent; the bucket holds one object per component-hour.
+	for _, capID := range []string{"CAP-ARC-A", "CAP-ARC-B"} {
+		from := cutoff
+		sameList(t, "table of "+capID+" after archiving", e.tablePoints(t, capID), expected(t, bundles, blob.MetricsQuery{CapabilityID: capID, From: &from}))
+	}
+	objs := e.objects(t)
+	if len(objs) != hours {
+		t.Errorf("metrics bucket holds %d objects after archiving, want %d", len(objs), hours)
+	}
+	key := "capabilities/CAP-ARC-A/components/db-1/2026/03/08/metrics-11.json.gz"
+	ms, err := blob.DecodeMetrics(objs[key])
+	if err != nil || len(ms) != 60 {
+		t.Fatalf("DecodeMetrics(%s) = %d samples, %v; want 60", key, len(ms), err)
+	}
+	for i, m := range ms {
+		if want := time.Date(2026, 3, 8, 11, i, 0, 0, time.UTC); !m.Timestamp.Equal(want) || m.ComponentID != "db-1" || m.CapabilityID != "CAP-ARC-A" {
+			t.Fatalf("DecodeMetrics(%s)[%d] = %s %s/%s, want db-1 at %s", key, i, m.Timestamp, m.CapabilityID, m.ComponentID, want)
+		}
+	}
+
+	// Every read returns exactly what it returned before, in the same order.
+	after := e.pointsOf(t, 97)
+	for i, q := range queries() {
+		sameList(t, fmt.Sprintf("Metrics(%s) after archiving", describe(q)), after[i], before[i])
+	}
+	for _, q := range queries()[:3] {
+		sameList(t, fmt.Sprintf("Metrics(%s, first: 1000) after archiving", describe(q)), e.readAll(t, q, 1000), expected(t, bundles, q))
+	}
+	sameList(t, fmt.Sprintf("Metrics(%s, first: 13) after archiving", describe(small)), e.readAll(t, small, 13), smallBefore)
+}
+
+func TestArchiveRerunIsIdempotent(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bundles := testBundles()
+	e.load(t, bundles)
+	ctx := context.Background()
+	if _, err := e.arch.Archive(ctx, archiveBefore, nil); err != nil {
+		t.Fatalf("Archive() = %v", err)
+	}
+	first := e.objects(t)
+
+	// Nothing left to archive: a rerun writes nothing.
+	rep, err := e.arch.Archive(ctx, archiveBefore, nil)
+	if err != nil || rep.ObjectsWritten != 0 || rep.ItemsDeleted != 0 || rep.Capabilities != 2 {
+		t.Errorf("Archive() again = %+v, %v; want 2 capabilities scanned and nothing written", rep, err)
+	}
+
+	// As if every delete had failed: the table holds the archived samples again. The rerun
+	// merges, and writes the very same bytes.
+	e.load(t, bundles)
+	rep, err = e.arch.Archive(ctx, archiveBefore, nil)
+	points, hours := hoursBefore(bundles, archiveBefore.Truncate(time.Hour))
+	if err != nil || rep.ObjectsWritten != hours || rep.ObjectsMerged != hours || rep.PointsArchived != points || rep.ItemsDeleted != points {
+		t.Errorf("Archive() over undeleted samples = %+v, %v; want %d objects merged, %d points", rep, err, hours, points)
+	}
+	second := e.objects(t)
+	if len(second) != len(first) {
+		t.Fatalf("metrics bucket holds %d objects after the rerun, want %d", len(second), len(first))
+	}
+	for k, b := range first {
+		if !bytes.Equal(second[k], b) {
+			t.Errorf("object %s changed on rerun (%d bytes, then %d)", k, len(b), len(second[k]))
+		}
+	}
+	for k, b := range first {
+		zr, err := gzip.NewReader(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("gzip.NewReader(%s) = %v", k, err)
+		}
+		if !zr.ModTime.IsZero() || zr.Name != "" {
+			t.Errorf("gzip header of %s = mtime %v, name %q; want neither", k, zr.ModTime, zr.Name)
+		}
+		break
+	}
+	from := archiveBefore.Truncate(time.Hour)
+	sameList(t, "table of CAP-ARC-A after the rerun", e.tablePoints(t, "CAP-ARC-A"), expected(t, bundles, blob.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from}))
+}
+
+func TestEncodeMetricsIsDeterministic(t *testing.T) {
+	ms := series("api-1", []catalog.MetricType{catalog.MetricPerformance, catalog.MetricResource}, time.Date(2026, 3, 8, 10, 0, 0, 0, time.UTC), 12, 5*time.Minute)
+	for _, m := range ms {
+		m.CapabilityID = "CAP-ARC-A"
+	}
+	a, err := blob.EncodeMetrics(ms)
+	if err != nil {
+		t.Fatalf("EncodeMetrics(%d samples) = %v", len(ms), err)
+	}
+	reversed := slices.Clone(ms)
+	slices.Reverse(reversed)
+	b, err := blob.EncodeMetrics(reversed)
+	if err != nil || !bytes.Equal(a, b) {
+		t.Errorf("EncodeMetrics(reversed) = %d bytes, %v; want the same %d bytes", len(b), err, len(a))
+	}
+	back, err := blob.DecodeMetrics(a)
+	if err != nil || len(back) != len(ms) {
+		t.Fatalf("DecodeMetrics(EncodeMetrics(%d samples)) = %d, %v", len(ms), len(back), err)
+	}
+	for i := range ms {
+		if got, want := point(t, back[i]), point(t, ms[i]); got != want {
+			t.Errorf("DecodeMetrics(EncodeMetrics)[%d] = %s, want %s", i, got, want)
+		}
+	}
+	zr, err := gzip.NewReader(bytes.NewReader(a))
+	if err != nil {
+		t.Fatalf("gzip.NewReader(EncodeMetrics) = %v", err)
+	}
+	if !zr.ModTime.IsZero() {
+		t.Errorf("EncodeMetrics gzip header ModTime = %v, want zero", zr.ModTime)
+	}
+	for _, bad := range [][]byte{nil, []byte("not gzip"), mustGzip(t, "{}"), mustGzip(t, "[null]")} {
+		if _, err := blob.DecodeMetrics(bad); !errors.Is(err, blob.ErrCorrupt) {
+			t.Errorf("DecodeMetrics(%q) = %v, want an error wrapping ErrCorrupt", bad, err)
+		}
+	}
+}
+
+func mustGzip(tb testing.TB, s string) []byte {
+	tb.Helper()
+	var b bytes.Buffer
+	zw := gzip.NewWriter(&b)
+	if _, err := zw.Write([]byte(s)); err != nil {
+		tb.Fatalf("gzip: %v", err)
+	}
+	if err := zw.Close(); err != nil {
+		tb.Fatalf("gzip: %v", err)
+	}
+	return b.Bytes()
+}
+
+func TestMetricsKey(t *testing.T) {
+	tests := []struct {
+		hour time.Time
+		want string
+	}{
+		{time.Date(2025, 11, 22, 9, 59, 0, 0, time.UTC), "capabilities/CAP-ALERT-MGT-001/components/api-server-alert-001/2025/11/22/metrics-09.json.gz"},
+		{time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("CET", 3600)), "capabilities/CAP-ALERT-MGT-001/components/api-server-alert-001/2025/12/31/metrics-23.json.gz"},
+	}
+	for _, tt := range tests {
+		if got := blob.MetricsKey("CAP-ALERT-MGT-001", "api-server-alert-001", tt.hour.Truncate(time.Hour)); got != tt.want {
+			t.Errorf("MetricsKey(%v) = %q, want %q", tt.hour, got, tt.want)
+		}
+	}
+}
+
+// failBatchWrites makes the table answer BatchWriteItem calls after the first n with a 500,
+// until cleared.
+func failBatchWrites(e *env, n int) {
+	var mu sync.Mutex
+	seen := 0
+	e.db.Counter.Before = func(op string, w http.ResponseWriter) bool {
+		if op != "BatchWriteItem" {
+			return false
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		seen++
+		if seen <= n {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusInternalServerError)
+		_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"injected fault"}`))
+		return true
+	}
+	e.db.Counter.Reset()
+}
+
+func isMetricsObject(key string) bool { return strings.HasSuffix(key, ".json.gz") }
+
+func TestArchiveFaults(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db1Hour := "/capability-metrics/capabilities/CAP-ARC-A/components/db-1/2026/03/08/metrics-11.json.gz"
+	tests := []struct {
+		name string
+		// inject sets the fault; the run is expected to fail with it.
+		inject func(e *env)
+		// between checks the state the failed run left.
+		between func(t *testing.T, e *env, bundles []*catalog.Bundle)
+	}{
+		{
+			name: "after the upload",
+			inject: func(e *env) {
+				put := false
+				e.faults.set(func(method, key string) bool {
+					if key != db1Hour {
+						return false
+					}
+					if method == http.MethodPut {
+						put = true
+						return false
+					}
+					return put && method == http.MethodGet
+				})
+			},
+			between: func(t *testing.T, e *env, _ []*catalog.Bundle) {
+				if _, ok := e.objects(t)[strings.TrimPrefix(db1Hour, "/capability-metrics/")]; !ok {
+					t.Errorf("after a fault past the upload, %s is missing", db1Hour)
+				}
+			},
+		},
+		{
+			name:   "after the upload, before any delete",
+			inject: func(e *env) { failBatchWrites(e, 0) },
+		},
+		{
+			name: "after half the deletes",
+			inject: func(e *env) {
+				// db-1's hours hold 60 samples: three BatchWriteItem calls each. Let the archive
+				// reach db-1 (CAP-ARC-A's api-1 comes first: 26 hours of 24 samples, one call
+				// each) and fail its first hour's second call, 25 of 60 items deleted.
+				failBatchWrites(e, 26+1)
+			},
+		},
+		{
+			name: "during the upload",
+			inject: func(e *env) {
+				e.faults.set(func(method, key string) bool { return method == http.MethodPut && key == db1Hour })
+			},
+		},
+		{
+			name: "while reading the table",
+			inject: func(e *env) {
+				var mu sync.Mutex
+				n := 0
+				e.db.Counter.Before = func(op string, w http.ResponseWriter) bool {
+					mu.Lock()
+					defer mu.Unlock()
+					if op != "Query" {
+						return false
+					}
+					if n++; n < 12 {
+						return false
+					}
+					w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+					w.WriteHeader(http.StatusInternalServerError)
+					_, _ = w.Write([]byte(`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"injected fault"}`))
+					return true
+				}
+			},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			e := newEnv(t)
+			bundles := testBundles()
+			e.load(t, bundles)
+			want := e.pointsOf(t, 1000)
+			tt.inject(e)
+			rep, err := e.arch.Archive(ctx, archiveBefore, nil)
+			if err == nil {
+				t.Fatalf("Archive() with a fault %s = %+v, nil; want an error", tt.name, rep)
+			}
+			e.faults.set(nil)
+			e.db.Counter.Before = nil
+			if tt.between != nil {
+				tt.between(t, e, bundles)
+			}
+			// Interrupted, the reads still see every point once.
+			got := e.pointsOf(t, 241)
+			for i, q := range queries() {
+				sameList(t, fmt.Sprintf("Metrics(%s) after a fault %s", describe(q), tt.name), got[i], want[i])
+			}
+			// The rerun completes the archive.
+			rep2, err := e.arch.Archive(ctx, archiveBefore, nil)
+			if err != nil {
+				t.Fatalf("Archive() rerun after a fault %s = %v", tt.name, err)
+			}
+			points, hours := hoursBefore(bundles, archiveBefore.Truncate(time.Hour))
+			if rep.PointsArchived+rep2.PointsArchived < points || rep.ItemsDeleted+rep2.ItemsDeleted < points {
+				t.Errorf("Archive() with a fault %s then rerun archived %d+%d points, deleted %d+%d items; want %d each", tt.name,
+					rep.PointsArchived, rep2.PointsArchived, rep.ItemsDeleted, rep2.ItemsDeleted, points)
+			}
+			objs := e.objects(t)
+			if len(objs) != hours {
+				t.Errorf("metrics bucket after a fault %s and a rerun holds %d objects, want %d", tt.name, len(objs), hours)
+			}
+			total := 0
+			for k, b := range objs {
+				ms, err := blob.DecodeMetrics(b)
+				if err != nil {
+					t.Fatalf("DecodeMetrics(%s) = %v", k, err)
+				}
+				total += len(ms)
+			}
+			if total != points {
+				t.Errorf("metrics bucket after a fault %s and a rerun holds %d samples, want %d", tt.name, total, points)
+			}
+			from := archiveBefore.Truncate(time.Hour)
+			for _, capID := range []string{"CAP-ARC-A", "CAP-ARC-B"} {
+				sameList(t, "table of "+capID+" after a fault "+tt.name+" and a rerun", e.tablePoints(t, capID), expected(t, bundles, blob.MetricsQuery{CapabilityID: capID, From: &from}))
+			}
+			got = e.pointsOf(t, 1000)
+			for i, q := range queries() {
+				sameList(t, fmt.Sprintf("Metrics(%s) after a fault %s and a rerun", describe(q), tt.name), got[i], want[i])
+			}
+		})
+	}
+}
+
+func TestMetricsReadFaults(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bundles := testBundles()
+	e.load(t, bundles)
+	ctx := context.Background()
+	q := blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 1000}
+	want := expected(t, bundles, q)
+	if _, err := e.arch.Archive(ctx, archiveBefore, nil); err != nil {
+		t.Fatalf("Archive() = %v", err)
+	}
+	tests := []struct {
+		name string
+		fail func(method, key string) bool
+	}{
+		{"every GET", func(method, key string) bool { return method == http.MethodGet && isMetricsObject(key) }},
+		{"one hour's GET", func(method, key string) bool {
+			return method == http.MethodGet && strings.HasSuffix(key, "/db-1/2026/03/08/metrics-11.json.gz")
+		}},
+		{"the listing", func(method, key string) bool { return method == http.MethodGet && !isMetricsObject(key) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e.faults.set(tt.fail)
+			p, err := e.arch.Metrics(ctx, q)
+			if !errors.Is(err, blob.ErrUnavailable) || p != nil {
+				t.Errorf("Metrics(%s) with a failing %s = %v, %v; want no page and an error wrapping ErrUnavailable", describe(q), tt.name, p, err)
+			}
+			e.faults.set(nil)
+			sameList(t, fmt.Sprintf("Metrics(%s) retried after a failing %s", describe(q), tt.name), e.readAll(t, q, 1000), want)
+		})
+	}
+
+	t.Run("a corrupt object", func(t *testing.T) {
+		key := "capabilities/CAP-ARC-A/components/db-1/2026/03/08/metrics-11.json.gz"
+		other, err := blob.EncodeMetrics(series("db-1", []catalog.MetricType{catalog.MetricPerformance}, time.Date(2026, 3, 8, 12, 0, 0, 0, time.UTC), 2, time.Minute))
+		if err != nil {
+			t.Fatalf("EncodeMetrics() = %v", err)
+		}
+		if _, err := e.s3.Backend.PutObject(e.store.MetricsBucket(), key, map[string]string{}, bytes.NewReader(other), int64(len(other)), nil); err != nil {
+			t.Fatalf("PutObject(%s) = %v", key, err)
+		}
+		if _, err := e.arch.Metrics(ctx, q); !errors.Is(err, blob.ErrCorrupt) {
+			t.Errorf("Metrics(%s) over an object holding another hour = %v, want an error wrapping ErrCorrupt", describe(q), err)
+		}
+	})
+}
+
+func TestMetricsCursorAcrossArchiveRun(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bundles := testBundles()
+	e.load(t, bundles)
+	ctx := context.Background()
+	for _, q := range queries()[:3] {
+		want := expected(t, bundles, q)
+		q.First = len(want) / 3
+		p, err := e.arch.Metrics(ctx, q)
+		if err != nil || !p.HasNext {
+			t.Fatalf("Metrics(%s, first: %d) = %v; want a first page", describe(q), q.First, err)
+		}
+		got := make([]string, 0, len(want))
+		for _, m := range p.Items {
+			got = append(got, point(t, m))
+		}
+		// The archive moves samples under the reader's feet; the cursor still continues
+		// exactly after the last sample returned.
+		e.load(t, bundles)
+		if _, err := e.arch.Archive(ctx, archiveBefore, nil); err != nil {
+			t.Fatalf("Archive() = %v", err)
+		}
+		q.After, q.First = p.Cursors[len(p.Cursors)-1], 1000
+		got = append(got, e.readAllFrom(t, q)...)
+		sameList(t, fmt.Sprintf("Metrics(%s) paged across an archive run", describe(q)), got, want)
+	}
+}
+
+// readAllFrom pages through q from q.After.
+func (e *env) readAllFrom(tb testing.TB, q blob.MetricsQuery) []string {
+	tb.Helper()
+	var all []string
+	for {
+		p, err := e.arch.Metrics(context.Background(), q)
+		if err != nil {
+			tb.Fatalf("Metrics(%s, after) = %v", describe(q), err)
+		}
+		for _, m := range p.Items {
+			all = append(all, point(tb, m))
+		}
+		if !p.HasNext {
+			return all
+		}
+		q.After = p.Cursors[len(p.Cursors)-1]
+	}
+}
+
+func TestMetricsRejects(t *testing.T) {
+	e := newEnv(t)
+	e.load(t, testBundles())
+	ctx := context.Background()
+	p, err := e.arch.Metrics(ctx, blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 2})
+	if err != nil {
+		t.Fatalf("Metrics(CAP-ARC-A, first: 2) = %v", err)
+	}
+	cursor := p.Cursors[0]
+	from := time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC)
+	to := from.Add(-time.Hour)
+	tests := []struct {
+		name  string
+		q     blob.MetricsQuery
+		field string
+	}{
+		{"no capability", blob.MetricsQuery{First: 10}, "capabilityId"},
+		{"forged capability", blob.MetricsQuery{CapabilityID: "CAP#A", First: 10}, "capabilityId"},
+		{"forged component", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "a/../b", First: 10}, "componentId"},
+		{"forged component list", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentIDs: []string{"api-1", "x#y"}, First: 10}, "componentIds[1]"},
+		{"unknown type", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", MetricType: "latency", First: 10}, "metricType"},
+		{"to before from", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from, To: &to, First: 10}, "to"},
+		{"first 0", blob.MetricsQuery{CapabilityID: "CAP-ARC-A"}, "first"},
+		{"first too large", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: dynamo.MaxMetricsPage + 1}, "first"},
+		{"cursor of another query", blob.MetricsQuery{CapabilityID: "CAP-ARC-B", First: 10, After: cursor}, "after"},
+		{"cursor of another window", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from, First: 10, After: cursor}, "after"},
+		{"tampered cursor", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 10, After: cursor[:len(cursor)-2] + "xx"}, "after"},
+		{"junk cursor", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 10, After: "!!"}, "after"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if p, err := e.arch.Metrics(ctx, tt.q); !isValidation(err, tt.field) {
+				t.Errorf("Metrics(%s) = %v, %v; want a validation error on %s", tt.name, p, err, tt.field)
+			}
+		})
+	}
+}
+
+func TestMetricsCost(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	bundles := testBundles()
+	e.load(t, bundles)
+	ctx := context.Background()
+	if _, err := e.arch.Archive(ctx, archiveBefore, nil); err != nil {
+		t.Fatalf("Archive() = %v", err)
+	}
+	at := func(d, h int) *time.Time { t := time.Date(2026, 3, d, h, 0, 0, 0, time.UTC); return &t }
+	tests := []struct {
+		name     string
+		q        blob.MetricsQuery
+		requests map[string]int
+	}{
+		{"recent: the table only", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(9, 20), First: 100}, map[string]int{}},
+		{"open start, recent end: the whole archive part", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "db-1", First: 1000}, map[string]int{"ListObjectsV2": 1, "GetObject": 3}},
+		{"two archived hours", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(8, 5), To: at(8, 6), First: 1000}, map[string]int{"ListObjectsV2": 1, "GetObject": 2}},
+		{"a page that stops early", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(8, 5), To: at(8, 20), First: 5}, map[string]int{"ListObjectsV2": 1, "GetObject": 1}},
+		{"a capability with its components given", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentIDs: []string{"api-1", "db-1"}, From: at(8, 11), To: at(8, 11), First: 100}, map[string]int{"ListObjectsV2": 2, "GetObject": 2}},
+		{"a capability, components found", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", From: at(8, 11), To: at(8, 11), First: 100}, map[string]int{"ListObjectsV2": 4, "GetObject": 2}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sctx, stats := blob.WithStats(ctx)
+			p, err := e.arch.Metrics(sctx, tt.q)
+			if err != nil {
+				t.Fatalf("Metrics(%s) = %v", describe(tt.q), err)
+			}
+			s := stats.Snapshot()
+			if !mapsEqual(s.Operations, tt.requests) {
+				t.Errorf("Metrics(%s): S3 requests = %v, want %v", describe(tt.q), s.Operations, tt.requests)
+			}
+			if s.Requests != sum(tt.requests) || (s.Requests > 0) != (s.Bytes > 0) {
+				t.Errorf("Metrics(%s): extensions.s3 = %+v, want %d requests and their bytes", describe(tt.q), s, sum(tt.requests))
+			}
+			if len(p.Items) == 0 {
+				t.Errorf("Metrics(%s) = no samples", describe(tt.q))
+			}
+		})
+	}
+
+	t.Run("listing pages", func(t *testing.T) {
+		blob.SetListPage(e.store, 4)
+		defer blob.SetListPage(e.store, 1000)
+		q := blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(7, 23), To: at(8, 23), First: 1000}
+		sctx, stats := blob.WithStats(ctx)
+		got := e.readAllCtx(t, sctx, q)
+		sameList(t, fmt.Sprintf("Metrics(%s) with listing pages of 4", describe(q)), got, expected(t, bundles, q))
+		if s := stats.Snapshot(); s.Operations["ListObjectsV2"] != 7 || s.Operations["GetObject"] != 25 {
+			t.Errorf("Metrics(%s) with listing pages of 4: S3 requests = %v, want 7 ListObjectsV2 and 25 GetObject", describe(q), s.Operations)
+		}
+	})
+}
+
+func (e *env) readAllCtx(tb testing.TB, ctx context.Context, q blob.MetricsQuery) []string {
+	tb.Helper()
+	var all []string
+	for {
+		p, err := e.arch.Metrics(ctx, q)
+		if err != nil {
+			tb.Fatalf("Metrics(%s) = %v", describe(q), err)
+		}
+		for _, m := range p.Items {
+			all = append(all, point(tb, m))
+		}
+		if !p.HasNext {
+			return all
+		}
+		q.After = p.Cursors[len(p.Cursors)-1]
+	}
+}
+
+func mapsEqual(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+func sum(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+func TestArchiveRejects(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	for _, before := range []time.Time{{}, testNow, testNow.Add(-blob.DefaultMinArchiveAge + time.Minute)} {
+		if _, err := e.arch.Archive(ctx, before, nil); !isValidation(err, "before") {
+			t.Errorf("Archive(%v) = %v, want a validation error on before", before, err)
+		}
+	}
+	if _, err := e.arch.ArchiveCapability(ctx, "CAP#1", archiveBefore, nil); !isValidation(err, "capabilityId") {
+		t.Errorf("ArchiveCapability(%q) = %v, want a validation error on capabilityId", "CAP#1", err)
+	}
+}
+
+func TestRunArchiveCommand(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	t.Run("archives with progress", func(t *testing.T) {
+		e := newEnv(t)
+		bundles := testBundles()
+		e.load(t, bundles)
+		var out bytes.Buffer
+		if err := blob.RunArchiveCommand(ctx, []string{"-before", "2026-03-09T00:30:00Z"}, &out, e.arch); err != nil {
+			t.Fatalf("RunArchiveCommand(-before 2026-03-09T00:30:00Z) = %v\n%s", err, out.String())
+		}
+		points, hours := hoursBefore(bundles, archiveBefore.Truncate(time.Hour))
+		lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+		if len(lines) != hours+2 {
+			t.Errorf("RunArchiveCommand printed %d lines, want %d (a header, one per hour, a summary):\n%s", len(lines), hours+2, out.String())
+		}
+		for _, s := range []string{
+			"archiving metrics of component-hours ending at or before 2026-03-09T00:00:00Z to s3://capability-metrics",
+			"CAP-ARC-A db-1 2026-03-08T11Z: 60 points -> s3://capability-metrics/capabilities/CAP-ARC-A/components/db-1/2026/03/08/metrics-11.json.gz, 60 items deleted",
+			fmt.Sprintf("2 capabilities, 5 components scanned; %d objects written (0 merged), %d points archived, %d items deleted", hours, points, points),
+		} {
+			if !strings.Contains(out.String(), s) {
+				t.Errorf("RunArchiveCommand output lacks %q:\n%s", s, out.String())
+			}
+		}
+	})
+
+	t.Run("one capability, quiet, default age", func(t *testing.T) {
+		e := newEnv(t)
+		e.load(t, testBundles())
+		var out bytes.Buffer
+		if err := blob.RunArchiveCommand(ctx, []string{"-capability", "CAP-ARC-B", "-older-than", "36h", "-quiet"}, &out, e.arch); err != nil {
+			t.Fatalf("RunArchiveCommand(-capability CAP-ARC-B -older-than 36h -quiet) = %v\n%s", err, out.String())
+		}
+		if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "1 capabilities, 2 components scanned") {
+			t.Errorf("RunArchiveCommand(-capability CAP-ARC-B -quiet) printed:\n%s", out.String())
+		}
+	})
+
+	t.Run("rejects", func(t *testing.T) {
+		e := newEnv(t)
+		for _, tt := range []struct {
+			args  []string
+			field string
+		}{
+			{[]string{"-before", "yesterday"}, "before"},
+			{[]string{"-before", testNow.Format(time.RFC3339)}, "before"},
+			{[]string{"-older-than", "1h"}, "before"},
+			{[]string{"-nope"}, "args"},
+			{[]string{"extra"}, "args"},
+		} {
+			var out bytes.Buffer
+			if err := blob.RunArchiveCommand(ctx, tt.args, &out, e.arch); !isValidation(err, tt.field) {
+				t.Errorf("RunArchiveCommand(%q) = %v, want a validation error on %s", tt.args, err, tt.field)
+			}
+		}
+	})
+}
+
+func TestStatsCountRequestsAndBytes(t *testing.T) {
+	e := newEnv(t)
+	ctx, stats := blob.WithStats(context.Background())
+	body := bytes.Repeat([]byte("x"), 1000)
+	if err := e.store.PutArtifact(ctx, "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", "logs/big.log", "", body); err != nil {
+		t.Fatalf("PutArtifact() = %v", err)
+	}
+	got, ct, err := e.store.GetArtifact(ctx, "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", "logs/big.log")
+	if err != nil || !bytes.Equal(got, body) || ct != "text/plain; charset=utf-8" {
+		t.Fatalf("GetArtifact() = %d bytes, %q, %v", len(got), ct, err)
+	}
+	s := stats.Snapshot()
+	if s.Requests != 2 || s.Operations["PutObject"] != 1 || s.Operations["GetObject"] != 1 || s.Bytes < 2000 || s.Bytes > 2100 {
+		t.Errorf("WithStats after one PutObject and one GetObject of 1000 bytes = %+v", s)
+	}
+	if names := s.OperationNames(); !slices.Equal(names, []string{"GetObject", "PutObject"}) {
+		t.Errorf("OperationNames() = %v", names)
+	}
+	if _, _, err := e.store.GetArtifact(context.Background(), "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", "logs/none.log"); !errors.Is(err, blob.ErrNotFound) {
+		t.Errorf("GetArtifact(logs/none.log) = %v, want an error wrapping ErrNotFound", err)
+	}
+	if after := stats.Snapshot(); after.Requests != 2 {
+		t.Errorf("a request without the Stats context was counted: %+v", after)
+	}
+}
