@@ -16,6 +16,7 @@ import (
 	"os"
 	"os/signal"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -23,6 +24,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
 	"github.com/capcat/catalogue/sample"
@@ -50,6 +52,7 @@ type config struct {
 	anonymous     string
 	maxCost       int
 	timeout       time.Duration
+	archiveMinAge time.Duration
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
@@ -80,6 +83,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&c.anonymous, "anonymous", envStr("ANONYMOUS_ROLE", "viewer"), "role of requests without a key: viewer, or none to refuse them (env ANONYMOUS_ROLE)")
 	fs.IntVar(&c.maxCost, "max-cost", envInt("MAX_QUERY_COST", graph.DefaultLimits.MaxCost), "most nodes one query may request (env MAX_QUERY_COST)")
 	fs.DurationVar(&c.timeout, "request-timeout", 10*time.Second, "deadline of each GraphQL request")
+	fs.DurationVar(&c.archiveMinAge, "archive-min-age", envDuration(getenv, "ARCHIVE_MIN_AGE", 0),
+		"how old metrics must be before they may move to S3 (env ARCHIVE_MIN_AGE; default 24h, 10m for the embedded default)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -91,8 +96,18 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.embedded() {
 		c.introspection = true
+		if c.archiveMinAge == 0 {
+			c.archiveMinAge = 10 * time.Minute
+		}
 	}
 	return c, nil
+}
+
+func envDuration(getenv func(string) string, k string, def time.Duration) time.Duration {
+	if d, err := time.ParseDuration(getenv(k)); err == nil {
+		return d
+	}
+	return def
 }
 
 // embedded reports whether the configuration runs the in-process backend.
@@ -101,42 +116,31 @@ func (c *config) embedded() bool { return c.endpoint == "" && !c.useAWS }
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	cfg, err := parseConfig(args, getenv, stderr)
+	archiveCmd := len(args) > 0 && args[0] == blob.ArchiveCommand
+	if archiveCmd {
+		args = args[1:]
+	}
+	cfg, err := parseConfig(configArgs(args, archiveCmd), getenv, stderr)
 	if err != nil {
 		return err
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
-
-	endpoint := cfg.endpoint
-	if cfg.embedded() {
-		emb, err := dynamo.StartEmbedded(nil)
-		if err != nil {
-			return err
-		}
-		defer emb.Close()
-		endpoint = emb.URL
-		cfg.createTable, cfg.seed = true, true
-	}
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := graph.NewMetrics(reg)
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Observer: metrics})
+	b, err := openBackends(ctx, cfg, getenv, log, metrics)
 	if err != nil {
 		return err
 	}
-	store := dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET"))})
-	if cfg.createTable {
-		if err := store.CreateTable(ctx, 2*time.Minute); err != nil {
-			return fmt.Errorf("create table: %w", err)
+	defer b.close()
+	if archiveCmd {
+		if cfg.embedded() {
+			fmt.Fprintln(stdout, "note: the embedded backend lives inside one process; this command archives its own fresh copy. "+
+				"To archive a running embedded server use the archiveMetrics mutation, or point DYNAMODB_ENDPOINT and S3_ENDPOINT at shared backends.")
 		}
+		return blob.RunArchiveCommand(ctx, archiveArgs(args), stdout, b.archiver)
 	}
-	seeded := 0
-	if cfg.seed {
-		if seeded, err = store.BulkLoad(ctx, sample.Catalogue(time.Now()), 4); err != nil {
-			return fmt.Errorf("load sample catalogue: %w", err)
-		}
-	}
-
+	store := b.store
 	reg.MustRegister(graph.NewCatalogueCollector(store, 15*time.Second))
 	auth, generatedKey, err := loadAuth(cfg)
 	if err != nil {
@@ -157,11 +161,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			Deadline:       cfg.timeout,
 			Metrics:        metrics,
 			MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+			Artifacts:      b.objects,
+			Archive:        b.archiver,
 		}),
 		ReadHeaderTimeout: 10 * time.Second,
 		BaseContext:       func(net.Listener) context.Context { return ctx },
 	}
-	banner(stdout, cfg, ln.Addr(), seeded, auth, generatedKey)
+	banner(stdout, cfg, ln.Addr(), b, auth, generatedKey)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -204,7 +210,7 @@ func loadAuth(cfg *config) (*graph.Auth, string, error) {
 	return auth, generated, nil
 }
 
-func banner(w io.Writer, cfg *config, addr net.Addr, seeded int, auth *graph.Auth, generatedKey string) {
+func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Auth, generatedKey string) {
 	port := addr.(*net.TCPAddr).Port
 	fmt.Fprintf(w, "Capability Catalogue GraphQL API\n")
 	fmt.Fprintf(w, "  listening on http://127.0.0.1:%d\n", port)
@@ -219,8 +225,13 @@ func banner(w io.Writer, cfg *config, addr net.Addr, seeded int, auth *graph.Aut
 	default:
 		fmt.Fprintf(w, "  backend:     %s, table %s\n", cfg.endpoint, cfg.table)
 	}
-	if seeded > 0 {
-		fmt.Fprintf(w, "  sample catalogue loaded: %d items\n", seeded)
+	if b.s3Embedded {
+		fmt.Fprintf(w, "  object store: embedded in-memory S3 (gofakes3), buckets %s and %s: also lost on exit\n", b.buckets[0], b.buckets[1])
+	} else {
+		fmt.Fprintf(w, "  object store: %s, buckets %s and %s\n", b.s3Where, b.buckets[0], b.buckets[1])
+	}
+	if b.seeded > 0 {
+		fmt.Fprintf(w, "  sample catalogue loaded: %d items, %d job artifacts\n", b.seeded, b.artifacts)
 	}
 	fmt.Fprintf(w, "  metrics:     http://127.0.0.1:%d/metrics\n", port)
 	if generatedKey != "" {
@@ -229,4 +240,137 @@ func banner(w io.Writer, cfg *config, addr net.Addr, seeded int, auth *graph.Aut
 		fmt.Fprintf(w, "  API keys:    %d loaded\n", auth.Keys.Len())
 	}
 	fmt.Fprintf(w, "  anonymous requests: %s; introspection: %v\n", auth.Anonymous, cfg.introspection)
+}
+
+// backends are the stores the server runs on.
+type backends struct {
+	store      *dynamo.Store
+	objects    *blob.Store
+	archiver   *blob.Archiver
+	seeded     int
+	artifacts  int
+	s3Embedded bool
+	s3Where    string
+	buckets    [2]string
+	closers    []func() error
+}
+
+func (b *backends) close() {
+	for i := len(b.closers) - 1; i >= 0; i-- {
+		_ = b.closers[i]()
+	}
+}
+
+// openBackends connects DynamoDB and S3 as cfg says: the embedded in-memory pair by default
+// (table created, sample catalogue and artifacts loaded), an endpoint, or AWS.
+func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Metrics) (*backends, error) {
+	b := &backends{}
+	endpoint := cfg.endpoint
+	if cfg.embedded() {
+		emb, err := dynamo.StartEmbedded(nil)
+		if err != nil {
+			return nil, err
+		}
+		b.closers = append(b.closers, emb.Close)
+		endpoint = emb.URL
+		cfg.createTable, cfg.seed = true, true
+	}
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Observer: metrics})
+	if err != nil {
+		b.close()
+		return nil, err
+	}
+	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET"))})
+	if cfg.createTable {
+		if err := b.store.CreateTable(ctx, 2*time.Minute); err != nil {
+			b.close()
+			return nil, fmt.Errorf("create table: %w", err)
+		}
+	}
+
+	s3cfg, s3opts := blob.FromEnv(getenv)
+	s3opts.Logger, s3opts.CursorSecret, s3opts.MinArchiveAge = log, []byte(getenv("CURSOR_SECRET")), cfg.archiveMinAge
+	if s3cfg.Endpoint == "" && !cfg.useAWS {
+		objects, emb, err := blob.OpenEmbedded(ctx, s3opts)
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		b.closers = append(b.closers, emb.Close)
+		b.objects, b.s3Embedded = objects, true
+	} else {
+		c, err := blob.NewClient(ctx, s3cfg)
+		if err != nil {
+			b.close()
+			return nil, err
+		}
+		b.objects, b.s3Where = blob.New(c, s3opts), "AWS S3"
+		if s3cfg.Endpoint != "" {
+			b.s3Where = s3cfg.Endpoint
+		}
+		if cfg.createTable {
+			if err := b.objects.EnsureBuckets(ctx); err != nil {
+				b.close()
+				return nil, fmt.Errorf("create buckets: %w", err)
+			}
+		}
+	}
+	b.buckets = b.objects.Buckets()
+	b.archiver = blob.NewArchiver(b.store, b.objects)
+	if cfg.seed {
+		bundles := sample.Catalogue(time.Now())
+		if b.seeded, err = b.store.BulkLoad(ctx, bundles, 4); err != nil {
+			b.close()
+			return nil, fmt.Errorf("load sample catalogue: %w", err)
+		}
+		if b.artifacts, err = b.objects.LoadSampleArtifacts(ctx, bundles); err != nil {
+			b.close()
+			return nil, fmt.Errorf("load sample artifacts: %w", err)
+		}
+	}
+	return b, nil
+}
+
+// configArgs and archiveArgs split the arguments of `archive-metrics`: the server's connection
+// flags go to parseConfig, the rest to the archive command.
+func configArgs(args []string, archive bool) []string {
+	if !archive {
+		return args
+	}
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if name, ok := connectionFlag(args[i]); ok {
+			out = append(out, args[i])
+			if !strings.Contains(args[i], "=") && name != "aws" && i+1 < len(args) {
+				i++
+				out = append(out, args[i])
+			}
+		}
+	}
+	return out
+}
+
+func archiveArgs(args []string) []string {
+	var out []string
+	for i := 0; i < len(args); i++ {
+		if name, ok := connectionFlag(args[i]); ok {
+			if !strings.Contains(args[i], "=") && name != "aws" {
+				i++
+			}
+			continue
+		}
+		out = append(out, args[i])
+	}
+	return out
+}
+
+// connectionFlag reports whether arg is one of the flags that say where the data lives.
+func connectionFlag(arg string) (string, bool) {
+	name := strings.TrimLeft(arg, "-")
+	name, _, _ = strings.Cut(name, "=")
+	switch name {
+	case "table", "dynamodb-endpoint", "aws", "archive-min-age":
+		return name, strings.HasPrefix(arg, "-")
+	}
+	return "", false
 }

@@ -479,3 +479,14 @@ func (a *Archiver) decodeCursor(scope, cursor string) (*dynamo.MetricKey, error)
 	}
 	return &dynamo.MetricKey{ComponentID: p.C, MetricType: catalog.MetricType(p.M), Timestamp: t}, nil
 }
+
+// Reaches reports whether a metrics window starting at from (nil: open) may hold archived
+// samples: whether it starts before the archive boundary (now less MinArchiveAge, plus the
+// clock-skew margin). A window that does not reach it is answered by DynamoDB alone.
+func (a *Archiver) Reaches(from *time.Time) bool {
+	if from == nil {
+		return true
+	}
+	end := a.obj.now().Add(-a.obj.minAge + clockSkew).UTC().Truncate(time.Hour)
+	return from.Before(end)
+}

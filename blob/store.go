@@ -242,3 +242,6 @@ func transient(err error) bool {
 	var oe *net.OpError
 	return errors.As(err, &oe)
 }
+
+// Buckets returns the artifacts and metrics bucket names.
+func (s *Store) Buckets() [2]string { return [2]string{s.artifacts, s.metrics} }

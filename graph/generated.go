@@ -10,9 +10,11 @@ import (
 	"math"
 	"strconv"
 	"sync/atomic"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/graph/model"
 	gqlparser "github.com/vektah/gqlparser/v2"
@@ -29,6 +31,7 @@ func NewExecutableSchema(cfg Config) graphql.ExecutableSchema {
 type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
+	ArtifactUpload() ArtifactUploadResolver
 	Capability() CapabilityResolver
 	Component() ComponentResolver
 	Dependency() DependencyResolver
@@ -84,6 +87,39 @@ type ComplexityRoot struct {
 		Pattern         func(childComplexity int) int
 		Redundancy      func(childComplexity int) int
 		ScalabilityType func(childComplexity int) int
+	}
+
+	ArchiveReport struct {
+		Before         func(childComplexity int) int
+		BytesWritten   func(childComplexity int) int
+		Capabilities   func(childComplexity int) int
+		Components     func(childComplexity int) int
+		ItemsDeleted   func(childComplexity int) int
+		ObjectsMerged  func(childComplexity int) int
+		ObjectsWritten func(childComplexity int) int
+		PointsArchived func(childComplexity int) int
+	}
+
+	Artifact struct {
+		Bucket             func(childComplexity int) int
+		ContentType        func(childComplexity int) int
+		DownloadURL        func(childComplexity int) int
+		DownloadURLExpires func(childComplexity int) int
+		Key                func(childComplexity int) int
+		LastModified       func(childComplexity int) int
+		Name               func(childComplexity int) int
+		Size               func(childComplexity int) int
+		URI                func(childComplexity int) int
+	}
+
+	ArtifactUpload struct {
+		Bucket  func(childComplexity int) int
+		Expires func(childComplexity int) int
+		Headers func(childComplexity int) int
+		Key     func(childComplexity int) int
+		Method  func(childComplexity int) int
+		Name    func(childComplexity int) int
+		URL     func(childComplexity int) int
 	}
 
 	AvailabilityChain struct {
@@ -442,6 +478,8 @@ type ComplexityRoot struct {
 	Mutation struct {
 		AddComponent         func(childComplexity int, capabilityID string, input catalog.Component, clientRequestToken *string) int
 		AddDependency        func(childComplexity int, capabilityID string, input catalog.Dependency, clientRequestToken *string) int
+		ArchiveMetrics       func(childComplexity int, before catalog.Timestamp) int
+		CreateArtifactUpload func(childComplexity int, jobID string, name string, contentType string) int
 		CreateCapability     func(childComplexity int, input catalog.Capability, clientRequestToken *string) int
 		CreateRule           func(childComplexity int, capabilityID string, input catalog.Rule, clientRequestToken *string) int
 		DeleteCapability     func(childComplexity int, id string, expectedRevision int, clientRequestToken *string) int
@@ -657,6 +695,9 @@ type ComplexityRoot struct {
 
 // region    ************************** generated!.gotpl **************************
 
+type ArtifactUploadResolver interface {
+	Headers(ctx context.Context, obj *blob.PresignedRequest) (any, error)
+}
 type CapabilityResolver interface {
 	Components(ctx context.Context, obj *catalog.Capability, typeArg *string, layer *string, status *catalog.ComponentStatus) ([]*catalog.Component, error)
 	Component(ctx context.Context, obj *catalog.Capability, id string) (*catalog.Component, error)
@@ -682,6 +723,8 @@ type DependencyResolver interface {
 	Target(ctx context.Context, obj *catalog.Dependency) (*catalog.Component, error)
 }
 type JobResolver interface {
+	Artifacts(ctx context.Context, obj *catalog.Job) ([]*blob.Artifact, error)
+
 	Capability(ctx context.Context, obj *catalog.Job) (*catalog.Capability, error)
 	Components(ctx context.Context, obj *catalog.Job) ([]*catalog.Component, error)
 }
@@ -704,6 +747,8 @@ type MutationResolver interface {
 	CreateRule(ctx context.Context, capabilityID string, input catalog.Rule, clientRequestToken *string) (*catalog.Rule, error)
 	UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error)
 	DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error)
+	CreateArtifactUpload(ctx context.Context, jobID string, name string, contentType string) (*blob.PresignedRequest, error)
+	ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*blob.Report, error)
 }
 type QueryResolver interface {
 	Capability(ctx context.Context, id string) (*catalog.Capability, error)
@@ -905,6 +950,153 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Architecture.ScalabilityType(childComplexity), true
+
+	case "ArchiveReport.before":
+		if e.ComplexityRoot.ArchiveReport.Before == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArchiveReport.Before(childComplexity), true
+	case "ArchiveReport.bytesWritten":
+		if e.ComplexityRoot.ArchiveReport.BytesWritten == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArchiveReport.BytesWritten(childComplexity), true
+	case "ArchiveReport.capabilities":
+		if e.ComplexityRoot.ArchiveReport.Capabilities == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArchiveReport.Capabilities(childComplexity), true
+	case "ArchiveReport.components":
+		if e.ComplexityRoot.ArchiveReport.Components == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArchiveReport.Components(childComplexity), true
+	case "ArchiveReport.itemsDeleted":
+		if e.ComplexityRoot.ArchiveReport.ItemsDeleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArchiveReport.ItemsDeleted(childComplexity), true
+	case "ArchiveReport.objectsMerged":
+		if e.ComplexityRoot.ArchiveReport.ObjectsMerged == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArchiveReport.ObjectsMerged(childComplexity), true
+	case "ArchiveReport.objectsWritten":
+		if e.ComplexityRoot.ArchiveReport.ObjectsWritten == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArchiveReport.ObjectsWritten(childComplexity), true
+	case "ArchiveReport.pointsArchived":
+		if e.ComplexityRoot.ArchiveReport.PointsArchived == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArchiveReport.PointsArchived(childComplexity), true
+
+	case "Artifact.bucket":
+		if e.ComplexityRoot.Artifact.Bucket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.Bucket(childComplexity), true
+	case "Artifact.contentType":
+		if e.ComplexityRoot.Artifact.ContentType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.ContentType(childComplexity), true
+	case "Artifact.downloadUrl":
+		if e.ComplexityRoot.Artifact.DownloadURL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.DownloadURL(childComplexity), true
+	case "Artifact.downloadUrlExpires":
+		if e.ComplexityRoot.Artifact.DownloadURLExpires == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.DownloadURLExpires(childComplexity), true
+	case "Artifact.key":
+		if e.ComplexityRoot.Artifact.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.Key(childComplexity), true
+	case "Artifact.lastModified":
+		if e.ComplexityRoot.Artifact.LastModified == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.LastModified(childComplexity), true
+	case "Artifact.name":
+		if e.ComplexityRoot.Artifact.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.Name(childComplexity), true
+	case "Artifact.size":
+		if e.ComplexityRoot.Artifact.Size == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.Size(childComplexity), true
+	case "Artifact.uri":
+		if e.ComplexityRoot.Artifact.URI == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Artifact.URI(childComplexity), true
+
+	case "ArtifactUpload.bucket":
+		if e.ComplexityRoot.ArtifactUpload.Bucket == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactUpload.Bucket(childComplexity), true
+	case "ArtifactUpload.expires":
+		if e.ComplexityRoot.ArtifactUpload.Expires == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactUpload.Expires(childComplexity), true
+	case "ArtifactUpload.headers":
+		if e.ComplexityRoot.ArtifactUpload.Headers == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactUpload.Headers(childComplexity), true
+	case "ArtifactUpload.key":
+		if e.ComplexityRoot.ArtifactUpload.Key == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactUpload.Key(childComplexity), true
+	case "ArtifactUpload.method":
+		if e.ComplexityRoot.ArtifactUpload.Method == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactUpload.Method(childComplexity), true
+	case "ArtifactUpload.name":
+		if e.ComplexityRoot.ArtifactUpload.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactUpload.Name(childComplexity), true
+	case "ArtifactUpload.url":
+		if e.ComplexityRoot.ArtifactUpload.URL == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ArtifactUpload.URL(childComplexity), true
 
 	case "AvailabilityChain.availability":
 		if e.ComplexityRoot.AvailabilityChain.Availability == nil {
@@ -1995,7 +2187,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.ApprovedBy(childComplexity), true
-	case "Job.artifacts":
+	case "Job.artifactLocations", "Job.artifacts":
 		if e.ComplexityRoot.Job.Artifacts == nil {
 			break
 		}
@@ -2438,6 +2630,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.AddDependency(childComplexity, args["capabilityId"].(string), args["input"].(catalog.Dependency), args["clientRequestToken"].(*string)), true
+	case "Mutation.archiveMetrics":
+		if e.ComplexityRoot.Mutation.ArchiveMetrics == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_archiveMetrics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ArchiveMetrics(childComplexity, args["before"].(catalog.Timestamp)), true
+	case "Mutation.createArtifactUpload":
+		if e.ComplexityRoot.Mutation.CreateArtifactUpload == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_createArtifactUpload_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.CreateArtifactUpload(childComplexity, args["jobId"].(string), args["name"].(string), args["contentType"].(string)), true
 	case "Mutation.createCapability":
 		if e.ComplexityRoot.Mutation.CreateCapability == nil {
 			break
@@ -4342,8 +4556,10 @@ type Job {
   validation: Validation
   "Business impact."
   metrics: JobMetrics
-  "S3 URIs of the plan, logs and reports."
-  artifacts: JobArtifacts
+  "The seed's S3 URIs of the plan, logs and reports, as stored on the job (its Data field ` + "`" + `artifacts` + "`" + `)."
+  artifactLocations: JobArtifacts
+  "The objects under the job's prefix in the artifacts bucket (plan, logs, reports), each with a time-limited download URL."
+  artifacts: [Artifact!]!
   "Optimistic-lock revision."
   revision: Int!
   "When the job was recorded."
@@ -4354,6 +4570,66 @@ type Job {
   capability: Capability!
   "The components it changes, resolved."
   components: [Component!]!
+}
+
+"An object stored for a job: s3://{bucket}/capabilities/{capability_id}/jobs/{job_id}/{name}."
+type Artifact {
+  "The name relative to the job, e.g. logs/deployment.log."
+  name: String!
+  "The bucket."
+  bucket: String!
+  "The object key."
+  key: String!
+  "s3://bucket/key."
+  uri: String!
+  "Size in bytes."
+  size: Int!
+  "When it was last written."
+  lastModified: DateTime!
+  "Its content type (from the name's extension)."
+  contentType: String!
+  "A presigned GET URL."
+  downloadUrl: String!
+  "When downloadUrl stops working."
+  downloadUrlExpires: DateTime!
+}
+
+"A presigned request with which a pipeline uploads an artifact."
+type ArtifactUpload {
+  "The HTTP method: PUT."
+  method: String!
+  "The presigned URL."
+  url: String!
+  "Headers the request must carry (Content-Type)."
+  headers: JSON!
+  "When the URL stops working."
+  expires: DateTime!
+  "The artifact's name relative to the job."
+  name: String!
+  "The bucket."
+  bucket: String!
+  "The object key."
+  key: String!
+}
+
+"What an archive run moved from DynamoDB to S3."
+type ArchiveReport {
+  "The boundary used: every component-hour ending at or before it was archived."
+  before: DateTime!
+  "Capabilities scanned."
+  capabilities: Int!
+  "Components with metrics scanned."
+  components: Int!
+  "Component-hour objects written."
+  objectsWritten: Int!
+  "Of those, objects left by an interrupted run and merged."
+  objectsMerged: Int!
+  "Samples in the objects written."
+  pointsArchived: Int!
+  "Metric items deleted from DynamoDB after their object was verified."
+  itemsDeleted: Int!
+  "Compressed bytes written."
+  bytesWritten: Int!
 }
 
 "A component a job changes."
@@ -4743,6 +5019,10 @@ type Mutation {
   updateRule(capabilityId: ID!, ruleId: ID!, expectedRevision: Int!, input: UpdateRuleInput!, clientRequestToken: String): Rule!
   "Removes a rule (its history stays)."
   deleteRule(capabilityId: ID!, ruleId: ID!, clientRequestToken: String): Boolean!
+  "Returns a presigned PUT URL with which a pipeline uploads an artifact of a job (devops role or above). Names are relative to the job: no '..', no absolute paths."
+  createArtifactUpload(jobId: ID!, name: String!, contentType: String!): ArtifactUpload!
+  "Moves every component-hour of metrics that ends at or before ` + "`" + `before` + "`" + ` to S3 (one gzipped JSON file per component-hour, read back and verified before the items are deleted). Admin only; safe to rerun after any interruption."
+  archiveMetrics(before: DateTime!): ArchiveReport!
 }
 
 "What recordMetrics wrote."
@@ -5616,6 +5896,72 @@ func (ec *executionContext) childFields_Architecture(ctx context.Context, field 
 	return nil, fmt.Errorf("no field named %q was found under type Architecture", field.Name)
 }
 
+func (ec *executionContext) childFields_ArchiveReport(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "before":
+		return ec.fieldContext_ArchiveReport_before(ctx, field)
+	case "capabilities":
+		return ec.fieldContext_ArchiveReport_capabilities(ctx, field)
+	case "components":
+		return ec.fieldContext_ArchiveReport_components(ctx, field)
+	case "objectsWritten":
+		return ec.fieldContext_ArchiveReport_objectsWritten(ctx, field)
+	case "objectsMerged":
+		return ec.fieldContext_ArchiveReport_objectsMerged(ctx, field)
+	case "pointsArchived":
+		return ec.fieldContext_ArchiveReport_pointsArchived(ctx, field)
+	case "itemsDeleted":
+		return ec.fieldContext_ArchiveReport_itemsDeleted(ctx, field)
+	case "bytesWritten":
+		return ec.fieldContext_ArchiveReport_bytesWritten(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ArchiveReport", field.Name)
+}
+
+func (ec *executionContext) childFields_Artifact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Artifact_name(ctx, field)
+	case "bucket":
+		return ec.fieldContext_Artifact_bucket(ctx, field)
+	case "key":
+		return ec.fieldContext_Artifact_key(ctx, field)
+	case "uri":
+		return ec.fieldContext_Artifact_uri(ctx, field)
+	case "size":
+		return ec.fieldContext_Artifact_size(ctx, field)
+	case "lastModified":
+		return ec.fieldContext_Artifact_lastModified(ctx, field)
+	case "contentType":
+		return ec.fieldContext_Artifact_contentType(ctx, field)
+	case "downloadUrl":
+		return ec.fieldContext_Artifact_downloadUrl(ctx, field)
+	case "downloadUrlExpires":
+		return ec.fieldContext_Artifact_downloadUrlExpires(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Artifact", field.Name)
+}
+
+func (ec *executionContext) childFields_ArtifactUpload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "method":
+		return ec.fieldContext_ArtifactUpload_method(ctx, field)
+	case "url":
+		return ec.fieldContext_ArtifactUpload_url(ctx, field)
+	case "headers":
+		return ec.fieldContext_ArtifactUpload_headers(ctx, field)
+	case "expires":
+		return ec.fieldContext_ArtifactUpload_expires(ctx, field)
+	case "name":
+		return ec.fieldContext_ArtifactUpload_name(ctx, field)
+	case "bucket":
+		return ec.fieldContext_ArtifactUpload_bucket(ctx, field)
+	case "key":
+		return ec.fieldContext_ArtifactUpload_key(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ArtifactUpload", field.Name)
+}
+
 func (ec *executionContext) childFields_AvailabilityChain(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "entry":
@@ -6138,6 +6484,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_validation(ctx, field)
 	case "metrics":
 		return ec.fieldContext_Job_metrics(ctx, field)
+	case "artifactLocations":
+		return ec.fieldContext_Job_artifactLocations(ctx, field)
 	case "artifacts":
 		return ec.fieldContext_Job_artifacts(ctx, field)
 	case "revision":
@@ -7179,6 +7527,50 @@ func (ec *executionContext) field_Mutation_addDependency_args(ctx context.Contex
 		return nil, err
 	}
 	args["clientRequestToken"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_archiveMetrics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (catalog.Timestamp, error) {
+			return ec.unmarshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_createArtifactUpload_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "jobId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "contentType",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["contentType"] = arg2
 	return args, nil
 }
 
@@ -8551,6 +8943,558 @@ func (ec *executionContext) _Architecture_redundancy(ctx context.Context, field 
 }
 func (ec *executionContext) fieldContext_Architecture_redundancy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Architecture", field, false, false, "String")
+}
+
+func (ec *executionContext) _ArchiveReport_before(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArchiveReport_before(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Before, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArchiveReport_before(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ArchiveReport_capabilities(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArchiveReport_capabilities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Capabilities, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArchiveReport_capabilities(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ArchiveReport_components(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArchiveReport_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Components, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArchiveReport_components(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ArchiveReport_objectsWritten(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArchiveReport_objectsWritten(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ObjectsWritten, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArchiveReport_objectsWritten(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ArchiveReport_objectsMerged(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArchiveReport_objectsMerged(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ObjectsMerged, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArchiveReport_objectsMerged(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ArchiveReport_pointsArchived(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArchiveReport_pointsArchived(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PointsArchived, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArchiveReport_pointsArchived(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ArchiveReport_itemsDeleted(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArchiveReport_itemsDeleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ItemsDeleted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArchiveReport_itemsDeleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _ArchiveReport_bytesWritten(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArchiveReport_bytesWritten(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BytesWritten, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArchiveReport_bytesWritten(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Artifact_name(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "String")
+}
+
+func (ec *executionContext) _Artifact_bucket(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_bucket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bucket, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_bucket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "String")
+}
+
+func (ec *executionContext) _Artifact_key(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "String")
+}
+
+func (ec *executionContext) _Artifact_uri(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_uri(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URI, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_uri(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "String")
+}
+
+func (ec *executionContext) _Artifact_size(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_size(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Size, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int64) graphql.Marshaler {
+			return ec.marshalNInt2int64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_size(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Artifact_lastModified(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_lastModified(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastModified, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_lastModified(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Artifact_contentType(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_contentType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ContentType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_contentType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "String")
+}
+
+func (ec *executionContext) _Artifact_downloadUrl(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_downloadUrl(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DownloadURL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_downloadUrl(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "String")
+}
+
+func (ec *executionContext) _Artifact_downloadUrlExpires(ctx context.Context, field graphql.CollectedField, obj *blob.Artifact) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Artifact_downloadUrlExpires(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DownloadURLExpires, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Artifact_downloadUrlExpires(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Artifact", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ArtifactUpload_method(ctx context.Context, field graphql.CollectedField, obj *blob.PresignedRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactUpload_method(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Method, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactUpload_method(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArtifactUpload", field, false, false, "String")
+}
+
+func (ec *executionContext) _ArtifactUpload_url(ctx context.Context, field graphql.CollectedField, obj *blob.PresignedRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactUpload_url(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.URL, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactUpload_url(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArtifactUpload", field, false, false, "String")
+}
+
+func (ec *executionContext) _ArtifactUpload_headers(ctx context.Context, field graphql.CollectedField, obj *blob.PresignedRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactUpload_headers(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.ArtifactUpload().Headers(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalNJSON2interface(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactUpload_headers(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArtifactUpload", field, true, true, "JSON")
+}
+
+func (ec *executionContext) _ArtifactUpload_expires(ctx context.Context, field graphql.CollectedField, obj *blob.PresignedRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactUpload_expires(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Expires, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v time.Time) graphql.Marshaler {
+			return ec.marshalNDateTime2timeᚐTime(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactUpload_expires(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArtifactUpload", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _ArtifactUpload_name(ctx context.Context, field graphql.CollectedField, obj *blob.PresignedRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactUpload_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactUpload_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArtifactUpload", field, false, false, "String")
+}
+
+func (ec *executionContext) _ArtifactUpload_bucket(ctx context.Context, field graphql.CollectedField, obj *blob.PresignedRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactUpload_bucket(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Bucket, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactUpload_bucket(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArtifactUpload", field, false, false, "String")
+}
+
+func (ec *executionContext) _ArtifactUpload_key(ctx context.Context, field graphql.CollectedField, obj *blob.PresignedRequest) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ArtifactUpload_key(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Key, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ArtifactUpload_key(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ArtifactUpload", field, false, false, "String")
 }
 
 func (ec *executionContext) _AvailabilityChain_entry(ctx context.Context, field graphql.CollectedField, obj *catalog.AvailabilityChain) (ret graphql.Marshaler) {
@@ -13435,13 +14379,13 @@ func (ec *executionContext) fieldContext_Job_metrics(_ context.Context, field gr
 	return fc, nil
 }
 
-func (ec *executionContext) _Job_artifacts(ctx context.Context, field graphql.CollectedField, obj *catalog.Job) (ret graphql.Marshaler) {
+func (ec *executionContext) _Job_artifactLocations(ctx context.Context, field graphql.CollectedField, obj *catalog.Job) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
 		field,
 		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_Job_artifacts(ctx, field)
+			return ec.fieldContext_Job_artifactLocations(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
 			return obj.Artifacts, nil
@@ -13454,7 +14398,7 @@ func (ec *executionContext) _Job_artifacts(ctx context.Context, field graphql.Co
 		false,
 	)
 }
-func (ec *executionContext) fieldContext_Job_artifacts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+func (ec *executionContext) fieldContext_Job_artifactLocations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	fc = &graphql.FieldContext{
 		Object:     "Job",
 		Field:      field,
@@ -13462,6 +14406,38 @@ func (ec *executionContext) fieldContext_Job_artifacts(_ context.Context, field 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_JobArtifacts(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Job_artifacts(ctx context.Context, field graphql.CollectedField, obj *catalog.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_artifacts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Job().Artifacts(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*blob.Artifact) graphql.Marshaler {
+			return ec.marshalNArtifact2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐArtifactᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_artifacts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Artifact(ctx, field)
 		},
 	}
 	return fc, nil
@@ -15538,6 +16514,94 @@ func (ec *executionContext) fieldContext_Mutation_deleteRule(ctx context.Context
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Mutation_deleteRule_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_createArtifactUpload(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_createArtifactUpload(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().CreateArtifactUpload(ctx, fc.Args["jobId"].(string), fc.Args["name"].(string), fc.Args["contentType"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *blob.PresignedRequest) graphql.Marshaler {
+			return ec.marshalNArtifactUpload2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐPresignedRequest(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_createArtifactUpload(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ArtifactUpload(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_createArtifactUpload_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Mutation_archiveMetrics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_archiveMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ArchiveMetrics(ctx, fc.Args["before"].(catalog.Timestamp))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *blob.Report) graphql.Marshaler {
+			return ec.marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐReport(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_archiveMetrics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ArchiveReport(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_archiveMetrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -23890,6 +24954,211 @@ func (ec *executionContext) _Architecture(ctx context.Context, sel ast.Selection
 	return out
 }
 
+var archiveReportImplementors = []string{"ArchiveReport"}
+
+func (ec *executionContext) _ArchiveReport(ctx context.Context, sel ast.SelectionSet, obj *blob.Report) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, archiveReportImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ArchiveReport")
+		case "before":
+			out.Values[i] = ec._ArchiveReport_before(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "capabilities":
+			out.Values[i] = ec._ArchiveReport_capabilities(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "components":
+			out.Values[i] = ec._ArchiveReport_components(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "objectsWritten":
+			out.Values[i] = ec._ArchiveReport_objectsWritten(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "objectsMerged":
+			out.Values[i] = ec._ArchiveReport_objectsMerged(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pointsArchived":
+			out.Values[i] = ec._ArchiveReport_pointsArchived(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "itemsDeleted":
+			out.Values[i] = ec._ArchiveReport_itemsDeleted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bytesWritten":
+			out.Values[i] = ec._ArchiveReport_bytesWritten(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var artifactImplementors = []string{"Artifact"}
+
+func (ec *executionContext) _Artifact(ctx context.Context, sel ast.SelectionSet, obj *blob.Artifact) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, artifactImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Artifact")
+		case "name":
+			out.Values[i] = ec._Artifact_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "bucket":
+			out.Values[i] = ec._Artifact_bucket(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "key":
+			out.Values[i] = ec._Artifact_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "uri":
+			out.Values[i] = ec._Artifact_uri(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "size":
+			out.Values[i] = ec._Artifact_size(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastModified":
+			out.Values[i] = ec._Artifact_lastModified(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "contentType":
+			out.Values[i] = ec._Artifact_contentType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "downloadUrl":
+			out.Values[i] = ec._Artifact_downloadUrl(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "downloadUrlExpires":
+			out.Values[i] = ec._Artifact_downloadUrlExpires(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var artifactUploadImplementors = []string{"ArtifactUpload"}
+
+func (ec *executionContext) _ArtifactUpload(ctx context.Context, sel ast.SelectionSet, obj *blob.PresignedRequest) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, artifactUploadImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ArtifactUpload")
+		case "method":
+			out.Values[i] = ec._ArtifactUpload_method(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "url":
+			out.Values[i] = ec._ArtifactUpload_url(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "headers":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ArtifactUpload_headers(ctx, field, obj)
+				})
+		case "expires":
+			out.Values[i] = ec._ArtifactUpload_expires(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "name":
+			out.Values[i] = ec._ArtifactUpload_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "bucket":
+			out.Values[i] = ec._ArtifactUpload_bucket(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "key":
+			out.Values[i] = ec._ArtifactUpload_key(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var availabilityChainImplementors = []string{"AvailabilityChain"}
 
 func (ec *executionContext) _AvailabilityChain(ctx context.Context, sel ast.SelectionSet, obj *catalog.AvailabilityChain) graphql.Marshaler {
@@ -25557,11 +26826,17 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
-		case "artifacts":
-			out.Values[i] = ec._Job_artifacts(ctx, field, obj)
+		case "artifactLocations":
+			out.Values[i] = ec._Job_artifactLocations(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
 				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "artifacts":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Job_artifacts(ctx, field, obj)
+				})
 		case "revision":
 			out.Values[i] = ec._Job_revision(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -26303,6 +27578,20 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 		case "deleteRule":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_deleteRule(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "createArtifactUpload":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_createArtifactUpload(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "archiveMetrics":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_archiveMetrics(ctx, field)
 			})
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
@@ -28103,6 +29392,46 @@ func (ec *executionContext) unmarshalNAlertInput2githubᚗcomᚋcapcatᚋcatalog
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐReport(ctx context.Context, sel ast.SelectionSet, v *blob.Report) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ArchiveReport!")
+		return graphql.Null
+	}
+	return ec._ArchiveReport(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNArtifact2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐArtifactᚄ(ctx context.Context, sel ast.SelectionSet, v []*blob.Artifact) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNArtifact2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐArtifact(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNArtifact2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐArtifact(ctx context.Context, sel ast.SelectionSet, v *blob.Artifact) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Artifact!")
+		return graphql.Null
+	}
+	return ec._Artifact(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNArtifactUpload2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐPresignedRequest(ctx context.Context, sel ast.SelectionSet, v *blob.PresignedRequest) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ArtifactUpload!")
+		return graphql.Null
+	}
+	return ec._ArtifactUpload(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAvailabilityChain2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAvailabilityChainᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.AvailabilityChain) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -28411,6 +29740,20 @@ func (ec *executionContext) marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogue�
 	return v
 }
 
+func (ec *executionContext) unmarshalNDateTime2timeᚐTime(ctx context.Context, v any) (time.Time, error) {
+	res, err := graphql.UnmarshalTime(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNDateTime2timeᚐTime(ctx context.Context, sel ast.SelectionSet, v time.Time) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalTime(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "DateTime!")
+	}
+	return res
+}
+
 func (ec *executionContext) marshalNDependency2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependencyᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Dependency) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -28571,6 +29914,20 @@ func (ec *executionContext) unmarshalNInt2int(ctx context.Context, v any) (int, 
 func (ec *executionContext) marshalNInt2int(ctx context.Context, sel ast.SelectionSet, v int) graphql.Marshaler {
 	_ = sel
 	res := graphql.MarshalInt(v)
+	if res == graphql.Null {
+		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
+	}
+	return res
+}
+
+func (ec *executionContext) unmarshalNInt2int64(ctx context.Context, v any) (int64, error) {
+	res, err := graphql.UnmarshalInt64(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNInt2int64(ctx context.Context, sel ast.SelectionSet, v int64) graphql.Marshaler {
+	_ = sel
+	res := graphql.MarshalInt64(v)
 	if res == graphql.Null {
 		graphql.AddInvalidNullFromMarshaler(ctx, "Int!")
 	}

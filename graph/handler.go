@@ -14,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/handler/transport"
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 )
 
@@ -36,6 +37,10 @@ type Options struct {
 	// Deadline bounds each request; what resolved by then is returned and the rest carries
 	// TIMEOUT errors. Zero means no deadline.
 	Deadline time.Duration
+	// Artifacts and Archive, when set, serve job artifacts and metrics archived in S3; every
+	// response then also reports extensions.s3.
+	Artifacts Artifacts
+	Archive   MetricsArchive
 	// Metrics, when set, records request metrics; MetricsHandler serves them at /metrics.
 	Metrics        *Metrics
 	MetricsHandler http.Handler
@@ -64,9 +69,13 @@ func NewHandler(store Store, opts Options) http.Handler {
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithTimeout(r.Context(), 2*time.Second)
 		defer cancel()
-		if err := store.Ping(ctx); err != nil {
+		err := store.Ping(ctx)
+		if err == nil && opts.Artifacts != nil {
+			err = opts.Artifacts.Ping(ctx)
+		}
+		if err != nil {
 			opts.Logger.WarnContext(ctx, "not ready", "err", err)
-			http.Error(w, "not ready: the table is unreachable", http.StatusServiceUnavailable)
+			http.Error(w, "not ready: the table or the object store is unreachable", http.StatusServiceUnavailable)
 			return
 		}
 		_, _ = fmt.Fprintln(w, "ready")
@@ -84,7 +93,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		opts.Now = time.Now
 	}
 	opts.Limits = opts.Limits.withDefaults()
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{store: store, log: opts.Logger, now: opts.Now}}))
+	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{store: store, artifacts: opts.Artifacts, archive: opts.Archive, log: opts.Logger, now: opts.Now}}))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(transport.GET{})
 	srv.AddTransport(transport.POST{})
@@ -97,7 +106,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		srv.SetDisableSuggestion(true)
 	}
 	srv.Use(limiter{limits: opts.Limits})
-	srv.Use(dynamoStats{})
+	srv.Use(dynamoStats{s3: opts.Artifacts != nil || opts.Archive != nil})
 	srv.Use(operationRecorder{})
 	srv.SetErrorPresenter(errorPresenter(opts.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
@@ -108,8 +117,8 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 }
 
 // dynamoStats adds extensions.dynamodb to every response: the DynamoDB requests, capacity and
-// operations that this one GraphQL operation cost.
-type dynamoStats struct{}
+// operations that this one GraphQL operation cost; with S3 configured, extensions.s3 too.
+type dynamoStats struct{ s3 bool }
 
 var (
 	_ graphql.HandlerExtension    = dynamoStats{}
@@ -119,7 +128,7 @@ var (
 func (dynamoStats) ExtensionName() string                   { return "DynamoDBStats" }
 func (dynamoStats) Validate(graphql.ExecutableSchema) error { return nil }
 
-func (dynamoStats) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+func (d dynamoStats) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
 	resp := next(ctx)
 	if resp == nil {
 		return nil
@@ -132,5 +141,12 @@ func (dynamoStats) InterceptResponse(ctx context.Context, next graphql.ResponseH
 		snap = s.Snapshot()
 	}
 	resp.Extensions["dynamodb"] = snap
+	if d.s3 {
+		s3 := blob.StatsSnapshot{Operations: map[string]int{}}
+		if st := blob.StatsFrom(ctx); st != nil {
+			s3 = st.Snapshot()
+		}
+		resp.Extensions["s3"] = s3
+	}
 	return resp
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 )
 
@@ -149,6 +150,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 		w.Header().Set(RequestIDHeader, info.id)
 		rec := &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		ctx, stats := dynamo.WithStats(r.Context())
+		ctx, _ = blob.WithStats(ctx)
 		ctx = context.WithValue(ctx, requestInfoKey{}, info)
 		caller := Caller{Name: "local", Role: RoleAdmin}
 		defer func() {

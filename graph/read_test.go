@@ -227,11 +227,11 @@ func TestSeedJobExactly(t *testing.T) {
 				ComponentID string
 				Component   struct{ Name string }
 			}
-			Artifacts  struct{ DeploymentPlan string }
-			Capability struct{ Name string }
+			ArtifactLocations struct{ DeploymentPlan string }
+			Capability        struct{ Name string }
 		}
 	}
-	h.ok(t, `{ job(id: "JOB-DEPLOY-456") { jobId jobType status startTime capabilityId duration targetComponents { componentId component { name } } artifacts { deploymentPlan } capability { name } } }`, nil, &out)
+	h.ok(t, `{ job(id: "JOB-DEPLOY-456") { jobId jobType status startTime capabilityId duration targetComponents { componentId component { name } } artifactLocations { deploymentPlan } capability { name } } }`, nil, &out)
 	j := out.Job
 	if j.StartTime != "2025-11-22T10:00:00.000000Z" || j.JobType != "DEPLOYMENT" || j.Status != "COMPLETED" || j.Duration != 900 || j.Capability.Name != "Alert Management" {
 		t.Errorf("job = %+v", j)
@@ -239,8 +239,8 @@ func TestSeedJobExactly(t *testing.T) {
 	if len(j.TargetComponents) != 2 || j.TargetComponents[0].Component.Name == "" {
 		t.Errorf("targetComponents = %+v", j.TargetComponents)
 	}
-	if j.Artifacts.DeploymentPlan != "s3://deployments/CAP-ALERT-MGT-001/JOB-456/plan.yaml" {
-		t.Errorf("artifacts = %+v", j.Artifacts)
+	if j.ArtifactLocations.DeploymentPlan != "s3://deployments/CAP-ALERT-MGT-001/JOB-456/plan.yaml" {
+		t.Errorf("artifactLocations = %+v", j.ArtifactLocations)
 	}
 }
 

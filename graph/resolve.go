@@ -3,7 +3,9 @@ package graph
 import (
 	"context"
 	"errors"
+	"fmt"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 )
@@ -99,3 +101,64 @@ func capabilityRef(ctx context.Context, id string) (*catalog.Capability, error) 
 	}
 	return For(ctx).Capability(ctx, id)
 }
+
+// metricsPage returns a metrics window. Without an archive, or when the window starts after
+// the archive boundary, it is a DynamoDB window through the loaders (sort-key order); when it
+// may reach archived hours it is read across DynamoDB and S3 in time order. owner is the
+// capability of the window's component when known; for componentMetrics it is empty and the
+// component's capability is looked up from its newest metric item.
+func (r *Resolver) metricsPage(ctx context.Context, k metricsKey, owner string) (*dynamo.Page[*catalog.Metric], error) {
+	from, err := parseKeyTime(k.From)
+	if err != nil {
+		return nil, err
+	}
+	if r.archive == nil || !r.archive.Reaches(from) {
+		return metricsWindow(ctx, k)
+	}
+	to, err := parseKeyTime(k.To)
+	if err != nil {
+		return nil, err
+	}
+	if owner == "" {
+		owner = k.CapabilityID
+	}
+	q := blob.MetricsQuery{CapabilityID: owner, ComponentID: k.ComponentID, MetricType: k.MetricType, From: from, To: to, First: k.First, After: k.After}
+	switch {
+	case q.CapabilityID == "":
+		probe, err := r.store.ComponentMetrics(ctx, dynamo.MetricFilter{ComponentID: k.ComponentID}, 1, "")
+		if err != nil {
+			return nil, err
+		}
+		if len(probe.Items) == 0 {
+			return &dynamo.Page[*catalog.Metric]{}, nil // nothing left in DynamoDB names its capability
+		}
+		q.CapabilityID = probe.Items[0].CapabilityID
+	case q.ComponentID == "":
+		p, err := partition(ctx, k.CapabilityID, dynamo.SegComponents)
+		if err != nil {
+			return nil, err
+		}
+		for _, c := range p.Components {
+			q.ComponentIDs = append(q.ComponentIDs, c.ComponentID)
+		}
+		if len(q.ComponentIDs) == 0 {
+			return &dynamo.Page[*catalog.Metric]{}, nil
+		}
+	}
+	return r.archive.Metrics(ctx, q)
+}
+
+// jobArtifacts lists a job's objects, or none when no object store is configured.
+func (r *Resolver) jobArtifacts(ctx context.Context, j *catalog.Job) ([]*blob.Artifact, error) {
+	if r.artifacts == nil {
+		return []*blob.Artifact{}, nil
+	}
+	list, err := r.artifacts.ListArtifacts(ctx, j.CapabilityID, j.JobID, blob.ArtifactListOptions{})
+	if err != nil {
+		return nil, err
+	}
+	return list.Artifacts, nil
+}
+
+// errNoObjectStore answers S3 operations on a server without an object store.
+var errNoObjectStore = fmt.Errorf("no object store is configured: %w", dynamo.ErrUnavailable)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 )
@@ -47,9 +48,30 @@ type Store interface {
 
 var _ Store = (*dynamo.Store)(nil)
 
+// Artifacts is the storage of job artifacts (S3).
+type Artifacts interface {
+	ListArtifacts(ctx context.Context, capabilityID, jobID string, opts blob.ArtifactListOptions) (*blob.ArtifactList, error)
+	PresignUpload(ctx context.Context, capabilityID, jobID, name, contentType string) (*blob.PresignedRequest, error)
+	Ping(ctx context.Context) error
+}
+
+// MetricsArchive moves old metrics to S3 and reads windows across the boundary.
+type MetricsArchive interface {
+	Metrics(ctx context.Context, q blob.MetricsQuery) (*dynamo.Page[*catalog.Metric], error)
+	Archive(ctx context.Context, before time.Time, progress func(blob.Progress)) (blob.Report, error)
+	Reaches(from *time.Time) bool
+}
+
+var (
+	_ Artifacts      = (*blob.Store)(nil)
+	_ MetricsArchive = (*blob.Archiver)(nil)
+)
+
 // Resolver is the root resolver. It holds no per-request state: that lives in the Loaders.
 type Resolver struct {
-	store Store
-	log   *slog.Logger
-	now   func() time.Time
+	store     Store
+	artifacts Artifacts
+	archive   MetricsArchive
+	log       *slog.Logger
+	now       func() time.Time
 }

@@ -8,10 +8,19 @@ package graph
 import (
 	"context"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph/model"
 )
+
+func (r *artifactUploadResolver) Headers(ctx context.Context, obj *blob.PresignedRequest) (any, error) {
+	headers := make(map[string]any, len(obj.Headers))
+	for k, v := range obj.Headers {
+		headers[k] = v
+	}
+	return headers, nil
+}
 
 func (r *capabilityResolver) Components(ctx context.Context, obj *catalog.Capability, typeArg *string, layer *string, status *catalog.ComponentStatus) ([]*catalog.Component, error) {
 	p, err := partition(ctx, obj.CapabilityID, dynamo.SegComponents)
@@ -61,10 +70,10 @@ func (r *capabilityResolver) Jobs(ctx context.Context, obj *catalog.Capability, 
 }
 
 func (r *capabilityResolver) Metrics(ctx context.Context, obj *catalog.Capability, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error) {
-	p, err := metricsWindow(ctx, metricsKey{
+	p, err := r.metricsPage(ctx, metricsKey{
 		CapabilityID: obj.CapabilityID, ComponentID: deref(componentID, ""), MetricType: deref(metricType, ""),
 		From: timeKey(from), To: timeKey(to), First: deref(first, 100), After: deref(after, ""),
-	})
+	}, obj.CapabilityID)
 	if err != nil {
 		return nil, err
 	}
@@ -139,10 +148,10 @@ func (r *componentResolver) Dependents(ctx context.Context, obj *catalog.Compone
 }
 
 func (r *componentResolver) Metrics(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error) {
-	p, err := metricsWindow(ctx, metricsKey{
+	p, err := r.metricsPage(ctx, metricsKey{
 		ComponentID: obj.ComponentID, MetricType: deref(metricType, ""),
 		From: timeKey(from), To: timeKey(to), First: deref(first, 100), After: deref(after, ""),
-	})
+	}, obj.CapabilityID)
 	if err != nil {
 		return nil, err
 	}
@@ -155,6 +164,10 @@ func (r *dependencyResolver) Source(ctx context.Context, obj *catalog.Dependency
 
 func (r *dependencyResolver) Target(ctx context.Context, obj *catalog.Dependency) (*catalog.Component, error) {
 	return componentByID(ctx, obj.CapabilityID, obj.TargetComponentID)
+}
+
+func (r *jobResolver) Artifacts(ctx context.Context, obj *catalog.Job) ([]*blob.Artifact, error) {
+	return r.jobArtifacts(ctx, obj)
 }
 
 func (r *jobResolver) Capability(ctx context.Context, obj *catalog.Job) (*catalog.Capability, error) {
@@ -362,6 +375,34 @@ func (r *mutationResolver) DeleteRule(ctx context.Context, capabilityID string, 
 	return true, nil
 }
 
+func (r *mutationResolver) CreateArtifactUpload(ctx context.Context, jobID string, name string, contentType string) (*blob.PresignedRequest, error) {
+	if err := require(ctx, RoleDevops, "createArtifactUpload"); err != nil {
+		return nil, err
+	}
+	if r.artifacts == nil {
+		return nil, errNoObjectStore
+	}
+	j, err := r.store.JobByID(ctx, jobID)
+	if err != nil {
+		return nil, err
+	}
+	return r.artifacts.PresignUpload(ctx, j.CapabilityID, j.JobID, name, contentType)
+}
+
+func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*blob.Report, error) {
+	if err := require(ctx, RoleAdmin, "archiveMetrics"); err != nil {
+		return nil, err
+	}
+	if r.archive == nil {
+		return nil, errNoObjectStore
+	}
+	rep, err := r.archive.Archive(ctx, before.Time, nil)
+	if err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
 func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Capability, error) {
 	if err := dynamo.ValidateID("id", id); err != nil {
 		return nil, err
@@ -418,9 +459,9 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 	if err := dynamo.ValidateID("componentId", componentID); err != nil {
 		return nil, err
 	}
-	p, err := metricsWindow(ctx, metricsKey{
+	p, err := r.metricsPage(ctx, metricsKey{
 		ComponentID: componentID, From: timeKey(from), To: timeKey(to), First: deref(first, 100), After: deref(after, ""),
-	})
+	}, "")
 	if err != nil {
 		return nil, err
 	}
@@ -438,6 +479,8 @@ func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *in
 func (r *targetComponentResolver) Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error) {
 	return componentByID(ctx, obj.CapabilityID, obj.ComponentID)
 }
+
+func (r *Resolver) ArtifactUpload() ArtifactUploadResolver { return &artifactUploadResolver{r} }
 
 func (r *Resolver) Capability() CapabilityResolver { return &capabilityResolver{r} }
 
@@ -458,6 +501,7 @@ func (r *Resolver) Rule() RuleResolver { return &ruleResolver{r} }
 func (r *Resolver) TargetComponent() TargetComponentResolver { return &targetComponentResolver{r} }
 
 type (
+	artifactUploadResolver  struct{ *Resolver }
 	capabilityResolver      struct{ *Resolver }
 	componentResolver       struct{ *Resolver }
 	dependencyResolver      struct{ *Resolver }

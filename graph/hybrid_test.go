@@ -1,0 +1,140 @@
+package graph_test
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capcat/catalogue/blob"
+	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/sample"
+)
+
+// newHybridHarness is the harness with an in-process S3 (gofakes3) holding the sample
+// artifacts, and an archive that may move anything older than 10 minutes.
+func newHybridHarness(t *testing.T) *harness {
+	t.Helper()
+	objects, emb, err := blob.OpenEmbedded(context.Background(), blob.Options{MinArchiveAge: 10 * time.Minute, Now: func() time.Time { return testNow }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = emb.Close() })
+	if _, err := objects.LoadSampleArtifacts(context.Background(), sample.Catalogue(testNow)); err != nil {
+		t.Fatal(err)
+	}
+	h := newHarness(t)
+	archiver := blob.NewArchiver(h.env.Store, objects)
+	h.handler = graph.NewHandler(h.env.Store, graph.Options{Logger: testLogger(), Introspection: true, Now: func() time.Time { return testNow }, Artifacts: objects, Archive: archiver})
+	return h
+}
+
+func TestJobArtifacts(t *testing.T) {
+	h := newHybridHarness(t)
+	var out struct {
+		Job struct {
+			Artifacts []struct {
+				Name, Key, ContentType, DownloadURL string
+				Size                                int
+			}
+		}
+	}
+	resp := h.ok(t, `{ job(id: "JOB-DEPLOY-456") { artifacts { name key size contentType downloadUrl } } }`, nil, &out)
+	names := map[string]bool{}
+	for _, a := range out.Job.Artifacts {
+		names[a.Name] = true
+		if !strings.HasPrefix(a.Key, "capabilities/CAP-ALERT-MGT-001/jobs/JOB-DEPLOY-456/") || a.Size == 0 {
+			t.Errorf("artifact %+v", a)
+		}
+	}
+	for _, want := range []string{"deployment-plan.yaml", "logs/pre-deployment.log", "logs/deployment.log", "logs/post-deployment.log", "reports/test-results.json", "reports/performance-baseline.json"} {
+		if !names[want] {
+			t.Errorf("artifacts lack %s: %v", want, names)
+		}
+	}
+	if !strings.Contains(resp.Body, `"s3":{"requests":1`) {
+		t.Errorf("extensions.s3 = %s", resp.Body)
+	}
+	// The presigned URL works with a plain HTTP client.
+	var plan string
+	for _, a := range out.Job.Artifacts {
+		if a.Name == "deployment-plan.yaml" {
+			r, err := http.Get(a.DownloadURL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(r.Body)
+			r.Body.Close()
+			plan = string(b)
+		}
+	}
+	if !strings.Contains(plan, "JOB-DEPLOY-456") {
+		t.Errorf("downloaded plan = %q", plan)
+	}
+
+	// A pipeline uploads through a presigned PUT, and the artifact is listed.
+	var up struct {
+		CreateArtifactUpload struct {
+			Method, URL string
+			Headers     map[string]string
+		}
+	}
+	h.ok(t, `mutation { createArtifactUpload(jobId: "JOB-DEPLOY-456", name: "logs/smoke.log", contentType: "text/plain") { method url headers } }`, nil, &up)
+	req, _ := http.NewRequest(up.CreateArtifactUpload.Method, up.CreateArtifactUpload.URL, strings.NewReader("smoke ok\n"))
+	for k, v := range up.CreateArtifactUpload.Headers {
+		req.Header.Set(k, v)
+	}
+	r, err := http.DefaultClient.Do(req)
+	if err != nil || r.StatusCode != 200 {
+		t.Fatalf("presigned PUT = %v, %v", r, err)
+	}
+	r.Body.Close()
+	h.ok(t, `{ job(id: "JOB-DEPLOY-456") { artifacts { name } } }`, nil, &out)
+	found := false
+	for _, a := range out.Job.Artifacts {
+		found = found || a.Name == "logs/smoke.log"
+	}
+	if !found {
+		t.Error("uploaded artifact not listed")
+	}
+	for _, bad := range []string{"../other-job/x.log", "/etc/passwd", "logs//x", `logs\x`, ".."} {
+		resp := h.do(t, `mutation($n: String!) { createArtifactUpload(jobId: "JOB-DEPLOY-456", name: $n, contentType: "text/plain") { url } }`, map[string]any{"n": bad})
+		if resp.code(0) != "BAD_USER_INPUT" {
+			t.Errorf("name %q: %s", bad, resp.Body)
+		}
+	}
+}
+
+// The last six hours of a component read the same before and after archiving everything older
+// than 30 minutes, and the read after reports S3 requests.
+func TestArchiveAndReadAcross(t *testing.T) {
+	h := newHybridHarness(t)
+	q := `query($from: DateTime) { componentMetrics(componentId: "api-server-alert-001", from: $from, first: 1000) { nodes { timestamp metricType values { latency { p95 } } } } }`
+	vars := map[string]any{"from": testNow.Add(-6 * time.Hour).Format(time.RFC3339)}
+	before := h.ok(t, q, vars, nil)
+	var rep struct {
+		ArchiveMetrics struct{ ObjectsWritten, PointsArchived, ItemsDeleted int }
+	}
+	h.ok(t, `mutation($b: DateTime!) { archiveMetrics(before: $b) { objectsWritten pointsArchived itemsDeleted } }`, map[string]any{"b": testNow.Add(-30 * time.Minute).Format(time.RFC3339)}, &rep)
+	if rep.ArchiveMetrics.ObjectsWritten == 0 || rep.ArchiveMetrics.PointsArchived != rep.ArchiveMetrics.ItemsDeleted {
+		t.Errorf("archive report = %+v", rep.ArchiveMetrics)
+	}
+	after := h.ok(t, q, vars, nil)
+	if string(before.Data) != string(after.Data) {
+		t.Errorf("metrics differ after archiving:\nbefore %s\nafter  %s", before.Data, after.Data)
+	}
+	var ext struct {
+		Extensions struct{ S3 struct{ Requests int } }
+	}
+	_ = json.Unmarshal([]byte(after.Body), &ext)
+	if ext.Extensions.S3.Requests < 2 {
+		t.Errorf("read after archiving reports %d S3 requests: %s", ext.Extensions.S3.Requests, after.Body)
+	}
+	resp := h.do(t, `mutation { archiveMetrics(before: "2999-01-01T00:00:00Z") { objectsWritten } }`, nil)
+	if resp.code(0) != "BAD_USER_INPUT" {
+		t.Errorf("archive of the future = %s", resp.Body)
+	}
+}
