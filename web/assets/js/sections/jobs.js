@@ -11,6 +11,7 @@ export const JOB_FIELDS = `
       nodes {
         jobId jobType status priority triggeredBy approvedBy startTime endTime duration
         targetComponents { componentId fromVersion toVersion status }
+        artifacts { name size downloadUrl }
       }`;
 
 export const CAPABILITY_JOBS = `query CapabilityJobs($id: ID!, $first: Int!, $after: String) {
@@ -36,6 +37,10 @@ function jobRow(j) {
           mono(t.componentId),
           t.fromVersion || t.toVersion ? h('span', { class: 'version-change' }, ' ', t.fromVersion || '?', ' → ', t.toVersion || '?') : null,
           t.status ? h('span', { class: 'muted' }, ` · ${label(t.status)}`) : null))) : null,
+      (j.artifacts || []).length ? h('ul', { class: 'job-artifacts', 'aria-label': `Artifacts of ${j.jobId}` },
+        j.artifacts.map((a) => h('li', {},
+          h('a', { href: a.downloadUrl, rel: 'noopener', download: a.name.split('/').pop() }, a.name),
+          h('span', { class: 'muted' }, ` ${a.size < 1024 ? `${a.size} B` : `${(a.size / 1024).toFixed(1)} KB`}`)))) : null,
       h('div', { class: 'job-meta' },
         h('span', {}, j.status === 'PENDING' && new Date(j.startTime) > new Date() ? 'Scheduled ' : 'Started ', timeEl(j.startTime)),
         j.duration != null ? h('span', {}, ` · took ${duration(j.duration)}`) : j.status === 'RUNNING' ? h('span', {}, ' · in progress') : null,
