@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"time"
@@ -75,8 +76,32 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) 
 			// body they send; AWS itself keeps the check.
 			o.DisableValidateResponseChecksum = true
 		}
+		o.HTTPClient = bodyReadOnly{o.HTTPClient}
 		o.APIOptions = append(o.APIOptions, statsMiddleware(cfg.Observer))
 	}), nil
+}
+
+// bodyReadOnly passes requests on with their body's WriteTo method hidden. smithy-go wraps a
+// request body in a closer whose WriteTo returns io.EOF once the SDK has closed it, which it
+// does as soon as the response headers are in. net/http reads a body of known length once more
+// after sending it, through WriteTo, to check for extra bytes; when DynamoDB has answered before
+// that check (a fast endpoint, or the writing goroutine descheduled under load), the check gets
+// io.EOF, the transport takes it for a write error and closes the connection under the response
+// being read ("deserialization failed ... use of closed network connection"), and the SDK sends
+// the request again. Through Read, a closed body is a clean end of stream.
+type bodyReadOnly struct {
+	next interface {
+		Do(*http.Request) (*http.Response, error)
+	}
+}
+
+type readOnlyBody struct{ io.ReadCloser }
+
+func (c bodyReadOnly) Do(r *http.Request) (*http.Response, error) {
+	if r.Body != nil && r.Body != http.NoBody {
+		r.Body = readOnlyBody{r.Body}
+	}
+	return c.next.Do(r)
 }
 
 // Embedded is an in-process DynamoDB: minidyn's HTTP server on a loopback port. Its data lives

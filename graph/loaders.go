@@ -18,8 +18,10 @@ import (
 // loop: a millisecond, not the dataloader's default 16 ms tax on every level.
 const batchWindow = time.Millisecond
 
-// maxConcurrentQueries bounds the partition queries one request runs at once.
-const maxConcurrentQueries = 16
+// maxConcurrentQueries bounds the partition queries one request runs at once: a page of up to
+// dynamo.MaxPage capabilities reads all its partitions in one round trip (at 16, a page of 50
+// took four).
+const maxConcurrentQueries = dynamo.MaxPage
 
 // rangeKey names one contiguous sort-key range of one capability's partition.
 type rangeKey struct {
@@ -52,6 +54,7 @@ type Loaders struct {
 	store         Store
 	metrics       *Metrics
 	capabilities  *dataloader.Loader[string, *catalog.Capability]
+	capCache      *dataloader.InMemoryCache[string, *catalog.Capability] // the capabilities loader's cache
 	ranges        *dataloader.Loader[rangeKey, *dynamo.Partition]
 	jobs          *dataloader.Loader[jobsKey, *dynamo.Page[*catalog.Job]]
 	metricWindows *dataloader.Loader[metricsKey, *dynamo.Page[*catalog.Metric]]
@@ -63,9 +66,11 @@ type Loaders struct {
 // NewLoaders returns the loaders of one request.
 func NewLoaders(store Store, metrics *Metrics) *Loaders {
 	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}}
+	l.capCache = dataloader.NewCache[string, *catalog.Capability]()
 	l.capabilities = dataloader.NewBatchedLoader(l.loadCapabilities,
 		dataloader.WithWait[string, *catalog.Capability](batchWindow),
-		dataloader.WithBatchCapacity[string, *catalog.Capability](100))
+		dataloader.WithBatchCapacity[string, *catalog.Capability](100),
+		dataloader.WithCache[string, *catalog.Capability](l.capCache))
 	l.ranges = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "partition", l.loadRange),
 		dataloader.WithWait[rangeKey, *dynamo.Partition](0))
 	l.jobs = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "jobs", l.loadJobs),
@@ -178,6 +183,46 @@ func (l *Loaders) PrimeCapability(ctx context.Context, c *catalog.Capability) {
 // PrefetchCapability starts loading a capability's metadata without waiting for it.
 func (l *Loaders) PrefetchCapability(ctx context.Context, id string) {
 	l.capabilities.Load(ctx, id)
+}
+
+// PrefetchCapabilities starts reading, at once, the metadata of the capabilities among ids not
+// requested yet in this request: one BatchGetItem per 100 of them, whatever the time it took to
+// list them (keys loaded one by one can straddle the batch window and cost a second call), and
+// no batch window to wait for. Later lookups of these IDs share the read.
+func (l *Loaders) PrefetchCapabilities(ctx context.Context, ids []string) {
+	var fresh []string
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if _, ok := l.capCache.Get(ctx, id); ok || seen[id] {
+			continue
+		}
+		seen[id] = true
+		fresh = append(fresh, id)
+	}
+	if len(fresh) == 0 {
+		return
+	}
+	done := make(chan struct{})
+	var res []*dataloader.Result[*catalog.Capability]
+	for i, id := range fresh {
+		l.capCache.Set(ctx, id, func() (*catalog.Capability, error) {
+			<-done
+			return res[i].Data, res[i].Error
+		})
+	}
+	go func() {
+		defer close(done)
+		defer func() {
+			if p := recover(); p != nil { // as the dataloader does for its batch functions
+				err := fmt.Errorf("panic reading capabilities: %v", p)
+				res = make([]*dataloader.Result[*catalog.Capability], len(fresh))
+				for i := range res {
+					res[i] = &dataloader.Result[*catalog.Capability]{Error: err}
+				}
+			}
+		}()
+		res = l.loadCapabilities(ctx, fresh)
+	}()
 }
 
 // Capability returns the capability with the given ID. It returns an error wrapping

@@ -110,6 +110,84 @@ func prefetchCapability(ctx context.Context, id string, s selection, metadata bo
 	if want := capabilitySegments(ctx, s); want != 0 {
 		l.Prefetch(ctx, id, want)
 	}
+	prefetchWindows(ctx, id, s)
+}
+
+// prefetchWindows starts the jobs and metrics windows that a capability's selection s asks for,
+// under the keys their resolvers will build, so that they go out with the metadata and segment
+// reads instead of one round trip later, once the capability has resolved. Arguments it cannot
+// read are left to the resolver, which reports them.
+func prefetchWindows(ctx context.Context, id string, s selection) {
+	if len(s["jobs"]) == 0 && len(s["metrics"]) == 0 {
+		return
+	}
+	defer func() { _ = recover() }() // a prefetch never fails a request
+	l := For(ctx)
+	vars := graphql.GetOperationContext(ctx).Variables
+	for _, f := range s["jobs"] {
+		if k, ok := jobsWindowKey(id, f.ArgumentMap(vars)); ok {
+			l.jobs.Load(ctx, k)
+		}
+	}
+	for _, f := range s["metrics"] {
+		if k, ok := metricsWindowKey(id, f.ArgumentMap(vars)); ok {
+			l.metricWindows.Load(ctx, k)
+		}
+	}
+}
+
+// jobsWindowKey is the key Capability.jobs builds from these arguments.
+func jobsWindowKey(id string, args map[string]any) (k jobsKey, ok bool) {
+	k = jobsKey{CapabilityID: id, First: 20}
+	return k, argInt(args, "first", &k.First) && argString(args, "after", &k.After) &&
+		argEnum(args, "status", &k.Filter.Status) && argEnum(args, "jobType", &k.Filter.JobType)
+}
+
+// metricsWindowKey is the key Capability.metrics builds from these arguments.
+func metricsWindowKey(id string, args map[string]any) (k metricsKey, ok bool) {
+	k = metricsKey{CapabilityID: id, First: 100}
+	return k, argString(args, "componentId", &k.ComponentID) && argEnum(args, "metricType", &k.MetricType) &&
+		argTime(args, "from", &k.From) && argTime(args, "to", &k.To) &&
+		argInt(args, "first", &k.First) && argString(args, "after", &k.After)
+}
+
+func argInt(args map[string]any, name string, dst *int) bool {
+	if v := args[name]; v != nil {
+		n, err := graphql.UnmarshalInt(v)
+		*dst = n
+		return err == nil
+	}
+	return true
+}
+
+func argString(args map[string]any, name string, dst *string) bool {
+	if v := args[name]; v != nil {
+		s, err := graphql.UnmarshalString(v)
+		*dst = s
+		return err == nil
+	}
+	return true
+}
+
+func argEnum[T any, P interface {
+	*T
+	graphql.Unmarshaler
+}](args map[string]any, name string, dst *T) bool {
+	if v := args[name]; v != nil {
+		return P(dst).UnmarshalGQL(v) == nil
+	}
+	return true
+}
+
+func argTime(args map[string]any, name string, dst *string) bool {
+	if v := args[name]; v != nil {
+		var t catalog.Timestamp
+		if err := t.UnmarshalGQL(v); err != nil {
+			return false
+		}
+		*dst = timeKey(&t)
+	}
+	return true
 }
 
 // prefetchComponents starts the reads the selection s of each component will need: its
@@ -121,9 +199,18 @@ func prefetchComponents(ctx context.Context, comps []*catalog.Component, s selec
 	capSel := s.child(ctx, "capability")
 	neighbours := s.has("dependsOn", "dependents")
 	l := For(ctx)
+	// The metadata of every capability at once, not one key at a time into the batch window
+	// (under load the window can close halfway and cost a second BatchGetItem).
+	if capSel.needsMetadata() {
+		ids := make([]string, len(comps))
+		for i, c := range comps {
+			ids[i] = c.CapabilityID
+		}
+		l.PrefetchCapabilities(ctx, ids)
+	}
 	for _, c := range comps {
 		if len(capSel) > 0 {
-			prefetchCapability(ctx, c.CapabilityID, capSel, true)
+			prefetchCapability(ctx, c.CapabilityID, capSel, false)
 		}
 		if neighbours {
 			l.Prefetch(ctx, c.CapabilityID, dynamo.SegComponents|dynamo.SegDependencies)

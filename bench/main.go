@@ -1,0 +1,123 @@
+// Command bench measures the GraphQL server against a DynamoDB with injected latency, side by
+// side with a per-field (AppSync-style) baseline, and writes BENCHMARKS.md.
+//
+//	go run ./bench                       # the default run: 200 capabilities + a large one
+//	go run ./bench -caps 20 -n 50 -out - # a quick run, report on stdout
+//
+// It generates a synthetic catalogue, bulk-loads it through dynamo.Store.BulkLoad into an
+// in-memory DynamoDB (bench/memdyn, in a child process so that its CPU is not counted as the
+// server's), then runs each operation through the real graph.GraphQLHandler and through the
+// baseline with a fixed delay before every DynamoDB request, and reports requests, round trips,
+// latency, throughput, CPU time and allocations. See README.md, "Benchmarks".
+//
+// Diagnostics: BENCH_DEBUG=1 logs every failed DynamoDB attempt with its connection trace;
+// BENCH_BACKEND_CPUPROFILE=file profiles the child backend process; -load-cpuprofile profiles
+// the bulk load; -cpuprofile with -profile-op profiles one operation.
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+)
+
+func main() {
+	if err := mainErr(os.Args[1:], os.Stdout, os.Stderr); err != nil {
+		if !errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintln(os.Stderr, "bench:", err)
+		}
+		os.Exit(1)
+	}
+}
+
+func mainErr(args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("bench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	cfg := config{shape: defaultShape()}
+	s := &cfg.shape
+	fs.IntVar(&s.Capabilities, "caps", s.Capabilities, "regular capabilities in the synthetic catalogue")
+	fs.IntVar(&s.Components, "components", s.Components, "components per capability")
+	fs.IntVar(&s.Dependencies, "deps", s.Dependencies, "dependencies per capability")
+	fs.IntVar(&s.Jobs, "jobs", s.Jobs, "jobs per capability")
+	fs.IntVar(&s.MetricComponents, "metric-components", s.MetricComponents, "components with metrics, per capability")
+	fs.DurationVar(&s.MetricWindow, "metric-window", s.MetricWindow, "metric history per component (5-minute samples)")
+	fs.IntVar(&s.Rules, "rules", s.Rules, "rules per capability")
+	fs.BoolVar(&s.Large, "large", s.Large, "add the large-partition capability")
+	fs.IntVar(&s.LargeJobs, "large-jobs", s.LargeJobs, "jobs of the large capability")
+	fs.IntVar(&s.LargeMetrics, "large-metrics", s.LargeMetrics, "one-minute metric samples of the large capability")
+	fs.DurationVar(&cfg.delay, "delay", 4*time.Millisecond, "delay injected before every DynamoDB request in the measured passes")
+	fs.IntVar(&cfg.n, "n", 200, "runs per operation at concurrency -c")
+	fs.IntVar(&cfg.c, "c", 8, "concurrency of the throughput pass")
+	fs.IntVar(&cfg.n1, "n1", 30, "runs per operation at concurrency 1 with the delay (critical path)")
+	fs.IntVar(&cfg.cpuN, "cpu-n", 200, "runs per operation at concurrency 1 without the delay (CPU, allocations)")
+	fs.IntVar(&cfg.warm, "warm", 16, "warm-up runs per operation")
+	fs.IntVar(&cfg.budget, "budget", 20_000, "DynamoDB requests one pass of one implementation may cost: fewer runs for operations that send many (the baseline's list); 0 means no limit")
+	fs.BoolVar(&cfg.noBase, "no-baseline", false, "skip the per-field baseline")
+	fs.StringVar(&cfg.backend, "backend", "memdyn", "DynamoDB implementation: memdyn, or minidyn (slow past a few thousand items: it scans the table on every Query)")
+	fs.BoolVar(&cfg.backendProcess, "backend-process", true, "run the backend in a child process, so that its CPU time is not counted as the server's")
+	fs.StringVar(&cfg.endpoint, "endpoint", "", "use this DynamoDB endpoint (e.g. your own delaying proxy) instead of starting a backend; the benchmark then injects no delay and -delay only converts latency to round trips")
+	fs.IntVar(&cfg.idleConns, "idle-conns", 1024, "idle HTTP connections the SDK client keeps to DynamoDB (0: the SDK default, 10 per host)")
+	fs.IntVar(&cfg.loaders, "loaders", 2, "concurrent BulkLoad calls while loading")
+	fs.IntVar(&cfg.writers, "writers", 8, "BatchWriteItem calls in flight per BulkLoad")
+	fs.StringVar(&cfg.only, "ops", "", "measure only the operations whose name matches this regular expression")
+	out := fs.String("out", "BENCHMARKS.md", "write the report here (- for standard output only)")
+	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of one operation (-profile-op), served at concurrency 1 without delay, to this file")
+	fs.DurationVar(&cfg.profileTime, "profile-time", 5*time.Second, "how long -cpuprofile profiles")
+	fs.StringVar(&cfg.loadProfile, "load-cpuprofile", "", "write a CPU profile of the bulk load (this process only) to this file")
+	fs.StringVar(&cfg.profileOp, "profile-op", "^complete view$", "the operation -cpuprofile profiles (a regular expression; the first match)")
+	serve := fs.String("serve-backend", "", "serve the delaying, counting backend on this address and do nothing else (the child process mode; also usable behind an outside proxy)")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	if *serve != "" {
+		return serveBackend(*serve, cfg.backend, cfg.delay)
+	}
+	if s.Capabilities < 1 || s.Components < 2 || cfg.n < 1 || cfg.c < 1 || cfg.n1 < 1 || cfg.cpuN < 1 {
+		return errors.New("-caps, -n, -c, -n1 and -cpu-n must be at least 1, -components at least 2")
+	}
+	if cfg.endpoint != "" {
+		cfg.backend = "external"
+	}
+	cfg.log = stderr
+	command := "go run ./bench"
+	if len(args) > 0 {
+		command += " " + strings.Join(args, " ")
+	}
+	fmt.Fprintf(stderr, "bench: %d capabilities (+%v large), %d items; delay %v, n %d, c %d\n", s.Capabilities, s.Large, s.items(), cfg.delay, cfg.n, cfg.c)
+	start := time.Now()
+	rep, err := run(context.Background(), cfg)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	rep.write(&buf, command)
+	fmt.Fprintf(stderr, "bench: done in %v\n", time.Since(start).Round(time.Second))
+	if *out == "-" || *out == "" {
+		_, err := stdout.Write(buf.Bytes())
+		return err
+	}
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	return os.WriteFile(*out, buf.Bytes(), 0o644)
+}
+
+// defaultShape is the catalogue of the issue: 200 capabilities, each with 8 components, 12
+// dependencies, 50 jobs, 24 hours of 5-minute metrics for 8 components and 10 rules, plus one
+// capability with 100,000 metric samples and 5,000 jobs.
+func defaultShape() shape {
+	return shape{
+		Capabilities: 200, Components: 8, Dependencies: 12, Jobs: 50,
+		MetricComponents: 8, MetricWindow: 24 * time.Hour, MetricInterval: 5 * time.Minute, Rules: 10,
+		Large: true, LargeJobs: 5000, LargeMetrics: 100_000,
+	}
+}
