@@ -52,6 +52,28 @@ func revised[T any, P catalog.Entity[T]](what string, old P, expected int, chang
 	return n, nil
 }
 
+// created returns a copy of v as a new entity: revision 1, created and updated now.
+func created[T any, P catalog.Entity[T]](v P, now time.Time) (P, error) {
+	c, err := clone((*T)(v))
+	if err != nil {
+		return nil, err
+	}
+	n := P(c)
+	n.SetMeta(catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)})
+	return n, nil
+}
+
+// insert adds to p the put of a new item, which must not exist yet and is the mutation's
+// result; it takes a builder's (item, error) as they come.
+func (p *plan) insert(it *item, err error) (*plan, error) {
+	if err != nil {
+		return nil, err
+	}
+	p.result = it
+	p.put(it, notExists, nil)
+	return p, nil
+}
+
 func stale(what string, current int) error {
 	return &ConflictError{Reason: what + " was changed by someone else: expectedRevision is stale", CurrentRevision: current}
 }
@@ -204,19 +226,12 @@ func (s *Store) AddComponent(ctx context.Context, c *catalog.Component, idem Ide
 				return nil, &ConflictError{Reason: fmt.Sprintf("component %s exists already in %s", c.ComponentID, c.CapabilityID), CurrentRevision: x.Revision}
 			}
 		}
-		n, err := clone(c)
+		n, err := created(c, now)
 		if err != nil {
 			return nil, err
 		}
-		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
 		withComponents(capability, append(st.Components, n))
-		ci, err := componentItem(n, now)
-		if err != nil {
-			return nil, err
-		}
-		p := &plan{capability: capability, result: ci}
-		p.put(ci, notExists, nil)
-		return p, nil
+		return (&plan{capability: capability}).insert(componentItem(n, now))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("add component %s: %w", c.ComponentID, err)
@@ -354,7 +369,7 @@ func (s *Store) AddDependency(ctx context.Context, d *catalog.Dependency, idem I
 		if err != nil {
 			return nil, err
 		}
-		n, err := clone(d)
+		n, err := created(d, now)
 		if err != nil {
 			return nil, err
 		}
@@ -363,15 +378,8 @@ func (s *Store) AddDependency(ctx context.Context, d *catalog.Dependency, idem I
 		}
 		n.SourceComponentName = st.Components[findComponent(st.Components, n.SourceComponentID)].Name
 		n.TargetComponentName = st.Components[findComponent(st.Components, n.TargetComponentID)].Name
-		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
 		capability.Aggregates.TotalDependencies = len(st.Dependencies) + 1
-		di, err := dependencyItem(n, now)
-		if err != nil {
-			return nil, err
-		}
-		p := &plan{capability: capability, result: di}
-		p.put(di, notExists, nil)
-		return p, nil
+		return (&plan{capability: capability}).insert(dependencyItem(n, now))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("add dependency %s -> %s: %w", d.SourceComponentID, d.TargetComponentID, err)
@@ -431,19 +439,12 @@ func (s *Store) StartJob(ctx context.Context, j *catalog.Job, idem Idempotency) 
 		} else if !errors.Is(err, ErrNotFound) {
 			return nil, err
 		}
-		n, err := clone(j)
+		n, err := created(j, now)
 		if err != nil {
 			return nil, err
 		}
-		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
 		capability.Aggregates.TotalJobs++
-		ji, err := jobItem(n, now)
-		if err != nil {
-			return nil, err
-		}
-		p := &plan{capability: capability, result: ji}
-		p.put(ji, notExists, nil)
-		return p, nil
+		return (&plan{capability: capability}).insert(jobItem(n, now))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start job %s: %w", j.JobID, err)
@@ -549,20 +550,13 @@ func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotenc
 		if i := findRule(st.Rules, r.RuleID); i >= 0 {
 			return nil, &ConflictError{Reason: fmt.Sprintf("rule %s exists already", r.RuleID), CurrentRevision: st.Rules[i].Revision}
 		}
-		n, err := clone(r)
+		n, err := created(r, now)
 		if err != nil {
 			return nil, err
 		}
-		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
 		capability.Aggregates.TotalRules = len(st.Rules) + 1
 		capability.Aggregates.ActiveRules = countActive(st.Rules) + activeRule(n)
-		ri, err := ruleItem(n, now)
-		if err != nil {
-			return nil, err
-		}
-		p := &plan{capability: capability, result: ri}
-		p.put(ri, notExists, nil)
-		return p, nil
+		return (&plan{capability: capability}).insert(ruleItem(n, now))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create rule %s: %w", r.RuleID, err)
