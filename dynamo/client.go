@@ -10,6 +10,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -32,6 +33,10 @@ type ClientConfig struct {
 	// Observer, when set, sees every attempt and call (metrics).
 	Observer Observer
 }
+
+// maxIdleConns is the idle-connection pool of the SDK's HTTP client (its default keeps 10 per
+// host).
+const maxIdleConns = 256
 
 // NewClient returns a DynamoDB client for cfg with the request-counting middleware installed and
 // an explicit standard retryer. A custom endpoint gets static dummy credentials (signed requests,
@@ -58,6 +63,13 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) 
 	}
 	if cfg.HTTPClient != nil {
 		opts = append(opts, config.WithHTTPClient(cfg.HTTPClient))
+	} else {
+		// One GraphQL request may run up to 100 partition queries at once: keep enough idle
+		// connections to the endpoint that they are reused instead of re-dialled.
+		opts = append(opts, config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+			t.MaxIdleConns = maxIdleConns
+			t.MaxIdleConnsPerHost = maxIdleConns
+		})))
 	}
 	if cfg.Endpoint != "" {
 		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))

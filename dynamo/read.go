@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -358,8 +359,12 @@ func (s *Store) Metrics(ctx context.Context, capabilityID string, f MetricFilter
 	if err := checkFirst(first, MaxMetricsPage); err != nil {
 		return nil, err
 	}
-	q := query{pk: capabilityPK(capabilityID), now: s.now()}
 	lo, hi := f.bounds()
+	scope := fmt.Sprintf("metrics|%s|%s|%s|%s|%s", capabilityID, f.ComponentID, f.MetricType, lo, hi)
+	if f.ComponentID == "" && (f.From != nil || f.To != nil) {
+		return s.metricsByComponent(ctx, capabilityID, f, first, after, scope)
+	}
+	q := query{pk: capabilityPK(capabilityID), now: s.now()}
 	switch {
 	case f.ComponentID != "" && f.MetricType != "":
 		p := metricTypePrefix(f.ComponentID, f.MetricType)
@@ -386,9 +391,90 @@ func (s *Store) Metrics(ctx context.Context, capabilityID string, f MetricFilter
 			q.filter = strings.Join(conds, " AND ")
 		}
 	}
-	scope := fmt.Sprintf("metrics|%s|%s|%s|%s|%s", capabilityID, f.ComponentID, f.MetricType, lo, hi)
 	return page(s, ctx, scope, q, first, after, toMetric)
 }
+
+// metricsByComponent answers a capability-wide time window without filtering the whole METRIC#
+// segment: it reads the capability's components (one Query), then each component's window at
+// once (a key range with a metric type, the component's range filtered by time without), and
+// merges them in sort-key order. That is 2 round trips and at most first+1 items read per
+// component, whatever the size of the metric history.
+func (s *Store) metricsByComponent(ctx context.Context, capabilityID string, f MetricFilter, first int, after, scope string) (*Page[*catalog.Metric], error) {
+	pk := capabilityPK(capabilityID)
+	start, err := s.decodeCursor(scope, query{pk: pk}, after)
+	if err != nil {
+		return nil, err
+	}
+	resume := ""
+	if start != nil {
+		if resume, _, _, err = parseMetricSK(str(start[attrSK])); err != nil {
+			return nil, catalog.Invalid("after", "cursor is not valid for this query")
+		}
+	}
+	part, err := s.ReadRange(ctx, capabilityID, SegComponents)
+	if err != nil {
+		return nil, err
+	}
+	var ids []string
+	for _, c := range part.Components {
+		if c.ComponentID >= resume {
+			ids = append(ids, c.ComponentID)
+		}
+	}
+	if resume != "" && !slices.Contains(ids, resume) {
+		ids = append(ids, resume) // a component removed since: finish its window
+	}
+	slices.Sort(ids)
+	lo, hi := f.bounds()
+	results := make([][]*item, len(ids))
+	more := make([]bool, len(ids))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(maxConcurrentReads)
+	for i, id := range ids {
+		q := query{pk: pk, now: s.now(), want: first}
+		if f.MetricType != "" {
+			p := metricTypePrefix(id, f.MetricType)
+			q.lo, q.hi = p+lo, p+hi
+		} else {
+			p := metricComponentPrefix(id)
+			q.lo, q.hi = p, prefixEnd(p)
+			q.addName("#d", attrData).addName("#ts", "timestamp").addValue(":from", lo).addValue(":to", hi)
+			q.filter = "#d.#ts >= :from AND #d.#ts <= :to"
+		}
+		if id == resume {
+			q.start = start
+		}
+		g.Go(func() (err error) {
+			results[i], more[i], err = s.run(gctx, q)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, fmt.Errorf("read metrics of %s: %w", capabilityID, err)
+	}
+	var all []*item
+	hasNext := false
+	for i := range ids {
+		all = append(all, results[i]...)
+		hasNext = hasNext || more[i]
+	}
+	if len(all) > first {
+		all, hasNext = all[:first], true
+	}
+	p := &Page[*catalog.Metric]{Items: make([]*catalog.Metric, 0, len(all)), Cursors: make([]string, 0, len(all)), HasNext: hasNext}
+	for _, it := range all {
+		m, err := toMetric(it)
+		if err != nil {
+			return nil, err
+		}
+		p.Items = append(p.Items, m)
+		p.Cursors = append(p.Cursors, s.encodeCursor(scope, false, it))
+	}
+	return p, nil
+}
+
+// maxConcurrentReads bounds the queries one read runs at once.
+const maxConcurrentReads = 16
 
 // ComponentMetrics returns one component's metrics of every type in time order from its METRICS#
 // index partition, the time window being a key range, skipping expired items.

@@ -173,3 +173,72 @@ func TestDeleteCapabilityResumes(t *testing.T) {
 		t.Errorf("third DeleteCapability = %v, want ErrNotFound", err)
 	}
 }
+
+// A capability-wide time window reads one key range per component (after one Query for the
+// components), never the whole metric history, and pages across components without loss.
+func TestCapabilityWideMetricsWindow(t *testing.T) {
+	now := time.Date(2025, 11, 22, 14, 32, 0, 0, time.UTC)
+	env := dynamotest.New(t, dynamotest.Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	b := &catalog.Bundle{Capability: newCapability("CAP-MW-1")}
+	for c := range 3 {
+		id := fmt.Sprintf("mw-comp-%d", c)
+		b.Components = append(b.Components, newComponent("CAP-MW-1", id, c+1))
+		for i := range 48 { // 4 hours of 5-minute samples
+			at := now.Truncate(5 * time.Minute).Add(-time.Duration(i) * 5 * time.Minute)
+			for _, mt := range []catalog.MetricType{catalog.MetricPerformance, catalog.MetricResource} {
+				b.Metrics = append(b.Metrics, &catalog.Metric{ComponentID: id, MetricType: mt, Timestamp: catalog.NewTimestamp(at), Interval: "5m"})
+			}
+		}
+	}
+	if _, err := env.Store.BulkLoad(ctx, []*catalog.Bundle{b}, 2); err != nil {
+		t.Fatal(err)
+	}
+	from := now.Add(-time.Hour)
+	for _, mt := range []catalog.MetricType{"", catalog.MetricPerformance} {
+		f := dynamo.MetricFilter{MetricType: mt, From: &from}
+		env.Counter.Reset()
+		whole, err := env.Store.Metrics(ctx, "CAP-MW-1", f, 1000, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		perComponent := 12
+		if mt == "" {
+			perComponent = 24
+		}
+		if len(whole.Items) != 3*perComponent || whole.HasNext {
+			t.Fatalf("Metrics(type %q, last hour) = %d items (more %v), want %d", mt, len(whole.Items), whole.HasNext, 3*perComponent)
+		}
+		if !env.External {
+			if n := env.Counter.Ops()["Query"]; n != 4 {
+				t.Errorf("Metrics(type %q, last hour) used %d queries, want 1 + 3 components", mt, n)
+			}
+		}
+		var paged []string
+		after := ""
+		for range 100 {
+			p, err := env.Store.Metrics(ctx, "CAP-MW-1", f, 7, after)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, m := range p.Items {
+				paged = append(paged, m.ComponentID+"/"+string(m.MetricType)+"/"+m.Timestamp.String())
+			}
+			if !p.HasNext {
+				break
+			}
+			after = p.Cursors[len(p.Cursors)-1]
+		}
+		if len(paged) != len(whole.Items) {
+			t.Fatalf("paged %d items, whole window %d", len(paged), len(whole.Items))
+		}
+		for i, m := range whole.Items {
+			if key := m.ComponentID + "/" + string(m.MetricType) + "/" + m.Timestamp.String(); paged[i] != key {
+				t.Fatalf("page order differs at %d: %s vs %s", i, paged[i], key)
+			}
+			if i > 0 && whole.Items[i-1].ComponentID > m.ComponentID {
+				t.Fatalf("not in component order at %d", i)
+			}
+		}
+	}
+}
