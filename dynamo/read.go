@@ -394,54 +394,64 @@ func (s *Store) Metrics(ctx context.Context, capabilityID string, f MetricFilter
 	return page(s, ctx, scope, q, first, after, toMetric)
 }
 
-// metricsByComponent answers a capability-wide time window without filtering the whole METRIC#
-// segment: it reads the capability's components (one Query), then each component's window at
-// once (a key range with a metric type, the component's range filtered by time without), and
-// merges them in sort-key order. That is 2 round trips and at most first+1 items read per
-// component, whatever the size of the metric history.
+// metricsByComponent answers a capability-wide time window without filtering the metric
+// history: it reads the capability's components (one Query), then the window of each
+// (component, metric type) pair at once, each a key range, and merges them in sort-key order.
+// That is 2 round trips and at most first+1 items read per pair, whatever the size of the
+// history; without a metric type every type is a pair.
 func (s *Store) metricsByComponent(ctx context.Context, capabilityID string, f MetricFilter, first int, after, scope string) (*Page[*catalog.Metric], error) {
 	pk := capabilityPK(capabilityID)
 	start, err := s.decodeCursor(scope, query{pk: pk}, after)
 	if err != nil {
 		return nil, err
 	}
-	resume := ""
+	var resume [2]string // the cursor's component and metric type
 	if start != nil {
-		if resume, _, _, err = parseMetricSK(str(start[attrSK])); err != nil {
+		c, mt, _, err := parseMetricSK(str(start[attrSK]))
+		if err != nil {
 			return nil, catalog.Invalid("after", "cursor is not valid for this query")
 		}
+		resume = [2]string{c, string(mt)}
 	}
 	part, err := s.ReadRange(ctx, capabilityID, SegComponents)
 	if err != nil {
 		return nil, err
 	}
-	var ids []string
-	for _, c := range part.Components {
-		if c.ComponentID >= resume {
-			ids = append(ids, c.ComponentID)
+	types := []string{string(f.MetricType)}
+	if f.MetricType == "" {
+		types = types[:0]
+		for _, t := range catalog.MetricTypes {
+			types = append(types, string(t))
 		}
 	}
-	if resume != "" && !slices.Contains(ids, resume) {
-		ids = append(ids, resume) // a component removed since: finish its window
+	var pairs [][2]string
+	seen := map[[2]string]bool{}
+	for _, c := range part.Components {
+		for _, t := range types {
+			pairs = append(pairs, [2]string{c.ComponentID, t})
+			seen[[2]string{c.ComponentID, t}] = true
+		}
 	}
-	slices.Sort(ids)
+	if start != nil && !seen[resume] {
+		pairs = append(pairs, resume) // a component removed since: finish its window
+	}
+	// Sort-key order, and nothing before the cursor.
+	slices.SortFunc(pairs, func(a, b [2]string) int {
+		return strings.Compare(metricTypePrefix(a[0], catalog.MetricType(a[1])), metricTypePrefix(b[0], catalog.MetricType(b[1])))
+	})
+	if start != nil {
+		from := metricTypePrefix(resume[0], catalog.MetricType(resume[1]))
+		pairs = slices.DeleteFunc(pairs, func(p [2]string) bool { return metricTypePrefix(p[0], catalog.MetricType(p[1])) < from })
+	}
 	lo, hi := f.bounds()
-	results := make([][]*item, len(ids))
-	more := make([]bool, len(ids))
+	results := make([][]*item, len(pairs))
+	more := make([]bool, len(pairs))
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(maxConcurrentReads)
-	for i, id := range ids {
-		q := query{pk: pk, now: s.now(), want: first}
-		if f.MetricType != "" {
-			p := metricTypePrefix(id, f.MetricType)
-			q.lo, q.hi = p+lo, p+hi
-		} else {
-			p := metricComponentPrefix(id)
-			q.lo, q.hi = p, prefixEnd(p)
-			q.addName("#d", attrData).addName("#ts", "timestamp").addValue(":from", lo).addValue(":to", hi)
-			q.filter = "#d.#ts >= :from AND #d.#ts <= :to"
-		}
-		if id == resume {
+	for i, pr := range pairs {
+		p := metricTypePrefix(pr[0], catalog.MetricType(pr[1]))
+		q := query{pk: pk, lo: p + lo, hi: p + hi, now: s.now(), want: first}
+		if pr == resume {
 			q.start = start
 		}
 		g.Go(func() (err error) {
@@ -454,7 +464,7 @@ func (s *Store) metricsByComponent(ctx context.Context, capabilityID string, f M
 	}
 	var all []*item
 	hasNext := false
-	for i := range ids {
+	for i := range pairs {
 		all = append(all, results[i]...)
 		hasNext = hasNext || more[i]
 	}
