@@ -483,8 +483,9 @@ func (s *Store) metricsByComponent(ctx context.Context, capabilityID string, f M
 	return p, nil
 }
 
-// maxConcurrentReads bounds the queries one read runs at once.
-const maxConcurrentReads = 16
+// maxConcurrentReads bounds the queries one read runs at once (a capability's components times
+// the five metric types fit in one wave).
+const maxConcurrentReads = 64
 
 // ComponentMetrics returns one component's metrics of every type in time order from its METRICS#
 // index partition, the time window being a key range, skipping expired items.
