@@ -185,8 +185,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	return nil
 }
 
-// loadAuth builds the authentication of cfg: the keys of API_KEYS_FILE, or, for the embedded
-// default without keys, one random admin key that the banner prints and the explorer sends.
+// loadAuth builds the authentication of cfg: the keys of API_KEYS_FILE, or, without a key file,
+// one random admin key for this run that the banner prints and the explorer sends (so a server
+// is never left without anyone able to write).
 func loadAuth(cfg *config) (*graph.Auth, string, error) {
 	auth := &graph.Auth{Keys: &graph.KeyRing{}, Anonymous: graph.RoleViewer}
 	if cfg.anonymous == "none" {
@@ -203,7 +204,7 @@ func loadAuth(cfg *config) (*graph.Auth, string, error) {
 		}
 	}
 	generated := ""
-	if cfg.embedded() && auth.Keys.Len() == 0 {
+	if cfg.keysFile == "" {
 		generated = graph.NewAPIKey()
 		auth.Keys.Add(generated, graph.RoleAdmin, "embedded-default")
 	}

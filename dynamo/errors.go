@@ -22,6 +22,9 @@ var (
 	// ErrUnavailable means DynamoDB could not be reached or kept refusing (throttling, 5xx,
 	// network) after the retries.
 	ErrUnavailable = errors.New("database unavailable")
+	// ErrUnsupported means the DynamoDB implementation lacks an operation the store needs
+	// (dynalite has no TransactWriteItems, so it cannot take writes).
+	ErrUnsupported = errors.New("not supported by this DynamoDB implementation")
 )
 
 // ConflictError is an ErrConflict that knows the item's current revision.
@@ -55,6 +58,10 @@ func classify(op string, err error) error {
 	}
 	if transient(err) {
 		return fmt.Errorf("%s: %w: %w", op, ErrUnavailable, err)
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) && ae.ErrorCode() == "UnknownOperationException" {
+		return fmt.Errorf("%s: %w: %w", op, ErrUnsupported, err)
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }

@@ -22,6 +22,8 @@ const (
 	CodeUnavailable  = "UNAVAILABLE"
 	CodeTimeout      = "TIMEOUT"
 	CodeInternal     = "INTERNAL_SERVER_ERROR"
+	// CodeUnsupported answers an operation the DynamoDB implementation lacks.
+	CodeUnsupported = "UNSUPPORTED_BY_BACKEND"
 	// CodeIntrospectionDisabled answers __schema and __type when introspection is off.
 	CodeIntrospectionDisabled = "INTROSPECTION_DISABLED"
 )
@@ -70,6 +72,9 @@ func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return set(CodeForbidden, forbidden.Error())
 		case errors.Is(err, context.DeadlineExceeded):
 			return set(CodeTimeout, "the request deadline passed before this field resolved")
+		case errors.Is(err, dynamo.ErrUnsupported):
+			log.WarnContext(ctx, "backend lacks an operation", "err", err)
+			return set(CodeUnsupported, "this DynamoDB implementation cannot do that (writes need TransactWriteItems: use AWS, DynamoDB Local or the embedded default)")
 		case errors.Is(err, dynamo.ErrUnavailable):
 			log.WarnContext(ctx, "database unavailable", "err", err)
 			return set(CodeUnavailable, "the catalogue database is unavailable; retry later")

@@ -361,3 +361,22 @@ func TestPartialOutage(t *testing.T) {
 		t.Errorf("BatchGetItem calls = %d, want 3 (two leftovers retried)", n)
 	}
 }
+
+// A backend without transactions (dynalite) refuses writes with a clear code, not an
+// internal error, and without its AWS text.
+func TestBackendWithoutTransactions(t *testing.T) {
+	h := newHarness(t)
+	h.env.Counter.Before = func(op string, w http.ResponseWriter) bool {
+		if op != "TransactWriteItems" {
+			return false
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.WriteHeader(http.StatusBadRequest)
+		_, _ = io.WriteString(w, `{"__type":"com.amazon.coral.service#UnknownOperationException","message":"UnknownError"}`)
+		return true
+	}
+	resp := h.do(t, `mutation { deleteRule(capabilityId: "CAP-ALERT-MGT-001", ruleId: "rule-alert-severity-mapping") }`, nil)
+	if resp.code(0) != "UNSUPPORTED_BY_BACKEND" || strings.Contains(resp.Body, "UnknownOperation") {
+		t.Errorf("write on a backend without transactions = %s", resp.Body)
+	}
+}
