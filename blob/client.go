@@ -8,13 +8,12 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/johannesboyne/gofakes3"
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
+
+	"github.com/capcat/catalogue/internal/awsconf"
 )
 
 // Environment variables read by FromEnv.
@@ -53,37 +52,14 @@ func FromEnv(getenv func(string) string) (ClientConfig, Options) {
 // addressing (http://host/bucket/key), static dummy credentials, and computes and validates
 // checksums only where S3 requires them, which every S3-compatible server understands.
 func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
-	attempts := cfg.MaxAttempts
-	if attempts <= 0 {
-		attempts = 4
-	}
-	backoff := cfg.MaxBackoff
-	if backoff <= 0 {
-		backoff = 500 * time.Millisecond
-	}
-	opts := []func(*config.LoadOptions) error{
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = attempts
-				o.MaxBackoff = backoff
-			})
-		}),
-	}
-	if cfg.Region != "" {
-		opts = append(opts, config.WithRegion(cfg.Region))
-	}
+	var httpClient aws.HTTPClient
 	if cfg.HTTPClient != nil {
-		opts = append(opts, config.WithHTTPClient(cfg.HTTPClient))
+		httpClient = cfg.HTTPClient
 	}
-	if cfg.Endpoint != "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region,
+		MaxAttempts: cfg.MaxAttempts, MaxBackoff: cfg.MaxBackoff, HTTPClient: httpClient})
 	if err != nil {
-		return nil, fmt.Errorf("load aws config: %w", err)
-	}
-	if awsCfg.Region == "" {
-		awsCfg.Region = "us-east-1"
+		return nil, err
 	}
 	return s3.NewFromConfig(awsCfg, func(o *s3.Options) {
 		// Wrap whatever client the configuration chain built (with its CA bundle, proxies).

@@ -2,9 +2,6 @@ package blob
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -437,21 +434,11 @@ type cursorPayload struct {
 	M string `json:"m"`
 }
 
-const macSize = 12
-
 // encodeCursor returns the cursor of m within the query identified by scope, signed with the
 // Store's secret over the scope so that only the same query accepts it.
 func (a *Archiver) encodeCursor(scope string, m *catalog.Metric) string {
 	body, _ := json.Marshal(cursorPayload{T: m.Timestamp.String(), C: m.ComponentID, M: string(m.MetricType)})
-	return base64.RawURLEncoding.EncodeToString(append(a.mac(scope, body), body...))
-}
-
-func (a *Archiver) mac(scope string, body []byte) []byte {
-	h := hmac.New(sha256.New, a.obj.cursor)
-	h.Write([]byte(scope))
-	h.Write([]byte{0})
-	h.Write(body)
-	return h.Sum(nil)[:macSize]
+	return a.obj.cursors.Encode(scope, body)
 }
 
 // decodeCursor returns the position of a cursor issued by encodeCursor for the same scope, nil
@@ -461,12 +448,8 @@ func (a *Archiver) decodeCursor(scope, cursor string) (*dynamo.MetricKey, error)
 		return nil, nil
 	}
 	bad := catalog.Invalid("after", "cursor is not valid for this query")
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil || len(raw) <= macSize {
-		return nil, bad
-	}
-	sum, body := raw[:macSize], raw[macSize:]
-	if !hmac.Equal(sum, a.mac(scope, body)) {
+	body, ok := a.obj.cursors.Decode(scope, cursor)
+	if !ok {
 		return nil, bad
 	}
 	var p cursorPayload

@@ -28,6 +28,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/capcat/catalogue/internal/signed"
 )
 
 // Bucket defaults: the seed's bucket names.
@@ -90,7 +92,7 @@ type Store struct {
 	metrics   string
 	expiry    time.Duration
 	minAge    time.Duration
-	cursor    []byte
+	cursors   signed.Codec
 	now       func() time.Time
 	log       *slog.Logger
 	listPage  int32
@@ -105,7 +107,6 @@ func New(client *s3.Client, opts Options) *Store {
 		metrics:   opts.MetricsBucket,
 		expiry:    opts.PresignExpiry,
 		minAge:    opts.MinArchiveAge,
-		cursor:    opts.CursorSecret,
 		now:       opts.Now,
 		log:       opts.Logger,
 		listPage:  listPage,
@@ -126,10 +127,12 @@ func New(client *s3.Client, opts Options) *Store {
 	case s.minAge < 0:
 		s.minAge = 0
 	}
-	if len(s.cursor) == 0 {
-		s.cursor = make([]byte, 32)
-		_, _ = rand.Read(s.cursor)
+	secret := opts.CursorSecret
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
 	}
+	s.cursors = signed.New(secret)
 	if s.now == nil {
 		s.now = time.Now
 	}

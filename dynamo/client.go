@@ -9,12 +9,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	miniserver "github.com/truora/minidyn/server"
+
+	"github.com/capcat/catalogue/internal/awsconf"
 )
 
 // ClientConfig says how to reach DynamoDB.
@@ -42,44 +41,21 @@ const maxIdleConns = 256
 // an explicit standard retryer. A custom endpoint gets static dummy credentials (signed requests,
 // as dynalite requires) unless AWS credentials are configured.
 func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) {
-	attempts := cfg.MaxAttempts
-	if attempts <= 0 {
-		attempts = 4
-	}
-	backoff := cfg.MaxBackoff
-	if backoff <= 0 {
-		backoff = 500 * time.Millisecond
-	}
-	opts := []func(*config.LoadOptions) error{
-		config.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = attempts
-				o.MaxBackoff = backoff
-			})
-		}),
-	}
-	if cfg.Region != "" {
-		opts = append(opts, config.WithRegion(cfg.Region))
-	}
+	var httpClient aws.HTTPClient
 	if cfg.HTTPClient != nil {
-		opts = append(opts, config.WithHTTPClient(cfg.HTTPClient))
+		httpClient = cfg.HTTPClient
 	} else {
 		// One GraphQL request may run up to 100 partition queries at once: keep enough idle
 		// connections to the endpoint that they are reused instead of re-dialled.
-		opts = append(opts, config.WithHTTPClient(awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		httpClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConns = maxIdleConns
 			t.MaxIdleConnsPerHost = maxIdleConns
-		})))
+		})
 	}
-	if cfg.Endpoint != "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
-	}
-	awsCfg, err := config.LoadDefaultConfig(ctx, opts...)
+	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region,
+		MaxAttempts: cfg.MaxAttempts, MaxBackoff: cfg.MaxBackoff, HTTPClient: httpClient})
 	if err != nil {
-		return nil, fmt.Errorf("load aws config: %w", err)
-	}
-	if awsCfg.Region == "" {
-		awsCfg.Region = "us-east-1"
+		return nil, err
 	}
 	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cfg.Endpoint != "" {

@@ -2,9 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"crypto/hmac"
-	"crypto/sha256"
-	"encoding/base64"
 	"encoding/json"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -28,8 +25,6 @@ type cursorPayload struct {
 	GSI1SK string `json:"gs,omitempty"`
 }
 
-const macSize = 12
-
 // encodeCursor returns the cursor of it within the query identified by scope. The cursor is
 // signed with the store's secret over the scope, so it is only accepted by the same query.
 func (s *Store) encodeCursor(scope string, index bool, it *item) string {
@@ -38,15 +33,7 @@ func (s *Store) encodeCursor(scope string, index bool, it *item) string {
 		p.GSI1PK, p.GSI1SK = it.GSI1PK, it.GSI1SK
 	}
 	body, _ := json.Marshal(p)
-	return base64.RawURLEncoding.EncodeToString(append(s.mac(scope, body), body...))
-}
-
-func (s *Store) mac(scope string, body []byte) []byte {
-	h := hmac.New(sha256.New, s.cursor)
-	h.Write([]byte(scope))
-	h.Write([]byte{0})
-	h.Write(body)
-	return h.Sum(nil)[:macSize]
+	return s.cursors.Encode(scope, body)
 }
 
 // decodeCursor returns the ExclusiveStartKey of a cursor issued by encodeCursor for the same
@@ -57,12 +44,8 @@ func (s *Store) decodeCursor(scope string, q query, cursor string) (map[string]t
 		return nil, nil
 	}
 	bad := catalog.Invalid("after", "cursor is not valid for this query")
-	raw, err := base64.RawURLEncoding.DecodeString(cursor)
-	if err != nil || len(raw) <= macSize {
-		return nil, bad
-	}
-	sum, body := raw[:macSize], raw[macSize:]
-	if !hmac.Equal(sum, s.mac(scope, body)) {
+	body, ok := s.cursors.Decode(scope, cursor)
+	if !ok {
 		return nil, bad
 	}
 	var p cursorPayload

@@ -17,6 +17,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/internal/signed"
 )
 
 // DynamoDB API limits.
@@ -61,11 +63,11 @@ type Options struct {
 
 // Store reads and writes the catalogue in one DynamoDB table.
 type Store struct {
-	db     API
-	table  string
-	now    func() time.Time
-	log    *slog.Logger
-	cursor []byte
+	db      API
+	table   string
+	now     func() time.Time
+	log     *slog.Logger
+	cursors signed.Codec
 	// writers serialises this process's writers of one capability (striped by ID), so they
 	// queue instead of racing; the WriteSeq condition still guards writers in other processes.
 	writers [64]sync.Mutex
@@ -80,7 +82,7 @@ func (s *Store) writerLock(capabilityID string) *sync.Mutex {
 
 // New returns a Store over db.
 func New(db API, opts Options) *Store {
-	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger, cursor: opts.CursorSecret}
+	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger}
 	if s.table == "" {
 		s.table = DefaultTable
 	}
@@ -90,10 +92,12 @@ func New(db API, opts Options) *Store {
 	if s.log == nil {
 		s.log = slog.Default()
 	}
-	if len(s.cursor) == 0 {
-		s.cursor = make([]byte, 32)
-		_, _ = rand.Read(s.cursor)
+	secret := opts.CursorSecret
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
 	}
+	s.cursors = signed.New(secret)
 	return s
 }
 
