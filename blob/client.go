@@ -3,7 +3,6 @@ package blob
 import (
 	"context"
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/johannesboyne/gofakes3/backend/s3mem"
 
 	"github.com/capcat/catalogue/internal/awsconf"
+	"github.com/capcat/catalogue/internal/loopback"
 )
 
 // Environment variables read by FromEnv.
@@ -86,24 +86,18 @@ type Embedded struct {
 	URL string
 	// Backend is the in-memory store, for tests that look behind the HTTP API.
 	Backend *s3mem.Backend
-	srv     *http.Server
+	srv     *loopback.Server
 }
 
 // StartEmbedded starts gofakes3 on 127.0.0.1 at a free port. wrap, when not nil, wraps its
 // handler (to count, delay or fail requests). Create the buckets with Store.EnsureBuckets.
 func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	backend := s3mem.New()
+	srv, err := loopback.Serve(gofakes3.New(backend).Server(), wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded s3: %w", err)
 	}
-	backend := s3mem.New()
-	h := gofakes3.New(backend).Server()
-	if wrap != nil {
-		h = wrap(h)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return &Embedded{URL: "http://" + ln.Addr().String(), Backend: backend, srv: srv}, nil
+	return &Embedded{URL: srv.URL, Backend: backend, srv: srv}, nil
 }
 
 // Close stops the embedded server; its objects are gone.

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"time"
 
@@ -14,6 +13,7 @@ import (
 	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/capcat/catalogue/internal/awsconf"
+	"github.com/capcat/catalogue/internal/loopback"
 )
 
 // ClientConfig says how to reach DynamoDB.
@@ -99,24 +99,18 @@ type Embedded struct {
 	URL string
 	// Mini is the minidyn server, for fault injection in tests.
 	Mini *miniserver.Server
-	srv  *http.Server
+	srv  *loopback.Server
 }
 
 // StartEmbedded starts minidyn on 127.0.0.1 at a free port. wrap, when not nil, wraps its
 // handler (to count or delay requests).
 func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	mini := miniserver.NewServer()
+	srv, err := loopback.Serve(mini, wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded dynamodb: %w", err)
 	}
-	mini := miniserver.NewServer()
-	var h http.Handler = mini
-	if wrap != nil {
-		h = wrap(h)
-	}
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	go func() { _ = srv.Serve(ln) }()
-	return &Embedded{URL: "http://" + ln.Addr().String(), Mini: mini, srv: srv}, nil
+	return &Embedded{URL: srv.URL, Mini: mini, srv: srv}, nil
 }
 
 // Close stops the embedded server; its data is gone.
