@@ -92,6 +92,10 @@ func traceMiddleware(stack *middleware.Stack) error {
 			for _, its := range o.Responses {
 				items += len(its)
 			}
+			// The store's wire decoder takes the items out of the SDK's output.
+			if n, ok := dynamo.ResponseItems(md); ok {
+				items = n
+			}
 		}
 		t.record(span{start, time.Now()}, items)
 		return out, md, err

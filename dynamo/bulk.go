@@ -51,7 +51,10 @@ func (s *Store) writeChunk(ctx context.Context, chunk []types.WriteRequest) erro
 func putRequests(items []*item) ([]types.WriteRequest, error) {
 	reqs := make([]types.WriteRequest, len(items))
 	for i, it := range items {
-		av := it.av()
+		av, err := it.av()
+		if err != nil {
+			return nil, err
+		}
 		if n := itemSize(av); n > maxItemSize {
 			return nil, fmt.Errorf("item %s/%s is %d bytes, over DynamoDB's 400 KB", it.PK, it.SK, n)
 		}

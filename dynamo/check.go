@@ -100,7 +100,15 @@ func (s *Store) CheckPartition(ctx context.Context, id string) error {
 		if ix.it.GSI1PK != ix.pk || ix.it.GSI1SK != ix.gsk {
 			diffs = append(diffs, fmt.Sprintf("%s keys = %s/%s, want %s/%s", ix.name, ix.it.GSI1PK, ix.it.GSI1SK, ix.pk, ix.gsk))
 		}
-		if !reflect.DeepEqual(ix.it.Data, meta.Data) {
+		ixData, err := ix.it.data()
+		if err != nil {
+			return err
+		}
+		metaData, err := meta.data()
+		if err != nil {
+			return err
+		}
+		if !reflect.DeepEqual(ixData, metaData) {
 			diffs = append(diffs, ix.name+" Data differs from METADATA")
 		}
 	}

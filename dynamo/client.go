@@ -65,7 +65,7 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) 
 			o.DisableValidateResponseChecksum = true
 		}
 		o.HTTPClient = bodyReadOnly{o.HTTPClient}
-		o.APIOptions = append(o.APIOptions, statsMiddleware(cfg.Observer))
+		o.APIOptions = append(o.APIOptions, statsMiddleware(cfg.Observer), wireItemDecoder)
 	}), nil
 }
 

@@ -39,6 +39,9 @@ type item struct {
 	Revision           int
 	TTL                int64
 	Data               map[string]types.AttributeValue
+	// For items read by the wire decoder (wire.go), Data is nil until data() is called: raw
+	// is it as plain JSON, wire as DynamoDB JSON.
+	raw, wire []byte
 	// WriteSeq (METADATA only) counts every write to the partition: each mutation is
 	// conditioned on the value it read, which serialises the writers of one capability.
 	WriteSeq int
@@ -46,7 +49,11 @@ type item struct {
 	Deleting bool
 }
 
-func (it *item) av() map[string]types.AttributeValue {
+func (it *item) av() (map[string]types.AttributeValue, error) {
+	data, err := it.data()
+	if err != nil {
+		return nil, err
+	}
 	m := map[string]types.AttributeValue{
 		attrPK:         &types.AttributeValueMemberS{Value: it.PK},
 		attrSK:         &types.AttributeValueMemberS{Value: it.SK},
@@ -54,7 +61,7 @@ func (it *item) av() map[string]types.AttributeValue {
 		attrCreatedAt:  &types.AttributeValueMemberS{Value: keyTime(it.CreatedAt)},
 		attrUpdatedAt:  &types.AttributeValueMemberS{Value: keyTime(it.UpdatedAt)},
 		attrRevision:   &types.AttributeValueMemberN{Value: strconv.Itoa(it.Revision)},
-		attrData:       &types.AttributeValueMemberM{Value: it.Data},
+		attrData:       &types.AttributeValueMemberM{Value: data},
 	}
 	if it.GSI1PK != "" {
 		m[attrGSI1PK] = &types.AttributeValueMemberS{Value: it.GSI1PK}
@@ -69,7 +76,7 @@ func (it *item) av() map[string]types.AttributeValue {
 	if it.Deleting {
 		m[attrDeleting] = &types.AttributeValueMemberBOOL{Value: true}
 	}
-	return m
+	return m, nil
 }
 
 // readItem parses the envelope of a stored row.
@@ -286,7 +293,13 @@ func ruleItem(r *catalog.Rule, now time.Time) (*item, error) {
 // decodeEntity decodes the Data of it into a new T and sets its Meta from the envelope.
 func decodeEntity[T any, P catalog.Entity[T]](it *item) (P, error) {
 	v := P(new(T))
-	if err := decodeData(it.Data, v); err != nil {
+	var err error
+	if it.raw != nil {
+		err = decodeJSON(it.raw, v)
+	} else {
+		err = decodeData(it.Data, v)
+	}
+	if err != nil {
 		return nil, fmt.Errorf("decode %s %s/%s: %w", it.EntityType, it.PK, it.SK, err)
 	}
 	v.SetMeta(it.meta())

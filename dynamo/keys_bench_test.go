@@ -108,7 +108,11 @@ func benchItems(b *testing.B) map[string]map[string]types.AttributeValue {
 		if err != nil {
 			b.Fatal(err)
 		}
-		out[name] = it.av()
+		av, err := it.av()
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[name] = av
 	}
 	caps, err := capabilityItems(bundle.Capability, benchTime)
 	if err != nil {
@@ -180,7 +184,9 @@ func BenchmarkItemEncode(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_ = it.av()
+			if _, err := it.av(); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 	b.Run("metric", func(b *testing.B) {
@@ -191,7 +197,9 @@ func BenchmarkItemEncode(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			_ = it.av()
+			if _, err := it.av(); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

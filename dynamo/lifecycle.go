@@ -91,6 +91,9 @@ func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Id
 	p.put(&marked, cond, values)
 	p.del(capabilityPK(id), domainIndexSK, "", nil)
 	p.del(capabilityPK(id), healthIndexSK, "", nil)
+	if p.err != nil {
+		return p.err
+	}
 	return s.commitActions(ctx, id, meta.WriteSeq, p.actions, idem, nil, now)
 }
 

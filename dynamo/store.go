@@ -162,18 +162,18 @@ func (s *Store) batchGet(ctx context.Context, keys [][2]string) ([]*item, error)
 					return nil, err
 				}
 			}
-			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+			out, err := s.db.BatchGetItem(withWireItems(ctx), &dynamodb.BatchGetItemInput{
 				RequestItems:           map[string]types.KeysAndAttributes{s.table: {Keys: req}},
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 			})
 			if err != nil {
 				return nil, classify("batch get", err)
 			}
-			for _, raw := range out.Responses[s.table] {
-				it, err := readItem(raw)
-				if err != nil {
-					return nil, err
-				}
+			got, err := responseItems(out.ResultMetadata, out.Responses[s.table])
+			if err != nil {
+				return nil, err
+			}
+			for _, it := range got {
 				found[[2]string{it.PK, it.SK}] = it
 			}
 			req = out.UnprocessedKeys[s.table].Keys
@@ -262,6 +262,7 @@ func (s *Store) run(ctx context.Context, q query) (items []*item, more bool, err
 	if q.filter != "" {
 		in.FilterExpression = &q.filter
 	}
+	wctx := withWireItems(ctx)
 	for {
 		if q.want > 0 {
 			// One more than asked, to learn whether another page exists; a filtered query
@@ -272,15 +273,15 @@ func (s *Store) run(ctx context.Context, q query) (items []*item, more bool, err
 			}
 			in.Limit = aws.Int32(int32(limit))
 		}
-		out, err := s.db.Query(ctx, in)
+		out, err := s.db.Query(wctx, in)
 		if err != nil {
 			return nil, false, classify("query", err)
 		}
-		for _, raw := range out.Items {
-			it, err := readItem(raw)
-			if err != nil {
-				return nil, false, err
-			}
+		got, err := responseItems(out.ResultMetadata, out.Items)
+		if err != nil {
+			return nil, false, err
+		}
+		for _, it := range got {
 			if !q.now.IsZero() && it.expired(q.now) {
 				continue
 			}

@@ -147,10 +147,17 @@ type plan struct {
 	create bool
 	// result is the item returned to the caller and recorded with the token.
 	result *item
+	// err is the first item put could not encode: the plan is not committed.
+	err error
 }
 
 func (p *plan) put(it *item, cond string, values map[string]types.AttributeValue) {
-	put := &types.Put{Item: it.av()}
+	av, err := it.av()
+	if err != nil {
+		p.err = errors.Join(p.err, err)
+		return
+	}
+	put := &types.Put{Item: av}
 	if cond != "" {
 		put.ConditionExpression = aws.String(cond)
 		put.ExpressionAttributeValues = values
@@ -275,12 +282,14 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	if len(values) == 0 {
 		values = nil
 	}
-	actions := append([]types.TransactWriteItem{}, p.actions...)
-	actions = append(actions,
-		types.TransactWriteItem{Put: &types.Put{Item: meta.av(), ConditionExpression: aws.String(cond), ExpressionAttributeValues: values}},
-		types.TransactWriteItem{Put: &types.Put{Item: capItems[1].av()}},
-		types.TransactWriteItem{Put: &types.Put{Item: capItems[2].av()}},
-	)
+	tail := &plan{}
+	tail.put(meta, cond, values)
+	tail.put(capItems[1], "", nil)
+	tail.put(capItems[2], "", nil)
+	if err := errors.Join(p.err, tail.err); err != nil {
+		return err
+	}
+	actions := append(append([]types.TransactWriteItem{}, p.actions...), tail.actions...)
 	return s.commitActions(ctx, capabilityID, seq, actions, idem, p.result, now)
 }
 
@@ -292,11 +301,19 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 		tok := &item{PK: capabilityPK(capabilityID), SK: tokenSK(idem.Token), EntityType: entityToken, CreatedAt: now, UpdatedAt: now, Revision: 1,
 			TTL: now.Add(TokenLifetime).Unix(), Data: map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: idem.Hash}}}
 		if result != nil {
-			tok.Data["result"] = &types.AttributeValueMemberM{Value: result.av()}
+			rav, err := result.av()
+			if err != nil {
+				return err
+			}
+			tok.Data["result"] = &types.AttributeValueMemberM{Value: rav}
+		}
+		tav, err := tok.av()
+		if err != nil {
+			return err
 		}
 		tokenAt = len(actions)
 		actions = append(actions, types.TransactWriteItem{Put: &types.Put{
-			Item:                      tok.av(),
+			Item:                      tav,
 			ConditionExpression:       aws.String("attribute_not_exists(PK) OR #ttl < :now"),
 			ExpressionAttributeNames:  map[string]string{"#ttl": attrTTL},
 			ExpressionAttributeValues: map[string]types.AttributeValue{":now": &types.AttributeValueMemberN{Value: strconv.FormatInt(now.Unix(), 10)}},
