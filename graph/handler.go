@@ -41,6 +41,10 @@ type Options struct {
 	// response then also reports extensions.s3.
 	Artifacts Artifacts
 	Archive   MetricsArchive
+	// BatchWindow is how long the metadata loader collects capability IDs that resolvers ask
+	// for one by one before it reads them in one BatchGetItem; zero means DefaultBatchWindow.
+	// Root capability(id:) fields and every list's capabilities are read at once, without it.
+	BatchWindow time.Duration
 	// Metrics, when set, records request metrics; MetricsHandler serves them at /metrics.
 	Metrics        *Metrics
 	MetricsHandler http.Handler

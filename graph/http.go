@@ -190,7 +190,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			ctx, cancel = context.WithTimeout(ctx, opts.Deadline)
 			defer cancel()
 		}
-		ctx = WithLoaders(ctx, NewLoaders(store, opts.Metrics))
+		ctx = WithLoaders(ctx, NewLoaders(store, opts.Metrics, opts.BatchWindow))
 		srv.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }

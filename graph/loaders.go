@@ -13,10 +13,11 @@ import (
 	"github.com/capcat/catalogue/dynamo"
 )
 
-// batchWindow is how long the metadata loader collects keys before it dispatches. Resolvers
-// look ahead and prime every key of a level in one loop, so the window only has to span that
-// loop: a millisecond, not the dataloader's default 16 ms tax on every level.
-const batchWindow = time.Millisecond
+// DefaultBatchWindow is how long the metadata loader collects keys before it dispatches.
+// Resolvers look ahead and prime every key of a level in one loop (PrefetchCapabilities,
+// PrefetchRoots), which dispatches at once; the window only serves IDs asked for one by one: a
+// millisecond, not the dataloader's default 16 ms tax on every level.
+const DefaultBatchWindow = time.Millisecond
 
 // maxConcurrentQueries bounds the partition queries one request runs at once: a page of up to
 // dynamo.MaxPage capabilities reads all its partitions in one round trip (at 16, a page of 50
@@ -61,14 +62,20 @@ type Loaders struct {
 
 	mu      sync.Mutex
 	planned map[string][]dynamo.Segment // ranges already requested, by capability
+
+	roots sync.Once // PrefetchRoots
 }
 
-// NewLoaders returns the loaders of one request.
-func NewLoaders(store Store, metrics *Metrics) *Loaders {
+// NewLoaders returns the loaders of one request; window is the metadata loader's batch window
+// (0 means DefaultBatchWindow).
+func NewLoaders(store Store, metrics *Metrics, window time.Duration) *Loaders {
+	if window <= 0 {
+		window = DefaultBatchWindow
+	}
 	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}}
 	l.capCache = dataloader.NewCache[string, *catalog.Capability]()
 	l.capabilities = dataloader.NewBatchedLoader(l.loadCapabilities,
-		dataloader.WithWait[string, *catalog.Capability](batchWindow),
+		dataloader.WithWait[string, *catalog.Capability](window),
 		dataloader.WithBatchCapacity[string, *catalog.Capability](100),
 		dataloader.WithCache[string, *catalog.Capability](l.capCache))
 	l.ranges = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "partition", l.loadRange),
@@ -223,6 +230,15 @@ func (l *Loaders) PrefetchCapabilities(ctx context.Context, ids []string) {
 		}()
 		res = l.loadCapabilities(ctx, fresh)
 	}()
+}
+
+// PrefetchRoots starts reading, in one BatchGetItem and without a batch window, the metadata
+// of every capability the operation's root capability(id:) fields name. gqlgen runs root
+// fields concurrently, so each such resolver calls this and the first one does the work: the
+// aliased roots of one query still share one read, and a single capability view no longer
+// waits the metadata loader's window before its first request.
+func (l *Loaders) PrefetchRoots(ctx context.Context) {
+	l.roots.Do(func() { l.PrefetchCapabilities(ctx, rootCapabilityIDs(ctx)) })
 }
 
 // Capability returns the capability with the given ID. It returns an error wrapping

@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -227,4 +228,27 @@ func (r *Resolver) prefetchCapabilities(ctx context.Context, caps []*catalog.Cap
 		l.PrimeCapability(ctx, c)
 		prefetchCapability(ctx, c.CapabilityID, s, false)
 	}
+}
+
+// rootCapabilityIDs returns the valid IDs of the operation's root capability(id:) fields,
+// fragments and @skip/@include applied. Anything it cannot read is left to the resolvers.
+func rootCapabilityIDs(ctx context.Context) (ids []string) {
+	defer func() {
+		if recover() != nil { // a prefetch never fails a request
+			ids = nil
+		}
+	}()
+	oc := graphql.GetOperationContext(ctx)
+	if oc.Operation == nil || oc.Operation.Operation != ast.Query {
+		return nil
+	}
+	for _, f := range graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{"Query"}) {
+		if f.Name != "capability" {
+			continue
+		}
+		if id, ok := f.ArgumentMap(oc.Variables)["id"].(string); ok && dynamo.ValidateID("id", id) == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
 }

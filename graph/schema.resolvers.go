@@ -407,6 +407,7 @@ func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Cap
 	if err := dynamo.ValidateID("id", id); err != nil {
 		return nil, err
 	}
+	For(ctx).PrefetchRoots(ctx)
 	prefetchCapability(ctx, id, selected(ctx), false)
 	return capabilityOrNull(ctx, id)
 }
