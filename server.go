@@ -15,6 +15,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -27,6 +28,7 @@ import (
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/tune"
 	"github.com/capcat/catalogue/sample"
 	"github.com/capcat/catalogue/web"
 )
@@ -141,6 +143,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return blob.RunArchiveCommand(ctx, archiveArgs(args), stdout, b.archiver)
 	}
 	store := b.store
+	log.Info("runtime", "gogc", tune.GC(getenv), "gomaxprocs", runtime.GOMAXPROCS(0))
 	reg.MustRegister(graph.NewCatalogueCollector(store, 15*time.Second))
 	auth, generatedKey, err := loadAuth(cfg)
 	if err != nil {

@@ -12,7 +12,7 @@
 //
 // Diagnostics: BENCH_DEBUG=1 logs every failed DynamoDB attempt with its connection trace;
 // BENCH_BACKEND_CPUPROFILE=file profiles the child backend process; -load-cpuprofile profiles
-// the bulk load; -cpuprofile with -profile-op profiles one operation.
+// the bulk load; -cpuprofile with -profile-op profiles one operation (-memprofile its allocations).
 package main
 
 import (
@@ -68,6 +68,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.only, "ops", "", "measure only the operations whose name matches this regular expression")
 	out := fs.String("out", "BENCHMARKS.md", "write the report here (- for standard output only)")
 	fs.StringVar(&cfg.cpuprofile, "cpuprofile", "", "write a CPU profile of one operation (-profile-op), served at concurrency 1 without delay, to this file")
+	fs.StringVar(&cfg.memprofile, "memprofile", "", "with -cpuprofile, also write the allocations of the profiled runs (go tool pprof -sample_index=alloc_space) to this file")
 	fs.DurationVar(&cfg.profileTime, "profile-time", 5*time.Second, "how long -cpuprofile profiles")
 	fs.StringVar(&cfg.loadProfile, "load-cpuprofile", "", "write a CPU profile of the bulk load (this process only) to this file")
 	fs.StringVar(&cfg.profileOp, "profile-op", "^complete view$", "the operation -cpuprofile profiles (a regular expression; the first match)")

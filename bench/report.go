@@ -6,8 +6,11 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"time"
+
+	"github.com/capcat/catalogue/internal/tune"
 )
 
 // machine describes where the benchmark ran.
@@ -61,6 +64,16 @@ func (r *report) write(w io.Writer, command string) {
 	p("Produced by `%s` on %s.", command, time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	p("")
 	p("- Machine: %s.", machine())
+	gogc := fmt.Sprintf("GOGC %d", r.gogc)
+	if r.gogc < 0 {
+		gogc = "GOGC off"
+	}
+	if os.Getenv("GOGC") == "" {
+		gogc += ", the server's default (internal/tune; the GOGC variable overrides it)"
+	} else {
+		gogc += ", from the GOGC variable (the server's default is " + strconv.Itoa(tune.DefaultGCPercent) + ")"
+	}
+	p("- Runtime: %s.", gogc)
 	if r.loadBefore != "" {
 		p("  Load average (1, 5, 15 min) before the run: %s; after the measurements: %s. Other work on the machine shows here and in every timing.", r.loadBefore, r.loadAfter)
 	}

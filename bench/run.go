@@ -25,6 +25,7 @@ import (
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/tune"
 )
 
 // config is one benchmark run.
@@ -50,6 +51,7 @@ type config struct {
 	only string // regexp of the operation names to measure; empty means all
 
 	cpuprofile  string
+	memprofile  string
 	profileTime time.Duration
 	profileOp   string
 	loadProfile string
@@ -96,6 +98,7 @@ type report struct {
 	loadBefore   string // /proc/loadavg before and after the run: other work on the machine
 	loadAfter    string
 	cpuIncludes  string // what the CPU figures include besides the server
+	gogc         int    // the GOGC the measurements ran with
 }
 
 type harness struct {
@@ -117,6 +120,7 @@ func (h *harness) logf(format string, args ...any) {
 // run sets up the backend, loads the catalogue and measures every operation.
 func run(ctx context.Context, cfg config) (*report, error) {
 	h := &harness{cfg: cfg}
+	gogc := tune.GC(os.Getenv) // measure the server as it runs
 	var err error
 	switch {
 	case cfg.endpoint != "":
@@ -144,7 +148,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err := h.store.CreateTable(ctx, time.Minute); err != nil {
 		return nil, err
 	}
-	rep := &report{cfg: cfg, loadBefore: loadAverage()}
+	rep := &report{cfg: cfg, loadBefore: loadAverage(), gogc: gogc}
 	now := cfg.now
 	if now.IsZero() {
 		now = time.Now()
@@ -160,12 +164,8 @@ func run(ctx context.Context, cfg config) (*report, error) {
 			return nil, err
 		}
 	}
-	// Loading is not measured: let the heap grow between collections meanwhile, and restore the
-	// default before the measurements.
-	gc := debug.SetGCPercent(400)
 	start, cpu0, child0 := time.Now(), processCPU(), h.be.childCPU()
 	rep.items, err = h.load(ctx)
-	debug.SetGCPercent(gc)
 	rep.loadCPU, rep.loadChildCPU = processCPU()-cpu0, h.be.childCPU()-child0
 	if cfg.loadProfile != "" {
 		pprof.StopCPUProfile()
@@ -592,6 +592,11 @@ func (h *harness) profile(ctx context.Context) error {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		return err
 	}
+	if h.cfg.memprofile != "" {
+		// Sample every 4 KiB allocated, from here on: the allocations of the profiled runs.
+		runtime.MemProfileRate = 4096
+		defer func() { runtime.MemProfileRate = 512 * 1024 }()
+	}
 	deadline := time.Now().Add(h.cfg.profileTime)
 	n := 0
 	for time.Now().Before(deadline) {
@@ -603,6 +608,17 @@ func (h *harness) profile(ctx context.Context) error {
 	}
 	pprof.StopCPUProfile()
 	h.logf("cpu profile of %d runs of %s written to %s", n, op.Name, h.cfg.cpuprofile)
+	if h.cfg.memprofile != "" {
+		m, err := os.Create(h.cfg.memprofile)
+		if err != nil {
+			return err
+		}
+		defer m.Close()
+		runtime.GC() // the profile is as of the last GC
+		if err := pprof.Lookup("allocs").WriteTo(m, 0); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
