@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"runtime"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -52,7 +53,7 @@ func (d *delayCounter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var slept time.Duration
 	if delay := time.Duration(d.delay.Load()); delay > 0 {
 		start := time.Now()
-		time.Sleep(delay)
+		hold(delay)
 		slept = time.Since(start)
 	}
 	d.mu.Lock()
@@ -210,6 +211,9 @@ func external(url string) *backend { return &backend{URL: url, Kind: "external"}
 // serveBackend is the child's main: serve, print the URL, exit when stdin closes. Run by hand
 // (go run ./bench -serve-backend 127.0.0.1:8000 -delay 4ms), it is a delaying, counting
 // DynamoDB for other tools; its counts are at /_bench/counts.
+// heldProcs is the backend process's GOMAXPROCS (see serveBackend).
+const heldProcs = 512
+
 func serveBackend(addr, kind string, delay time.Duration) error {
 	h, err := newBackendHandler(kind)
 	if err != nil {
@@ -221,6 +225,11 @@ func serveBackend(addr, kind string, delay time.Duration) error {
 	}
 	dc := newDelayCounter(h)
 	dc.delay.Store(int64(delay))
+	// Every held request blocks a thread in nanosleep (hold), and a blocked thread keeps its P
+	// until the runtime's monitor takes it back: with the default of one P per core, a fan-out
+	// of fifty held requests would queue the backend's work behind them. The P count only
+	// bounds Go code running at once; the two cores are shared all the same.
+	runtime.GOMAXPROCS(max(runtime.GOMAXPROCS(0), heldProcs))
 	srv := &http.Server{Handler: dc, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	if p := os.Getenv("BENCH_BACKEND_CPUPROFILE"); p != "" {

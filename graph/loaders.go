@@ -167,6 +167,11 @@ func eachConcurrently[K comparable, V any](m *Metrics, name string, fetch func(c
 	return func(ctx context.Context, keys []K) []*dataloader.Result[V] {
 		m.batch(name, len(keys))
 		res := make([]*dataloader.Result[V], len(keys))
+		if len(keys) == 1 { // the batch's own goroutine does it: no second one to start
+			v, err := fetch(ctx, keys[0])
+			res[0] = &dataloader.Result[V]{Data: v, Error: err}
+			return res
+		}
 		var g errgroup.Group
 		g.SetLimit(maxConcurrentQueries)
 		for i, k := range keys {
