@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -177,6 +178,9 @@ func (s *wireScanner) ws() {
 
 // next skips white space and returns the next byte without consuming it (0 at the end).
 func (s *wireScanner) next() byte {
+	if s.i < len(s.b) && s.b[s.i] > ' ' { // DynamoDB sends compact JSON
+		return s.b[s.i]
+	}
 	s.ws()
 	if s.i >= len(s.b) {
 		return 0
@@ -244,7 +248,15 @@ func (s *wireScanner) str() []byte {
 		return nil
 	}
 	b, start := s.b, s.i
-	for i := start + 1; i < len(b); i++ {
+	i := start + 1
+	// Eight bytes at a time while none of them is a quote, a backslash or a control character.
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		if hasZeroByte(x^quotes)|hasZeroByte(x^backslashes)|hasByteBelow(x, ' ') != 0 {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
 		c := b[i]
 		if plainByte[c] {
 			continue
@@ -264,6 +276,19 @@ func (s *wireScanner) str() []byte {
 	s.fail()
 	return nil
 }
+
+const (
+	ones        = 0x0101010101010101
+	highs       = 0x8080808080808080
+	quotes      = '"' * ones
+	backslashes = '\\' * ones
+)
+
+// hasZeroByte is non-zero when one of x's bytes is 0.
+func hasZeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
+
+// hasByteBelow is non-zero when one of x's bytes is below n (n <= 128).
+func hasByteBelow(x uint64, n byte) uint64 { return (x - uint64(n)*ones) &^ x & highs }
 
 // plainByte marks the bytes a JSON string holds as they are: not a quote, a backslash or a
 // control character.
