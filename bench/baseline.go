@@ -64,7 +64,7 @@ func (b *baselineRunner) capability(id string) (*catalog.Capability, error) {
 }
 
 func (b *baselineRunner) components(capID string) ([]*catalog.Component, error) {
-	p, err := b.st.ReadRange(b.ctx, capID, dynamo.SegComponents)
+	p, err := b.st.ReadRange(b.ctx, capID, dynamo.SegComponents, dynamo.Fields{})
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (b *baselineRunner) components(capID string) ([]*catalog.Component, error) 
 }
 
 func (b *baselineRunner) dependencies(capID string) ([]*catalog.Dependency, error) {
-	p, err := b.st.ReadRange(b.ctx, capID, dynamo.SegDependencies)
+	p, err := b.st.ReadRange(b.ctx, capID, dynamo.SegDependencies, dynamo.Fields{})
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +80,7 @@ func (b *baselineRunner) dependencies(capID string) ([]*catalog.Dependency, erro
 }
 
 func (b *baselineRunner) rules(capID string) ([]*catalog.Rule, error) {
-	p, err := b.st.ReadRange(b.ctx, capID, dynamo.SegRules)
+	p, err := b.st.ReadRange(b.ctx, capID, dynamo.SegRules, dynamo.Fields{})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -81,9 +82,59 @@ type Partition struct {
 	Rules        []*catalog.Rule
 }
 
+// Fields names the Data keys a partition read needs, by entity; a nil list reads whole items.
+// The keys the store and the GraphQL filters rely on (requiredKeys) are read in any case.
+// Reading fewer keys costs the same capacity (DynamoDB charges by stored item size) but sends
+// and decodes fewer bytes: a list that shows each component's name and status reads a tenth
+// of each item.
+type Fields struct {
+	Components, Dependencies, Rules []string
+}
+
+// requiredKeys are read whatever Fields asks: IDs, the order and what filters compare.
+var requiredKeys = []struct {
+	seg  Segment
+	keys []string
+}{
+	{SegComponents, []string{"componentId", "capabilityId", "order", "componentType", "layer", "status"}},
+	{SegDependencies, []string{"capabilityId", "sourceComponentId", "targetComponentId", "criticality"}},
+	{SegRules, []string{"ruleId", "capabilityId", "order", "ruleType", "status"}},
+}
+
+// projection returns the ProjectionExpression and its names for a range; "" reads whole items.
+func (f Fields) projection(rng Segment) (string, map[string]string) {
+	asked := map[Segment][]string{SegComponents: f.Components, SegDependencies: f.Dependencies, SegRules: f.Rules}
+	var keys []string
+	for _, r := range requiredKeys {
+		if !rng.Has(r.seg) {
+			continue
+		}
+		if asked[r.seg] == nil {
+			return "", nil
+		}
+		keys = append(append(keys, r.keys...), asked[r.seg]...)
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+	names := map[string]string{"#d": attrData}
+	parts := make([]string, 0, 6+len(keys))
+	for i, a := range []string{attrPK, attrSK, attrEntityType, attrCreatedAt, attrUpdatedAt, attrRevision} {
+		n := "#e" + strconv.Itoa(i)
+		names[n] = a
+		parts = append(parts, n)
+	}
+	for i, k := range keys {
+		n := "#k" + strconv.Itoa(i)
+		names[n] = k
+		parts = append(parts, "#d."+n)
+	}
+	return strings.Join(parts, ", "), names
+}
+
 // ReadRange reads one contiguous range (a group returned by PlanRanges) of a capability's
-// partition with one Query (more only when DynamoDB pages past 1 MB).
-func (s *Store) ReadRange(ctx context.Context, capabilityID string, rng Segment) (*Partition, error) {
+// partition with one Query (more only when DynamoDB pages past 1 MB): the Data keys f names,
+// or whole items for the zero Fields.
+func (s *Store) ReadRange(ctx context.Context, capabilityID string, rng Segment, f Fields) (*Partition, error) {
 	if err := ValidateID("capabilityId", capabilityID); err != nil {
 		return nil, err
 	}
@@ -91,7 +142,9 @@ func (s *Store) ReadRange(ctx context.Context, capabilityID string, rng Segment)
 	if err != nil {
 		return nil, err
 	}
-	items, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), lo: lo, hi: hi})
+	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi}
+	q.projection, q.names = f.projection(rng)
+	items, _, err := s.run(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read %s of %s: %w", rng, capabilityID, err)
 	}
@@ -129,7 +182,7 @@ func (s *Store) ReadPartition(ctx context.Context, capabilityID string, want Seg
 	g, gctx := errgroup.WithContext(ctx)
 	for i, r := range ranges {
 		g.Go(func() (err error) {
-			parts[i], err = s.ReadRange(gctx, capabilityID, r)
+			parts[i], err = s.ReadRange(gctx, capabilityID, r, Fields{})
 			return err
 		})
 	}
@@ -413,7 +466,7 @@ func (s *Store) metricsByComponent(ctx context.Context, capabilityID string, f M
 		}
 		resume = [2]string{c, string(mt)}
 	}
-	part, err := s.ReadRange(ctx, capabilityID, SegComponents)
+	part, err := s.ReadRange(ctx, capabilityID, SegComponents, Fields{Components: []string{}}) // the IDs only
 	if err != nil {
 		return nil, err
 	}

@@ -219,6 +219,8 @@ type query struct {
 	want    int
 	start   map[string]types.AttributeValue
 	now     time.Time // when set, items whose TTL passed are dropped
+	// projection, when set, is the ProjectionExpression (its names in names).
+	projection string
 	// consistent asks for a strongly consistent read (base table only).
 	consistent bool
 }
@@ -261,6 +263,9 @@ func (s *Store) run(ctx context.Context, q query) (items []*item, more bool, err
 	}
 	if q.filter != "" {
 		in.FilterExpression = &q.filter
+	}
+	if q.projection != "" {
+		in.ProjectionExpression = &q.projection
 	}
 	wctx := withWireItems(ctx)
 	for {

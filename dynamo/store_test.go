@@ -662,7 +662,7 @@ func TestReadPartition(t *testing.T) {
 					union |= r
 					env.Counter.Reset()
 					call := fmt.Sprintf("ReadRange(%q, %v)", id, r)
-					p, err := env.Store.ReadRange(ctx, id, r)
+					p, err := env.Store.ReadRange(ctx, id, r, dynamo.Fields{})
 					if err != nil {
 						t.Fatalf("%s = %v", call, err)
 					}
@@ -701,6 +701,43 @@ func TestReadPartition(t *testing.T) {
 		}
 	})
 
+	t.Run("named Data keys only", func(t *testing.T) {
+		b := bundleOf(t, bundles, alertID)
+		env.Counter.Reset()
+		rng := dynamo.SegComponents | dynamo.SegDependencies
+		p, err := env.Store.ReadRange(ctx, alertID, rng, dynamo.Fields{Components: []string{"name", "health"}, Dependencies: []string{}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantOps(t, env, "ReadRange with Fields", map[string]int{"Query": 1})
+		if len(p.Components) != len(b.Components) || len(p.Dependencies) != len(b.Dependencies) {
+			t.Fatalf("read %d components, %d dependencies; want %d, %d", len(p.Components), len(p.Dependencies), len(b.Components), len(b.Dependencies))
+		}
+		for i, c := range p.Components {
+			w := b.Components[i]
+			want := catalog.Component{Meta: c.Meta, ComponentID: w.ComponentID, CapabilityID: w.CapabilityID, Name: w.Name, ComponentType: w.ComponentType,
+				Order: w.Order, Layer: w.Layer, Status: w.Status, Health: w.Health}
+			sameJSON(t, fmt.Sprintf("component %d with name and health", i), c, &want)
+			if c.Revision != 1 || c.CreatedAt.IsZero() {
+				t.Errorf("component %d: Meta = %+v, want the envelope read", i, c.Meta)
+			}
+		}
+		for i, d := range p.Dependencies {
+			want := catalog.Dependency{CapabilityID: d.CapabilityID, SourceComponentID: d.SourceComponentID, TargetComponentID: d.TargetComponentID, Criticality: d.Criticality}
+			if d.SourceComponentID == "" || d.Criticality == "" || d.DependencyType != "" || d.Interface != nil {
+				t.Errorf("dependency %d = %+v, want only its required keys", i, d)
+			}
+			sameJSON(t, fmt.Sprintf("dependency %d with required keys", i), d, &want)
+		}
+		whole, err := env.Store.ReadRange(ctx, alertID, rng, dynamo.Fields{Components: []string{"name"}}) // dependencies nil: whole items
+		if err != nil {
+			t.Fatal(err)
+		}
+		if whole.Components[0].Technology == nil || whole.Dependencies[0].Interface == nil {
+			t.Errorf("a nil key list must read whole items: %+v", whole.Components[0])
+		}
+	})
+
 	t.Run("empty partition", func(t *testing.T) {
 		env.Counter.Reset()
 		p, err := env.Store.ReadPartition(ctx, "CAP-NOPE-001", dynamo.SegComponents|dynamo.SegRules)
@@ -715,10 +752,10 @@ func TestReadPartition(t *testing.T) {
 
 	t.Run("errors", func(t *testing.T) {
 		env.Counter.Reset()
-		if _, err := env.Store.ReadRange(ctx, alertID, dynamo.SegComponents|dynamo.SegRules); err == nil {
+		if _, err := env.Store.ReadRange(ctx, alertID, dynamo.SegComponents|dynamo.SegRules, dynamo.Fields{}); err == nil {
 			t.Errorf("ReadRange(%q, components+rules) = nil error, want an error: not one range", alertID)
 		}
-		if _, err := env.Store.ReadRange(ctx, "CAP#1", dynamo.SegComponents); !isValidation(err, "capabilityId") {
+		if _, err := env.Store.ReadRange(ctx, "CAP#1", dynamo.SegComponents, dynamo.Fields{}); !isValidation(err, "capabilityId") {
 			t.Errorf("ReadRange(%q) = %v, want a *catalog.ValidationError", "CAP#1", err)
 		}
 		if _, err := env.Store.ReadPartition(ctx, "", dynamo.SegRules); !isValidation(err, "capabilityId") {

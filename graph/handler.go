@@ -45,6 +45,9 @@ type Options struct {
 	// for one by one before it reads them in one BatchGetItem; zero means DefaultBatchWindow.
 	// Root capability(id:) fields and every list's capabilities are read at once, without it.
 	BatchWindow time.Duration
+	// FullItems makes partition reads fetch whole items instead of the Data keys the
+	// operation can use (a ProjectionExpression worked out from the whole query).
+	FullItems bool
 	// Metrics, when set, records request metrics; MetricsHandler serves them at /metrics.
 	Metrics        *Metrics
 	MetricsHandler http.Handler

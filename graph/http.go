@@ -190,7 +190,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			ctx, cancel = context.WithTimeout(ctx, opts.Deadline)
 			defer cancel()
 		}
-		ctx = WithLoaders(ctx, NewLoaders(store, opts.Metrics, opts.BatchWindow))
+		ctx = WithLoaders(ctx, NewLoaders(store, LoaderOptions{Metrics: opts.Metrics, BatchWindow: opts.BatchWindow, FullItems: opts.FullItems}))
 		srv.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }

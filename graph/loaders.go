@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
 	"github.com/graph-gophers/dataloader/v7"
 	"golang.org/x/sync/errgroup"
 
@@ -64,15 +65,28 @@ type Loaders struct {
 	planned map[string][]dynamo.Segment // ranges already requested, by capability
 
 	roots sync.Once // PrefetchRoots
+
+	fieldsOnce sync.Once
+	fullItems  bool          // Options.FullItems
+	fields     dynamo.Fields // what partition reads fetch: partitionFields of the operation
 }
 
-// NewLoaders returns the loaders of one request; window is the metadata loader's batch window
-// (0 means DefaultBatchWindow).
-func NewLoaders(store Store, metrics *Metrics, window time.Duration) *Loaders {
+// LoaderOptions tune the loaders of a request.
+type LoaderOptions struct {
+	Metrics *Metrics
+	// BatchWindow is the metadata loader's batch window; 0 means DefaultBatchWindow.
+	BatchWindow time.Duration
+	// FullItems reads whole partition items instead of the Data keys the operation selects.
+	FullItems bool
+}
+
+// NewLoaders returns the loaders of one request.
+func NewLoaders(store Store, opts LoaderOptions) *Loaders {
+	window, metrics := opts.BatchWindow, opts.Metrics
 	if window <= 0 {
 		window = DefaultBatchWindow
 	}
-	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}}
+	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}, fullItems: opts.FullItems}
 	l.capCache = dataloader.NewCache[string, *catalog.Capability]()
 	l.capabilities = dataloader.NewBatchedLoader(l.loadCapabilities,
 		dataloader.WithWait[string, *catalog.Capability](window),
@@ -128,7 +142,17 @@ func (l *Loaders) loadCapabilities(ctx context.Context, ids []string) []*dataloa
 }
 
 func (l *Loaders) loadRange(ctx context.Context, k rangeKey) (*dynamo.Partition, error) {
-	return l.store.ReadRange(ctx, k.CapabilityID, k.Range)
+	return l.store.ReadRange(ctx, k.CapabilityID, k.Range, l.partitionFields(ctx))
+}
+
+// partitionFields works out once per request which Data keys partition reads fetch.
+func (l *Loaders) partitionFields(ctx context.Context) dynamo.Fields {
+	l.fieldsOnce.Do(func() {
+		if !l.fullItems && graphql.HasOperationContext(ctx) {
+			l.fields = partitionFields(graphql.GetOperationContext(ctx))
+		}
+	})
+	return l.fields
 }
 
 func (l *Loaders) loadJobs(ctx context.Context, k jobsKey) (*dynamo.Page[*catalog.Job], error) {

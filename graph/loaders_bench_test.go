@@ -104,7 +104,7 @@ type plannerStore struct {
 	cap  *catalog.Capability
 }
 
-func (s plannerStore) ReadRange(_ context.Context, _ string, _ dynamo.Segment) (*dynamo.Partition, error) {
+func (s plannerStore) ReadRange(_ context.Context, _ string, _ dynamo.Segment, _ dynamo.Fields) (*dynamo.Partition, error) {
 	return s.part, nil
 }
 
@@ -131,7 +131,7 @@ func BenchmarkFetchPlanner(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		l := graph.NewLoaders(store, nil, 0)
+		l := graph.NewLoaders(store, graph.LoaderOptions{})
 		l.Prefetch(ctx, "CAP-ALERT-MGT-001", dynamo.SegComponents|dynamo.SegDependencies|dynamo.SegRules)
 		if _, err := l.Capability(ctx, "CAP-ALERT-MGT-001"); err != nil {
 			b.Fatal(err)
@@ -160,7 +160,7 @@ func BenchmarkFetchPlannerList(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		l := graph.NewLoaders(store, nil, 0)
+		l := graph.NewLoaders(store, graph.LoaderOptions{})
 		for _, id := range ids {
 			l.Prefetch(ctx, id, dynamo.SegComponents|dynamo.SegDependencies)
 		}

@@ -12,7 +12,8 @@
 // begins_with on string keys; FilterExpression; Limit counted before the filter; the 1 MB page
 // limit; ExclusiveStartKey/LastEvaluatedKey; ScanIndexForward; GSIs with projection ALL),
 // BatchWriteItem (25 requests), PutItem and DeleteItem (with ConditionExpression and ALL_OLD),
-// and ConsumedCapacity. Anything else (transactions, UpdateItem, index scans, ProjectionExpression) is
+// and ConsumedCapacity. ProjectionExpression is implemented for Query, with paths of one or two names ("Data.name").
+// Anything else (transactions, UpdateItem, index scans, other projections) is
 // an error, never a silent approximation. TTL is accepted but items never expire (the store
 // filters expired items itself).
 package memdyn
@@ -28,6 +29,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 const (
@@ -83,6 +85,7 @@ type rec struct {
 	gsi    []gsiKey
 	raw    json.RawMessage
 	size   int
+	split  atomic.Pointer[parsed] // for projections, built on first use
 }
 
 type gsiKey struct{ index, hash, rng string }
@@ -661,8 +664,8 @@ func (s *Server) query(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	if in.ProjectionExpression != "" || (in.Select != "" && in.Select != "ALL_ATTRIBUTES") {
-		return nil, validation("memdyn does not implement ProjectionExpression or Select")
+	if in.Select != "" && in.Select != "ALL_ATTRIBUTES" && !(in.Select == "SPECIFIC_ATTRIBUTES" && in.ProjectionExpression != "") {
+		return nil, validation("memdyn does not implement Select %s", in.Select)
 	}
 	if in.Limit < 0 {
 		return nil, validation("Limit must be positive")
@@ -697,6 +700,13 @@ func (s *Server) query(body []byte) (any, error) {
 		if filter, err = parseExpr(in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, used); err != nil {
 			s.mu.Unlock()
 			return nil, validation("FilterExpression: %v", err)
+		}
+	}
+	var proj *projection
+	if in.ProjectionExpression != "" {
+		if proj, err = parseProjection(in.ProjectionExpression, in.ExpressionAttributeNames, used); err != nil {
+			s.mu.Unlock()
+			return nil, err
 		}
 	}
 	var startOrd string
@@ -764,7 +774,15 @@ func (s *Server) query(body []byte) (any, error) {
 		if count > 0 {
 			b.WriteString(",")
 		}
-		b.Write(e.rec.raw)
+		if proj != nil {
+			item, err := proj.apply(e.rec)
+			if err != nil {
+				return nil, &apiError{"InternalServerError", err.Error()}
+			}
+			b.Write(item)
+		} else {
+			b.Write(e.rec.raw)
+		}
 		count++
 	}
 	b.WriteString("]")
