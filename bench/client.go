@@ -106,8 +106,8 @@ func traceMiddleware(stack *middleware.Stack) error {
 // connection pool to DynamoDB; 0 keeps the SDK's default client (10 idle connections per host).
 // The client is swapped after dynamo.NewClient rather than given as ClientConfig.HTTPClient:
 // with AWS_CA_BUNDLE set, the SDK refuses a plain *http.Client there.
-func newStore(ctx context.Context, endpoint string, idleConns int) (*dynamo.Store, error) {
-	c, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint})
+func newStore(ctx context.Context, endpoint string, idleConns int, obs dynamo.Observer) (*dynamo.Store, error) {
+	c, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Observer: obs})
 	if err != nil {
 		return nil, err
 	}

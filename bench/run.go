@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -20,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/capcat/catalogue/catalog"
@@ -102,6 +104,7 @@ type report struct {
 }
 
 type harness struct {
+	apiKey  string // sent with every request
 	cfg     config
 	be      *backend
 	store   *dynamo.Store
@@ -139,7 +142,11 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if err := waitReady(wctx, h.be.URL); err != nil {
 		return nil, err
 	}
-	if h.store, err = newStore(ctx, h.be.URL, cfg.idleConns); err != nil {
+	// The server's configuration (server.go): metrics of every call and request, an API key
+	// checked on every request, the request deadline, and one JSON log line per request
+	// (formatted, then discarded).
+	metrics := graph.NewMetrics(prometheus.NewRegistry())
+	if h.store, err = newStore(ctx, h.be.URL, cfg.idleConns, metrics); err != nil {
 		return nil, err
 	}
 	if err := h.be.SetDelay(0); err != nil {
@@ -179,7 +186,15 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	runtime.GC()
 	debug.FreeOSMemory()
 
-	h.handler = graph.GraphQLHandler(h.store, graph.Options{Logger: quietLogger()})
+	keys := &graph.KeyRing{}
+	h.apiKey = graph.NewAPIKey()
+	keys.Add(h.apiKey, graph.RoleViewer, "bench")
+	h.handler = graph.GraphQLHandler(h.store, graph.Options{
+		Logger:   slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Auth:     &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
+		Deadline: 10 * time.Second,
+		Metrics:  metrics,
+	})
 	h.ops = operations(opConfig{shape: cfg.shape, gen: h.gen, capIndex: cfg.shape.Capabilities / 2})
 	only, err := regexp.Compile(cfg.only)
 	if err != nil {
@@ -255,6 +270,7 @@ func (h *harness) runOurs(ctx context.Context, op *operation, body []byte, full 
 	ctx, tr := withTrace(ctx)
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+h.apiKey)
 	rec := httptest.NewRecorder()
 	start := time.Now()
 	h.handler.ServeHTTP(rec, req)

@@ -10,8 +10,9 @@ import (
 // projection is a parsed ProjectionExpression: top-level attributes, and map members of
 // top-level attributes ("Data.name"). Deeper paths and list indexes are refused.
 type projection struct {
-	top    []string            // whole attributes
-	nested map[string][]string // attribute -> members of its map
+	top     []string            // whole attributes
+	nested  map[string][]string // attribute -> members of its map
+	parents []string            // the keys of nested, sorted
 }
 
 // parseProjection reads "a, #b, #c.#d" with names resolved through names (marking them used).
@@ -43,28 +44,49 @@ func parseProjection(expr string, names map[string]string, used map[string]bool)
 			return nil, validation("ProjectionExpression: memdyn supports paths of at most two names, not %q", path)
 		}
 	}
+	for name := range p.nested {
+		p.parents = append(p.parents, name)
+	}
+	sort.Strings(p.parents)
 	return p, nil
 }
 
-// parsed is an item split into its attributes, and its map attributes into their members,
-// built once per stored item the first time a projection reads it.
+// parsed is an item split into its attributes, and its map attributes into their members
+// (each kept with its name already quoted), built once per stored item the first time a
+// projection reads it.
 type parsed struct {
-	attrs   map[string]json.RawMessage
-	members map[string]map[string]json.RawMessage // of the attributes that are maps
+	attrs   map[string]quoted
+	members map[string]map[string]quoted // of the attributes that are maps
+}
+
+type quoted struct {
+	name  []byte // the JSON string of the name
+	value json.RawMessage
+}
+
+func quote(s string) []byte {
+	q, _ := json.Marshal(s)
+	return q
 }
 
 func (r *rec) parsed() (*parsed, error) {
 	if p := r.split.Load(); p != nil {
 		return p, nil
 	}
-	p := &parsed{members: map[string]map[string]json.RawMessage{}}
-	if err := json.Unmarshal(r.raw, &p.attrs); err != nil {
+	var attrs map[string]json.RawMessage
+	if err := json.Unmarshal(r.raw, &attrs); err != nil {
 		return nil, err
 	}
-	for name, v := range p.attrs {
+	p := &parsed{attrs: make(map[string]quoted, len(attrs)), members: map[string]map[string]quoted{}}
+	for name, v := range attrs {
+		p.attrs[name] = quoted{quote(name), v}
 		var m struct{ M map[string]json.RawMessage }
 		if bytes.HasPrefix(v, []byte(`{"M"`)) && json.Unmarshal(v, &m) == nil && m.M != nil {
-			p.members[name] = m.M
+			members := make(map[string]quoted, len(m.M))
+			for k, mv := range m.M {
+				members[k] = quoted{quote(k), mv}
+			}
+			p.members[name] = members
 		}
 	}
 	r.split.Store(p)
@@ -77,63 +99,55 @@ func (p *projection) apply(r *rec) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var b bytes.Buffer
+	b := make([]byte, 0, 512)
 	n := 0
-	member := func(name string, v []byte) {
+	member := func(q quoted) {
 		if n > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
 		n++
-		q, _ := json.Marshal(name)
-		b.Write(q)
-		b.WriteByte(':')
-		b.Write(v)
+		b = append(append(append(b, q.name...), ':'), q.value...)
 	}
-	b.WriteByte('{')
+	b = append(b, '{')
 	for _, name := range p.top {
 		if _, nested := p.nested[name]; nested {
-			continue // the whole attribute wins over its members
+			continue // written below, whole
 		}
-		if v, ok := x.attrs[name]; ok {
-			member(name, v)
+		if q, ok := x.attrs[name]; ok {
+			member(q)
 		}
 	}
-	parents := make([]string, 0, len(p.nested))
-	for name := range p.nested {
-		parents = append(parents, name)
-	}
-	sort.Strings(parents)
-	for _, name := range parents {
-		if v, ok := x.attrs[name]; ok && contains(p.top, name) {
-			member(name, v)
+	for _, name := range p.parents {
+		q, ok := x.attrs[name]
+		if !ok {
+			continue
+		}
+		if contains(p.top, name) { // the whole attribute wins over its members
+			member(q)
 			continue
 		}
 		m, ok := x.members[name]
 		if !ok {
 			continue
 		}
-		var sub bytes.Buffer
+		sub := append([]byte(nil), `{"M":{`...)
 		k := 0
 		for _, key := range p.nested[name] {
-			v, ok := m[key]
+			mq, ok := m[key]
 			if !ok {
 				continue
 			}
 			if k > 0 {
-				sub.WriteByte(',')
+				sub = append(sub, ',')
 			}
 			k++
-			q, _ := json.Marshal(key)
-			sub.Write(q)
-			sub.WriteByte(':')
-			sub.Write(v)
+			sub = append(append(append(sub, mq.name...), ':'), mq.value...)
 		}
 		if k > 0 {
-			member(name, []byte(`{"M":{`+sub.String()+`}}`))
+			member(quoted{q.name, append(sub, "}}"...)})
 		}
 	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
+	return append(b, '}'), nil
 }
 
 func contains(xs []string, s string) bool {
