@@ -66,6 +66,12 @@ type Loaders struct {
 
 	roots sync.Once // PrefetchRoots
 
+	// Per capability, built once from its partition: components by ID, and the neighbours of
+	// each component (componentByID and neighbours run once per component of a list, each in
+	// its own goroutine; a map lookup keeps them cheap).
+	byID  map[string]map[string]*catalog.Component
+	graph map[string]*edgeIndex
+
 	fieldsOnce sync.Once
 	fullItems  bool          // Options.FullItems
 	fields     dynamo.Fields // what partition reads fetch: partitionFields of the operation
@@ -86,7 +92,8 @@ func NewLoaders(store Store, opts LoaderOptions) *Loaders {
 	if window <= 0 {
 		window = DefaultBatchWindow
 	}
-	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}, fullItems: opts.FullItems}
+	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}, fullItems: opts.FullItems,
+		byID: map[string]map[string]*catalog.Component{}, graph: map[string]*edgeIndex{}}
 	l.capCache = dataloader.NewCache[string, *catalog.Capability]()
 	l.capabilities = dataloader.NewBatchedLoader(l.loadCapabilities,
 		dataloader.WithWait[string, *catalog.Capability](window),
@@ -259,6 +266,65 @@ func (l *Loaders) PrefetchCapabilities(ctx context.Context, ids []string) {
 		}()
 		res = l.loadCapabilities(ctx, fresh)
 	}()
+}
+
+// edgeIndex holds, for each component ID, the components on the far side of its outgoing and
+// incoming dependencies, in the order of the dependencies.
+type edgeIndex struct {
+	out, in map[string][]*catalog.Component
+}
+
+// components returns a capability's components by ID.
+func (l *Loaders) components(ctx context.Context, capabilityID string) (map[string]*catalog.Component, error) {
+	l.mu.Lock()
+	ix, ok := l.byID[capabilityID]
+	l.mu.Unlock()
+	if ok {
+		return ix, nil
+	}
+	p, err := l.Partition(ctx, capabilityID, dynamo.SegComponents)
+	if err != nil {
+		return nil, err
+	}
+	ix = make(map[string]*catalog.Component, len(p.Components))
+	for _, c := range p.Components {
+		ix[c.ComponentID] = c
+	}
+	l.mu.Lock()
+	l.byID[capabilityID] = ix
+	l.mu.Unlock()
+	return ix, nil
+}
+
+// edges returns a capability's dependency neighbours by component.
+func (l *Loaders) edges(ctx context.Context, capabilityID string) (*edgeIndex, error) {
+	l.mu.Lock()
+	g, ok := l.graph[capabilityID]
+	l.mu.Unlock()
+	if ok {
+		return g, nil
+	}
+	p, err := l.Partition(ctx, capabilityID, dynamo.SegComponents|dynamo.SegDependencies)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]*catalog.Component, len(p.Components))
+	for _, c := range p.Components {
+		byID[c.ComponentID] = c
+	}
+	g = &edgeIndex{out: map[string][]*catalog.Component{}, in: map[string][]*catalog.Component{}}
+	for _, d := range p.Dependencies {
+		if dst := byID[d.TargetComponentID]; dst != nil {
+			g.out[d.SourceComponentID] = append(g.out[d.SourceComponentID], dst)
+		}
+		if src := byID[d.SourceComponentID]; src != nil {
+			g.in[d.TargetComponentID] = append(g.in[d.TargetComponentID], src)
+		}
+	}
+	l.mu.Lock()
+	l.graph[capabilityID] = g
+	l.mu.Unlock()
+	return g, nil
 }
 
 // PrefetchRoots starts reading, in one BatchGetItem and without a batch window, the metadata

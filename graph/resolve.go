@@ -33,40 +33,28 @@ func partition(ctx context.Context, capabilityID string, want dynamo.Segment) (*
 
 // componentByID returns a component of a capability, or nil when it is not there.
 func componentByID(ctx context.Context, capabilityID, componentID string) (*catalog.Component, error) {
-	p, err := partition(ctx, capabilityID, dynamo.SegComponents)
+	ix, err := For(ctx).components(ctx, capabilityID)
 	if err != nil {
 		return nil, err
 	}
-	for _, c := range p.Components {
-		if c.ComponentID == componentID {
-			return c, nil
-		}
-	}
-	return nil, nil
+	return ix[componentID], nil
 }
 
 // neighbours returns the components on the far side of c's edges: its targets when outgoing,
 // its sources otherwise, in the order of the edges.
 func neighbours(ctx context.Context, c *catalog.Component, outgoing bool) ([]*catalog.Component, error) {
-	p, err := partition(ctx, c.CapabilityID, dynamo.SegComponents|dynamo.SegDependencies)
+	g, err := For(ctx).edges(ctx, c.CapabilityID)
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[string]*catalog.Component, len(p.Components))
-	for _, x := range p.Components {
-		byID[x.ComponentID] = x
+	near := g.in
+	if outgoing {
+		near = g.out
 	}
-	out := []*catalog.Component{}
-	for _, d := range p.Dependencies {
-		near, far := d.TargetComponentID, d.SourceComponentID
-		if outgoing {
-			near, far = d.SourceComponentID, d.TargetComponentID
-		}
-		if near == c.ComponentID && byID[far] != nil {
-			out = append(out, byID[far])
-		}
+	if n := near[c.ComponentID]; n != nil {
+		return n, nil
 	}
-	return out, nil
+	return []*catalog.Component{}, nil
 }
 
 // capabilityOrNull returns the capability, nil without error when it does not exist.
