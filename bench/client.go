@@ -48,6 +48,26 @@ func (t *trace) record(s span, items int) {
 	t.mu.Unlock()
 }
 
+// around splits a unit of work that ran from start to end into the time before its first
+// DynamoDB call started, and after its last one ended (zero without calls).
+func (t *trace) around(start, end time.Time) (before, after time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if len(t.calls) == 0 {
+		return 0, 0
+	}
+	first, last := t.calls[0].start, t.calls[0].end
+	for _, c := range t.calls[1:] {
+		if c.start.Before(first) {
+			first = c.start
+		}
+		if c.end.After(last) {
+			last = c.end
+		}
+	}
+	return first.Sub(start), end.Sub(last)
+}
+
 // depth is the length, in DynamoDB round trips, of the longest chain of calls each of which
 // started after the previous one ended: the critical path of the unit of work, as a delaying
 // proxy sees it. Calls that overlap count once.

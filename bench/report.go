@@ -165,6 +165,19 @@ func (r *report) write(w io.Writer, command string) {
 		p("| %s | %s | %s | %s | %s | %s | %s | %s | %.0f | %s | %.2f · %.2f ms | %d/%d/%d · %s |", x.Op.Name, r.rt(o.P50C1), r.rt(o.P50), r.rt(o.P99), b1, b50, b99, br, o.Throughput, bt, ms(o.Held1), ms(o.HeldC), o.Runs1, o.RunsC, o.RunsCPU, bruns)
 	}
 	p("")
+	p("Where the time of one operation goes at concurrency 1 (medians of the C=1 runs): the server's work before its first DynamoDB call starts, then the calls (the injected delay, the backend, and the SDK's work on each call, which includes decoding the items), then the server's work after the last call ends (resolvers, GraphQL execution and the JSON response).")
+	p("")
+	p("| operation | p50, C=1 | before the first call | calls | after the last call |")
+	p("|---|---:|---:|---:|---:|")
+	for _, x := range r.results {
+		if x.Op.Once {
+			continue
+		}
+		o := x.Ours
+		calls := o.P50C1 - o.Before1 - o.After1
+		p("| %s | %.2f ms | %.2f ms | %.2f ms | %.2f ms |", x.Op.Name, ms(o.P50C1), ms(o.Before1), ms(calls), ms(o.After1))
+	}
+	p("")
 
 	p("## Server CPU and allocations per operation")
 	p("")

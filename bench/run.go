@@ -71,6 +71,7 @@ type stats struct {
 	Items                 int         // items read per operation
 	Depth                 int         // median critical path at concurrency 1, in DynamoDB round trips
 	P50C1                 time.Duration
+	Before1, After1       time.Duration // medians at C=1: before the first DynamoDB call, after the last
 	P50, P99              time.Duration
 	Throughput            float64 // operations per second at concurrency c
 	CPU                   time.Duration
@@ -258,6 +259,9 @@ func (h *harness) load(ctx context.Context) (int, error) {
 // sample is one run of an operation.
 type sample struct {
 	lat      time.Duration
+	// before and after are the parts of lat before the first DynamoDB call started and after
+	// the last one ended (the SDK's own work on a call counts as the call's).
+	before, after time.Duration
 	requests int
 	items    int
 	trace    *trace
@@ -274,12 +278,14 @@ func (h *harness) runOurs(ctx context.Context, op *operation, body []byte, full 
 	rec := httptest.NewRecorder()
 	start := time.Now()
 	h.handler.ServeHTTP(rec, req)
-	lat := time.Since(start)
+	end := time.Now()
+	lat := end.Sub(start)
 	out := rec.Body.Bytes()
 	if rec.Code != http.StatusOK || bytes.Contains(out, []byte(`"errors":[`)) {
 		return sample{}, fmt.Errorf("%s: status %d: %.600s", op.Name, rec.Code, out)
 	}
 	s := sample{lat: lat, requests: requestsOf(out), items: tr.items, trace: tr}
+	s.before, s.after = tr.around(start, end)
 	if full {
 		var resp struct{ Data json.RawMessage }
 		if err := json.Unmarshal(out, &resp); err != nil {
@@ -507,14 +513,17 @@ func (h *harness) pass(ctx context.Context, st *stats, requests int, fn func(con
 	if n := c1.total(); n > 0 {
 		st.Held1 = c1.Slept / time.Duration(n)
 	}
-	var lats []time.Duration
+	var lats, befores, afters []time.Duration
 	var depths, items []int
 	for _, s := range one {
 		lats = append(lats, s.lat)
+		befores = append(befores, s.before)
+		afters = append(afters, s.after)
 		depths = append(depths, s.trace.depth())
 		items = append(items, s.items)
 	}
 	st.P50C1, st.Depth, st.Items = percentile(lats, 0.5), medianInt(depths), medianInt(items)
+	st.Before1, st.After1 = percentile(befores, 0.5), percentile(afters, 0.5)
 
 	// Concurrency c: latency percentiles, throughput, the backend's own count.
 	if err := h.be.Reset(); err != nil {
