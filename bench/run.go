@@ -258,14 +258,14 @@ func (h *harness) load(ctx context.Context) (int, error) {
 
 // sample is one run of an operation.
 type sample struct {
-	lat      time.Duration
+	lat time.Duration
 	// before and after are the parts of lat before the first DynamoDB call started and after
 	// the last one ended (the SDK's own work on a call counts as the call's).
 	before, after time.Duration
-	requests int
-	items    int
-	trace    *trace
-	summary  string
+	requests      int
+	items         int
+	trace         *trace
+	summary       string
 }
 
 // runOurs sends the operation to the GraphQL handler in this process and checks the answer.
