@@ -3,6 +3,7 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -23,6 +24,19 @@ func TestRequestBudgets(t *testing.T) {
 // job's capability), and the shapes marked so are left out here: they would wait the hour.
 func TestKnownKeysSkipTheBatchWindow(t *testing.T) {
 	runBudgets(t, newHarnessWith(t, func(o *graph.Options) { o.BatchWindow = time.Hour }), true)
+}
+
+// What does wait for a long window still ends at the request deadline, with TIMEOUT on the
+// field that waited (Job.capability is non-null, so the job is null).
+func TestLongBatchWindowKeepsTheDeadline(t *testing.T) {
+	h := newHarnessWith(t, func(o *graph.Options) {
+		o.BatchWindow = time.Hour
+		o.Deadline = 300 * time.Millisecond
+	})
+	resp := h.do(t, `{ job(id: "JOB-DEPLOY-456") { jobId capability { name } } }`, nil)
+	if resp.code(0) != "TIMEOUT" || !strings.Contains(resp.Body, `"path":["job","capability"]`) {
+		t.Fatalf("a capability waiting for an hour-long window past the deadline = %s", resp.Body)
+	}
 }
 
 func runBudgets(t *testing.T, h *harness, skipWindowed bool) {

@@ -64,7 +64,8 @@ type Loaders struct {
 	mu      sync.Mutex
 	planned map[string][]dynamo.Segment // ranges already requested, by capability
 
-	roots sync.Once // PrefetchRoots
+	roots  sync.Once     // PrefetchRoots
+	window time.Duration // the metadata loader's batch window
 
 	// Per capability, built once from its partition: components by ID, and the neighbours of
 	// each component (componentByID and neighbours run once per component of a list, each in
@@ -92,7 +93,7 @@ func NewLoaders(store Store, opts LoaderOptions) *Loaders {
 	if window <= 0 {
 		window = DefaultBatchWindow
 	}
-	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}, fullItems: opts.FullItems,
+	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}, fullItems: opts.FullItems, window: window,
 		byID: map[string]map[string]*catalog.Component{}, graph: map[string]*edgeIndex{}}
 	l.capCache = dataloader.NewCache[string, *catalog.Capability]()
 	l.capabilities = dataloader.NewBatchedLoader(l.loadCapabilities,
@@ -339,7 +340,27 @@ func (l *Loaders) PrefetchRoots(ctx context.Context) {
 // Capability returns the capability with the given ID. It returns an error wrapping
 // dynamo.ErrNotFound if none exists.
 func (l *Loaders) Capability(ctx context.Context, id string) (*catalog.Capability, error) {
-	return l.capabilities.Load(ctx, id)()
+	th := l.capabilities.Load(ctx, id)
+	if _, deadline := ctx.Deadline(); !deadline || l.window <= DefaultBatchWindow {
+		return th()
+	}
+	// A configured window longer than the default could outlast the request's deadline: the
+	// wait gives up with the context (the read itself honours it once dispatched).
+	type result struct {
+		c   *catalog.Capability
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := th()
+		done <- result{c, err}
+	}()
+	select {
+	case r := <-done:
+		return r.c, r.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 // Prefetch starts reading the wanted segments of a capability's partition without waiting:
