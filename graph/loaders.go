@@ -57,12 +57,13 @@ type Loaders struct {
 	metrics       *Metrics
 	capabilities  *dataloader.Loader[string, *catalog.Capability]
 	capCache      *dataloader.InMemoryCache[string, *catalog.Capability] // the capabilities loader's cache
-	ranges        *dataloader.Loader[rangeKey, *dynamo.Partition]
 	jobs          *dataloader.Loader[jobsKey, *dynamo.Page[*catalog.Job]]
 	metricWindows *dataloader.Loader[metricsKey, *dynamo.Page[*catalog.Metric]]
 
 	mu      sync.Mutex
 	planned map[string][]dynamo.Segment // ranges already requested, by capability
+	ranges  map[rangeKey]*rangeRead      // their reads
+	queries chan struct{}                // bounds the partition queries in flight
 
 	roots  sync.Once     // PrefetchRoots
 	window time.Duration // the metadata loader's batch window
@@ -94,14 +95,13 @@ func NewLoaders(store Store, opts LoaderOptions) *Loaders {
 		window = DefaultBatchWindow
 	}
 	l := &Loaders{store: store, metrics: metrics, planned: map[string][]dynamo.Segment{}, fullItems: opts.FullItems, window: window,
-		byID: map[string]map[string]*catalog.Component{}, graph: map[string]*edgeIndex{}}
+		byID: map[string]map[string]*catalog.Component{}, graph: map[string]*edgeIndex{},
+		ranges: map[rangeKey]*rangeRead{}, queries: make(chan struct{}, maxConcurrentQueries)}
 	l.capCache = dataloader.NewCache[string, *catalog.Capability]()
 	l.capabilities = dataloader.NewBatchedLoader(l.loadCapabilities,
 		dataloader.WithWait[string, *catalog.Capability](window),
 		dataloader.WithBatchCapacity[string, *catalog.Capability](100),
 		dataloader.WithCache[string, *catalog.Capability](l.capCache))
-	l.ranges = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "partition", l.loadRange),
-		dataloader.WithWait[rangeKey, *dynamo.Partition](0))
 	l.jobs = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "jobs", l.loadJobs),
 		dataloader.WithWait[jobsKey, *dynamo.Page[*catalog.Job]](0))
 	l.metricWindows = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "metrics", l.loadMetrics),
@@ -367,28 +367,36 @@ func (l *Loaders) Capability(ctx context.Context, id string) (*catalog.Capabilit
 // resolvers call it as soon as they know which children the query selected, so that the reads
 // of one level go out together.
 func (l *Loaders) Prefetch(ctx context.Context, capabilityID string, want dynamo.Segment) {
-	l.thunks(ctx, capabilityID, want)
+	l.reads(ctx, capabilityID, want)
 }
 
 // Partition returns the wanted segments of a capability's partition. A segment already
 // requested in this request (by look-ahead or another resolver) is not read again.
 func (l *Loaders) Partition(ctx context.Context, capabilityID string, want dynamo.Segment) (*dynamo.Partition, error) {
 	p := &dynamo.Partition{}
-	for _, th := range l.thunks(ctx, capabilityID, want) {
-		part, err := th()
-		if err != nil {
-			return nil, err
+	for _, r := range l.reads(ctx, capabilityID, want) {
+		<-r.done
+		if r.err != nil {
+			return nil, r.err
 		}
-		p.Components = append(p.Components, part.Components...)
-		p.Dependencies = append(p.Dependencies, part.Dependencies...)
-		p.Rules = append(p.Rules, part.Rules...)
+		p.Components = append(p.Components, r.part.Components...)
+		p.Dependencies = append(p.Dependencies, r.part.Dependencies...)
+		p.Rules = append(p.Rules, r.part.Rules...)
 	}
 	return p, nil
 }
 
-// thunks plans the ranges that cover want for a capability, reusing ranges already requested,
-// and returns one thunk per range that holds a wanted segment.
-func (l *Loaders) thunks(ctx context.Context, capabilityID string, want dynamo.Segment) []dataloader.Thunk[*dynamo.Partition] {
+// rangeRead is one partition range read of the request; done closes when part or err is set.
+type rangeRead struct {
+	done chan struct{}
+	part *dynamo.Partition
+	err  error
+}
+
+// reads plans the ranges that cover want for a capability, reusing ranges already requested,
+// starts the new ones at once (no batch window: each range is its own Query anyway), and
+// returns the reads of the ranges that hold a wanted segment.
+func (l *Loaders) reads(ctx context.Context, capabilityID string, want dynamo.Segment) []*rangeRead {
 	l.mu.Lock()
 	have := l.planned[capabilityID]
 	var covered dynamo.Segment
@@ -397,16 +405,42 @@ func (l *Loaders) thunks(ctx context.Context, capabilityID string, want dynamo.S
 	}
 	fresh := dynamo.PlanRanges(want &^ covered)
 	l.planned[capabilityID] = append(have, fresh...)
-	all := l.planned[capabilityID]
-	l.mu.Unlock()
-
-	var out []dataloader.Thunk[*dynamo.Partition]
-	for _, r := range all {
+	started := make([]*rangeRead, len(fresh))
+	for i, r := range fresh {
+		started[i] = &rangeRead{done: make(chan struct{})}
+		l.ranges[rangeKey{CapabilityID: capabilityID, Range: r}] = started[i]
+	}
+	var out []*rangeRead
+	for _, r := range l.planned[capabilityID] {
 		if r&want != 0 {
-			out = append(out, l.ranges.Load(ctx, rangeKey{CapabilityID: capabilityID, Range: r}))
+			out = append(out, l.ranges[rangeKey{CapabilityID: capabilityID, Range: r}])
 		}
 	}
+	l.mu.Unlock()
+	if len(fresh) > 0 {
+		l.metrics.batch("partition", len(fresh))
+	}
+	for i, r := range fresh {
+		go l.read(ctx, rangeKey{CapabilityID: capabilityID, Range: r}, started[i])
+	}
 	return out
+}
+
+func (l *Loaders) read(ctx context.Context, k rangeKey, r *rangeRead) {
+	defer close(r.done)
+	defer func() {
+		if p := recover(); p != nil { // as the dataloader does for its batch functions
+			r.part, r.err = nil, fmt.Errorf("panic reading %s of %s: %v", k.Range, k.CapabilityID, p)
+		}
+	}()
+	select {
+	case l.queries <- struct{}{}:
+		defer func() { <-l.queries }()
+	case <-ctx.Done():
+		r.err = ctx.Err()
+		return
+	}
+	r.part, r.err = l.loadRange(ctx, k)
 }
 
 // Jobs returns a window of a capability's jobs, newest first.
