@@ -62,8 +62,8 @@ type Loaders struct {
 
 	mu      sync.Mutex
 	planned map[string][]dynamo.Segment // ranges already requested, by capability
-	ranges  map[rangeKey]*rangeRead      // their reads
-	queries chan struct{}                // bounds the partition queries in flight
+	ranges  map[rangeKey]*rangeRead     // their reads
+	queries chan struct{}               // bounds the partition queries in flight
 
 	roots  sync.Once     // PrefetchRoots
 	window time.Duration // the metadata loader's batch window
