@@ -113,10 +113,7 @@ func (r *report) write(w io.Writer, command string) {
 	p("")
 	p("| operation | minimum requests | ours | baseline | baseline ÷ ours | min RT | ours RT | baseline RT | items read: ours / baseline |")
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, x := range r.results {
-		if x.Op.Once {
-			continue
-		}
+	for _, x := range r.measured() {
 		o := x.Ours
 		ours := fmt.Sprint(o.Requests)
 		if o.RequestsVary {
@@ -150,10 +147,7 @@ func (r *report) write(w io.Writer, command string) {
 	p("")
 	p("| operation | ours p50, C=1 | ours p50 | ours p99 | baseline p50, C=1 | baseline p50 | baseline p99 | p50 baseline ÷ ours | ours ops/s | baseline ops/s | held per request, ours: C=1 · C=%d | runs: ours · baseline |", cfg.c)
 	p("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
-	for _, x := range r.results {
-		if x.Op.Once {
-			continue
-		}
+	for _, x := range r.measured() {
 		o := x.Ours
 		b1, b50, b99, br, bt, bruns := "–", "–", "–", "–", "–", "–"
 		if b := x.Base; b != nil {
@@ -169,10 +163,7 @@ func (r *report) write(w io.Writer, command string) {
 	p("")
 	p("| operation | p50, C=1 | before the first call | calls | after the last call |")
 	p("|---|---:|---:|---:|---:|")
-	for _, x := range r.results {
-		if x.Op.Once {
-			continue
-		}
+	for _, x := range r.measured() {
 		o := x.Ours
 		calls := o.P50C1 - o.Before1 - o.After1
 		p("| %s | %.2f ms | %.2f ms | %.2f ms | %.2f ms |", x.Op.Name, ms(o.P50C1), ms(o.Before1), ms(calls), ms(o.After1))
@@ -185,10 +176,7 @@ func (r *report) write(w io.Writer, command string) {
 	p("")
 	p("| operation | ours CPU µs | ours allocs | ours KB | baseline CPU µs | baseline allocs | baseline KB |")
 	p("|---|---:|---:|---:|---:|---:|---:|")
-	for _, x := range r.results {
-		if x.Op.Once {
-			continue
-		}
+	for _, x := range r.measured() {
 		o := x.Ours
 		bc, ba, bb := "–", "–", "–"
 		if b := x.Base; b != nil {
@@ -223,10 +211,7 @@ func (r *report) writeTargets(p func(string, ...any)) {
 	p("|---|---|---|")
 	var over []string
 	n := 0
-	for _, x := range r.results {
-		if x.Op.Once {
-			continue
-		}
+	for _, x := range r.measured() {
 		n++
 		if x.Ours.Requests != x.Op.MinRequests || x.Ours.RequestsVary {
 			over = append(over, fmt.Sprintf("%s: %d (minimum %d)", x.Op.Name, x.Ours.Requests, x.Op.MinRequests))
@@ -308,4 +293,15 @@ func (r *report) writeLarge(p func(string, ...any)) {
 		p("Without componentId and metricType the same window reads the components, then one key range per component and metric type, all at once: %d requests reading %d items for 100 samples, whatever the size of the history. It is measured once, outside the tables above.", f.Ours.Requests, f.Ours.Items)
 	}
 	p("")
+}
+
+// measured returns the results of the operations measured in every pass (not the Once ones).
+func (r *report) measured() []*opResult {
+	var out []*opResult
+	for _, x := range r.results {
+		if !x.Op.Once {
+			out = append(out, x)
+		}
+	}
+	return out
 }

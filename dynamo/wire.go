@@ -263,7 +263,13 @@ func (s *wireScanner) str() []byte {
 		}
 		switch {
 		case c == '\\':
-			i++
+			if n := escapeLen(b[i+1:]); n > 0 {
+				i += n
+				continue
+			}
+			s.i = i
+			s.fail()
+			return nil
 		case c == '"':
 			s.i = i + 1
 			return b[start:s.i]
@@ -289,6 +295,29 @@ func hasZeroByte(x uint64) uint64 { return (x - ones) &^ x & highs }
 
 // hasByteBelow is non-zero when one of x's bytes is below n (n <= 128).
 func hasByteBelow(x uint64, n byte) uint64 { return (x - uint64(n)*ones) &^ x & highs }
+
+// escapeLen returns the length of the JSON escape that b starts with (after the backslash),
+// 0 when it is not one.
+func escapeLen(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	switch b[0] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 1
+	case 'u':
+		if len(b) < 5 {
+			return 0
+		}
+		for _, c := range b[1:5] {
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return 0
+			}
+		}
+		return 5
+	}
+	return 0
+}
 
 // plainByte marks the bytes a JSON string holds as they are: not a quote, a backslash or a
 // control character.

@@ -332,6 +332,8 @@ func TestWireDecoderRejects(t *testing.T) {
 		"bad revision":     `{"Items":[{"PK":{"S":"a"},"SK":{"S":"b"},"Revision":{"N":"1.5"}}]}`,
 		"control char":     "{\"Items\":[{\"PK\":{\"S\":\"a\nb\"},\"SK\":{\"S\":\"b\"}}]}",
 		"unterminated str": `{"Items":[{"PK":{"S":"a`,
+		"bad escape":       `{"Count":"\0","Items":[]}`,
+		"short \\u escape": `{"Items":[{"PK":{"S":"\u12"},"SK":{"S":"b"}}]}`,
 	} {
 		if _, _, err := splitItems([]byte(body)); err == nil {
 			t.Errorf("%s: splitItems accepted %q", name, body)
