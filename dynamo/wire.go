@@ -339,7 +339,13 @@ func (s *wireScanner) skip() []byte {
 	case c == '"':
 		s.str()
 	default:
-		s.literal()
+		switch lit := s.literal(); string(lit) {
+		case "true", "false", "null":
+		default:
+			if !isJSONNumber(lit) {
+				s.fail()
+			}
+		}
 	}
 	return s.b[start:s.i]
 }
@@ -490,7 +496,9 @@ func (s *wireScanner) value(dst []byte) []byte {
 				s.fail()
 			}
 		case `"NULL"`:
-			s.literal()
+			if lit := s.literal(); string(lit) != "true" && string(lit) != "false" {
+				s.fail()
+			}
 			dst = append(dst, "null"...)
 		case `"M"`:
 			dst = append(dst, '{')

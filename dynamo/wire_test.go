@@ -333,6 +333,8 @@ func TestWireDecoderRejects(t *testing.T) {
 		"control char":     "{\"Items\":[{\"PK\":{\"S\":\"a\nb\"},\"SK\":{\"S\":\"b\"}}]}",
 		"unterminated str": `{"Items":[{"PK":{"S":"a`,
 		"bad escape":       `{"Count":"\0","Items":[]}`,
+		"bad literal":      `{"Count":a,"Items":[]}`,
+		"bad number":       `{"Count":01,"Items":[]}`,
 		"short \\u escape": `{"Items":[{"PK":{"S":"\u12"},"SK":{"S":"b"}}]}`,
 	} {
 		if _, _, err := splitItems([]byte(body)); err == nil {
