@@ -25,7 +25,8 @@ import (
 // complete capability view that was a third of the server's CPU time and most of its garbage.
 // The item decoder below sits between the SDK's deserializer and the transport: it reads the
 // response body once, converts each item's Data map from DynamoDB JSON to plain JSON (which
-// encoding/json decodes into the catalog types, all of which carry the seed's JSON names),
+// decodeJSON, a drop-in for encoding/json, decodes into the catalog types: they all carry the
+// seed's JSON names),
 // parses the envelope attributes directly, and hands the SDK the rest of the body (counts,
 // LastEvaluatedKey, UnprocessedKeys, ConsumedCapacity) to deserialize as usual. The items reach
 // the store through the output's ResultMetadata. The store asks for this per call, through the
