@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptrace"
 	"os"
 	"sort"
@@ -122,47 +121,20 @@ func traceMiddleware(stack *middleware.Stack) error {
 	}), middleware.After)
 }
 
-// newStore returns a store on the endpoint with the trace middleware. idleConns sizes the HTTP
-// connection pool to DynamoDB; 0 keeps the SDK's default client (10 idle connections per host).
-// The client is swapped after dynamo.NewClient rather than given as ClientConfig.HTTPClient:
-// with AWS_CA_BUNDLE set, the SDK refuses a plain *http.Client there.
+// newStore returns a store on the endpoint with the trace middleware; idleConns sizes the
+// HTTP connection pool to DynamoDB (0: the store's default, dynamo.DefaultMaxIdleConns).
 func newStore(ctx context.Context, endpoint string, idleConns int, obs dynamo.Observer) (*dynamo.Store, error) {
-	c, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Observer: obs})
+	c, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Observer: obs, MaxIdleConns: idleConns})
 	if err != nil {
 		return nil, err
 	}
 	client := dynamodb.New(c.Options(), func(o *dynamodb.Options) {
-		if idleConns > 0 {
-			tr := http.DefaultTransport.(*http.Transport).Clone()
-			tr.MaxIdleConns, tr.MaxIdleConnsPerHost = idleConns, idleConns
-			o.HTTPClient = noWriteToClient{&http.Client{Transport: tr}}
-		}
 		o.APIOptions = append(o.APIOptions, traceMiddleware)
 		if os.Getenv("BENCH_DEBUG") != "" {
 			o.APIOptions = append(o.APIOptions, debugMiddleware)
 		}
 	})
 	return dynamo.New(client, dynamo.Options{Logger: quietLogger(), CursorSecret: []byte("bench")}), nil
-}
-
-// noWriteToClient hides the WriteTo method of request bodies from net/http: the workaround that
-// dynamo.NewClient applies to its own client (bodyReadOnly, which explains the smithy-go and
-// net/http interplay it avoids), applied again here because the benchmark swaps the client for
-// one with a larger pool. Without it, a fast backend makes the SDK retry now and then: one extra
-// DynamoDB request.
-type noWriteToClient struct {
-	next interface {
-		Do(*http.Request) (*http.Response, error)
-	}
-}
-
-type readCloserOnly struct{ io.ReadCloser }
-
-func (c noWriteToClient) Do(r *http.Request) (*http.Response, error) {
-	if r.Body != nil && r.Body != http.NoBody {
-		r.Body = readCloserOnly{r.Body}
-	}
-	return c.next.Do(r)
 }
 
 // quietLogger drops everything below errors, cheaply (the handler is disabled, so no record is

@@ -62,7 +62,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.backend, "backend", "memdyn", "DynamoDB implementation: memdyn, or minidyn (slow past a few thousand items: it scans the table on every Query)")
 	fs.BoolVar(&cfg.backendProcess, "backend-process", true, "run the backend in a child process, so that its CPU time is not counted as the server's")
 	fs.StringVar(&cfg.endpoint, "endpoint", "", "use this DynamoDB endpoint (e.g. your own delaying proxy) instead of starting a backend; the benchmark then injects no delay and -delay only converts latency to round trips")
-	fs.IntVar(&cfg.idleConns, "idle-conns", 1024, "idle HTTP connections the SDK client keeps to DynamoDB (0: the SDK default, 10 per host)")
+	fs.IntVar(&cfg.idleConns, "idle-conns", 1024, "idle HTTP connections the SDK client keeps to DynamoDB (0: the store's default, 256)")
 	fs.IntVar(&cfg.loaders, "loaders", 2, "concurrent BulkLoad calls while loading")
 	fs.IntVar(&cfg.writers, "writers", 8, "BatchWriteItem calls in flight per BulkLoad")
 	fs.StringVar(&cfg.only, "ops", "", "measure only the operations whose name matches this regular expression")

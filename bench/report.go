@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/internal/tune"
 )
 
@@ -103,7 +104,7 @@ func (r *report) write(w io.Writer, command string) {
 	p("- Runs per operation: %d warm-up, %d at concurrency 1 with the delay (critical path), %d at concurrency %d with the delay (percentiles, throughput), %d at concurrency 1 without the delay (CPU, allocations);",
 		cfg.warm, cfg.n1, cfg.n, cfg.c, cfg.cpuN)
 	p("  fewer where a pass would cost more than %d DynamoDB requests (the runs column says how many: C=1 / C=%d / CPU).", cfg.budget, cfg.c)
-	p("- The server is the real `graph.GraphQLHandler` over `dynamo.Store`, configured as `server.go` runs it (an API key checked on every request, the 10 s request deadline, Prometheus metrics of every request and DynamoDB call, one JSON log line per request, formatted and discarded), called in-process (`ServeHTTP`), its SDK client on a pool of %d idle connections.", cfg.idleConns)
+	p("- The server is the real `graph.GraphQLHandler` over `dynamo.Store`, configured as `server.go` runs it (an API key checked on every request, the 10 s request deadline, Prometheus metrics of every request and DynamoDB call, one JSON log line per request, formatted and discarded), called in-process (`ServeHTTP`), its SDK client on a pool of %d idle connections.", idleConns(cfg))
 	p("")
 
 	p("## DynamoDB requests and round trips per operation")
@@ -304,4 +305,12 @@ func (r *report) measured() []*opResult {
 		}
 	}
 	return out
+}
+
+// idleConns is the connection pool the store's client was given.
+func idleConns(cfg config) int {
+	if cfg.idleConns > 0 {
+		return cfg.idleConns
+	}
+	return dynamo.DefaultMaxIdleConns
 }

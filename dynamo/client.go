@@ -29,13 +29,16 @@ type ClientConfig struct {
 	MaxBackoff time.Duration
 	// HTTPClient, when set, replaces the SDK's HTTP client.
 	HTTPClient *http.Client
+	// MaxIdleConns sizes the idle-connection pool of the client NewClient builds (when
+	// HTTPClient is not set); 0 means DefaultMaxIdleConns.
+	MaxIdleConns int
 	// Observer, when set, sees every attempt and call (metrics).
 	Observer Observer
 }
 
-// maxIdleConns is the idle-connection pool of the SDK's HTTP client (its default keeps 10 per
-// host).
-const maxIdleConns = 256
+// DefaultMaxIdleConns is the idle-connection pool of the SDK's HTTP client (the SDK's own
+// default keeps 10 per host).
+const DefaultMaxIdleConns = 256
 
 // NewClient returns a DynamoDB client for cfg with the request-counting middleware installed and
 // an explicit standard retryer. A custom endpoint gets static dummy credentials (signed requests,
@@ -47,9 +50,13 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) 
 	} else {
 		// One GraphQL request may run up to 100 partition queries at once: keep enough idle
 		// connections to the endpoint that they are reused instead of re-dialled.
+		idle := cfg.MaxIdleConns
+		if idle <= 0 {
+			idle = DefaultMaxIdleConns
+		}
 		httpClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
-			t.MaxIdleConns = maxIdleConns
-			t.MaxIdleConnsPerHost = maxIdleConns
+			t.MaxIdleConns = idle
+			t.MaxIdleConnsPerHost = idle
 		})
 	}
 	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region,
