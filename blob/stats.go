@@ -3,8 +3,9 @@ package blob
 import (
 	"context"
 	"io"
+	"maps"
 	"net/http"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -57,14 +58,7 @@ func (s *Stats) Snapshot() StatsSnapshot {
 }
 
 // OperationNames returns the operations counted, sorted.
-func (s StatsSnapshot) OperationNames() []string {
-	names := make([]string, 0, len(s.Operations))
-	for k := range s.Operations {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+func (s StatsSnapshot) OperationNames() []string { return slices.Sorted(maps.Keys(s.Operations)) }
 
 func (s *Stats) request(op string, sent int64) {
 	s.mu.Lock()

@@ -2,8 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"maps"
 	"math"
-	"sort"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
@@ -56,14 +57,7 @@ func (s *Stats) Snapshot() StatsSnapshot {
 }
 
 // OperationNames returns the operations counted, sorted.
-func (s StatsSnapshot) OperationNames() []string {
-	names := make([]string, 0, len(s.Operations))
-	for k := range s.Operations {
-		names = append(names, k)
-	}
-	sort.Strings(names)
-	return names
-}
+func (s StatsSnapshot) OperationNames() []string { return slices.Sorted(maps.Keys(s.Operations)) }
 
 func round2(f float64) float64 { return math.Round(f*100) / 100 }
 
