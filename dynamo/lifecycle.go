@@ -196,7 +196,7 @@ func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, id
 			return nil, catalog.Invalid("inputs", "capability %s does not exist", id)
 		}
 		for _, m := range byCapability[id] {
-			i := findComponent(st.Components, m.ComponentID)
+			i := indexOf(st.Components, m.ComponentID)
 			if i < 0 {
 				return nil, catalog.Invalid("inputs", "component %s is not part of capability %s", m.ComponentID, id)
 			}
@@ -259,7 +259,7 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 		}
 		sort.Strings(ids)
 		for _, id := range ids {
-			i := findComponent(comps, id)
+			i := indexOf(comps, id)
 			if i < 0 {
 				continue
 			}

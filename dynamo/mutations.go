@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/capcat/catalogue/catalog"
@@ -221,10 +222,8 @@ func (s *Store) AddComponent(ctx context.Context, c *catalog.Component, idem Ide
 		if err != nil {
 			return nil, err
 		}
-		for _, x := range st.Components {
-			if x.ComponentID == c.ComponentID {
-				return nil, &ConflictError{Reason: fmt.Sprintf("component %s exists already in %s", c.ComponentID, c.CapabilityID), CurrentRevision: x.Revision}
-			}
+		if i := indexOf(st.Components, c.ComponentID); i >= 0 {
+			return nil, &ConflictError{Reason: fmt.Sprintf("component %s exists already in %s", c.ComponentID, c.CapabilityID), CurrentRevision: st.Components[i].Revision}
 		}
 		n, err := created(c, now)
 		if err != nil {
@@ -248,13 +247,9 @@ func validateComponentIDs(c *catalog.Component) error {
 	return nil
 }
 
-func findComponent(cs []*catalog.Component, id string) int {
-	for i, c := range cs {
-		if c.ComponentID == id {
-			return i
-		}
-	}
-	return -1
+// indexOf returns the index of the entity with the given ID (componentId, ruleId) in xs, or -1.
+func indexOf[T interface{ ID() string }](xs []T, id string) int {
+	return slices.IndexFunc(xs, func(x T) bool { return x.ID() == id })
 }
 
 // UpdateComponent applies change to a copy of the component at expectedRevision. A new order
@@ -268,7 +263,7 @@ func (s *Store) UpdateComponent(ctx context.Context, capabilityID, componentID s
 		if err != nil {
 			return nil, err
 		}
-		i := findComponent(st.Components, componentID)
+		i := indexOf(st.Components, componentID)
 		if i < 0 {
 			return nil, fmt.Errorf("component %s: %w", componentID, ErrNotFound)
 		}
@@ -326,7 +321,7 @@ func (s *Store) RemoveComponent(ctx context.Context, capabilityID, componentID s
 		if err != nil {
 			return nil, err
 		}
-		i := findComponent(st.Components, componentID)
+		i := indexOf(st.Components, componentID)
 		if i < 0 {
 			return nil, fmt.Errorf("component %s: %w", componentID, ErrNotFound)
 		}
@@ -376,8 +371,8 @@ func (s *Store) AddDependency(ctx context.Context, d *catalog.Dependency, idem I
 		if err := catalog.ValidateDependency(n, st.Components, st.Dependencies); err != nil {
 			return nil, err
 		}
-		n.SourceComponentName = st.Components[findComponent(st.Components, n.SourceComponentID)].Name
-		n.TargetComponentName = st.Components[findComponent(st.Components, n.TargetComponentID)].Name
+		n.SourceComponentName = st.Components[indexOf(st.Components, n.SourceComponentID)].Name
+		n.TargetComponentName = st.Components[indexOf(st.Components, n.TargetComponentID)].Name
 		capability.Aggregates.TotalDependencies = len(st.Dependencies) + 1
 		return (&plan{capability: capability}).insert(dependencyItem(n, now))
 	})
@@ -527,15 +522,6 @@ func validateRuleIDs(r *catalog.Rule) error {
 	return catalog.ValidateRuleFields(r)
 }
 
-func findRule(rs []*catalog.Rule, id string) int {
-	for i, r := range rs {
-		if r.RuleID == id {
-			return i
-		}
-	}
-	return -1
-}
-
 // CreateRule adds a configuration rule, validated (operators, severity mapping) before it is
 // written.
 func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotency) (*catalog.Rule, error) {
@@ -547,7 +533,7 @@ func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotenc
 		if err != nil {
 			return nil, err
 		}
-		if i := findRule(st.Rules, r.RuleID); i >= 0 {
+		if i := indexOf(st.Rules, r.RuleID); i >= 0 {
 			return nil, &ConflictError{Reason: fmt.Sprintf("rule %s exists already", r.RuleID), CurrentRevision: st.Rules[i].Revision}
 		}
 		n, err := created(r, now)
@@ -583,7 +569,7 @@ func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, exp
 		if err != nil {
 			return nil, err
 		}
-		i := findRule(st.Rules, ruleID)
+		i := indexOf(st.Rules, ruleID)
 		if i < 0 {
 			return nil, fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
 		}
@@ -634,7 +620,7 @@ func (s *Store) DeleteRule(ctx context.Context, capabilityID, ruleID string, ide
 		if err != nil {
 			return nil, err
 		}
-		i := findRule(st.Rules, ruleID)
+		i := indexOf(st.Rules, ruleID)
 		if i < 0 {
 			return nil, fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
 		}
