@@ -309,9 +309,9 @@ func (l *Loaders) edges(ctx context.Context, capabilityID string) (*edgeIndex, e
 	if err != nil {
 		return nil, err
 	}
-	byID := make(map[string]*catalog.Component, len(p.Components))
-	for _, c := range p.Components {
-		byID[c.ComponentID] = c
+	byID, err := l.components(ctx, capabilityID) // the same components, read once
+	if err != nil {
+		return nil, err
 	}
 	g = &edgeIndex{out: map[string][]*catalog.Component{}, in: map[string][]*catalog.Component{}}
 	for _, d := range p.Dependencies {
