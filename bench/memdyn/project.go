@@ -3,6 +3,7 @@ package memdyn
 import (
 	"bytes"
 	"encoding/json"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -122,7 +123,7 @@ func (p *projection) apply(r *rec) ([]byte, error) {
 		if !ok {
 			continue
 		}
-		if contains(p.top, name) { // the whole attribute wins over its members
+		if slices.Contains(p.top, name) { // the whole attribute wins over its members
 			member(q)
 			continue
 		}
@@ -148,13 +149,4 @@ func (p *projection) apply(r *rec) ([]byte, error) {
 		}
 	}
 	return append(b, '}'), nil
-}
-
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
