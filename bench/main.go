@@ -72,6 +72,8 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.DurationVar(&cfg.profileTime, "profile-time", 5*time.Second, "how long -cpuprofile profiles")
 	fs.StringVar(&cfg.loadProfile, "load-cpuprofile", "", "write a CPU profile of the bulk load (this process only) to this file")
 	fs.StringVar(&cfg.profileOp, "profile-op", "^complete view$", "the operation -cpuprofile profiles (a regular expression; the first match)")
+	fs.StringVar(&cfg.breakdownOps, "breakdown", "^(complete view|list 50 .*)$", "break down the CPU of these operations by layer (GraphQL execution, SDK, HTTP, decoding, ...) from a CPU profile of their runs (a regular expression; empty: none)")
+	fs.DurationVar(&cfg.breakdownTime, "breakdown-time", 4*time.Second, "how long each -breakdown operation is profiled")
 	serve := fs.String("serve-backend", "", "serve the delaying, counting backend on this address and do nothing else (the child process mode; also usable behind an outside proxy)")
 	if err := fs.Parse(args); err != nil {
 		return err

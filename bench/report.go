@@ -175,17 +175,20 @@ func (r *report) write(w io.Writer, command string) {
 	p("")
 	p("Delay 0, concurrency 1: process CPU time (getrusage, user + system) and Go heap allocations (runtime.MemStats) divided by the runs. The figures include %s. The baseline's figures are its Go client work only (no GraphQL execution).", r.cpuIncludes)
 	p("")
-	p("| operation | ours CPU µs | ours allocs | ours KB | baseline CPU µs | baseline allocs | baseline KB |")
-	p("|---|---:|---:|---:|---:|---:|---:|")
+	p("\"Backend CPU\" is the child backend's CPU time over the same runs (/proc, 10 ms resolution; – where the backend is not a child process): the work DynamoDB does for the operation, which on this machine shares the cores with the server.")
+	p("")
+	p("| operation | ours CPU µs | ours allocs | ours KB | backend CPU µs | baseline CPU µs | baseline allocs | baseline KB |")
+	p("|---|---:|---:|---:|---:|---:|---:|---:|")
 	for _, x := range r.measured() {
 		o := x.Ours
 		bc, ba, bb := "–", "–", "–"
 		if b := x.Base; b != nil {
 			bc, ba, bb = fmt.Sprintf("%.0f", us(b.CPU)), fmt.Sprintf("%.0f", b.Allocs), fmt.Sprintf("%.1f", b.Bytes/1024)
 		}
-		p("| %s | %.0f | %.0f | %.1f | %s | %s | %s |", x.Op.Name, us(o.CPU), o.Allocs, o.Bytes/1024, bc, ba, bb)
+		p("| %s | %.0f | %.0f | %.1f | %s | %s | %s | %s |", x.Op.Name, us(o.CPU), o.Allocs, o.Bytes/1024, r.backendCPU(o), bc, ba, bb)
 	}
 	p("")
+	r.writeBreakdown(p)
 
 	r.writeTargets(p)
 	r.writeLarge(p)
@@ -223,6 +226,7 @@ func (r *report) writeTargets(p func(string, ...any)) {
 	} else {
 		p("| requests = theoretical minimum for every operation | %s | no |", strings.Join(over, "; "))
 	}
+	var notes []string
 	rtTarget := func(name string, limit float64) {
 		x := r.result(name)
 		if x == nil || cfg.delay <= 0 {
@@ -238,6 +242,9 @@ func (r *report) writeTargets(p func(string, ...any)) {
 			met = fmt.Sprintf("at C=1 only (%.2f RT at C=%d: CPU queueing on %d cores, see below)", at, cfg.c, runtime.NumCPU())
 		}
 		p("| %s p50 ≤ %.1f injected round trips | %.2f RT at C=1, %.2f RT at C=%d (critical path %d RT) | %s |", name, limit, at1, at, cfg.c, x.Ours.Depth, met)
+		if at1 > limit {
+			notes = append(notes, r.rtNote(x, limit))
+		}
 	}
 	rtTarget("complete view", 1.5)
 	rtTarget("list 50 with components, dependsOn, dependencies", 2.5)
@@ -257,8 +264,51 @@ func (r *report) writeTargets(p func(string, ...any)) {
 			met = "no"
 		}
 		p("| server CPU per complete view < 1 ms at concurrency 1 | %.0f µs, %.0f allocations | %s |", us(x.Ours.CPU), x.Ours.Allocs, met)
+		if b := x.Breakdown; met == "no" && b != nil {
+			notes = append(notes, cpuNote(b, x.Ours.CPU))
+		}
 	}
 	p("")
+	if len(notes) > 0 {
+		p("Why the targets not met are not met, from this run's figures:")
+		p("")
+		for _, n := range notes {
+			p("- %s", n)
+		}
+		p("")
+	}
+}
+
+// rtNote explains a latency target missed at concurrency 1: the least p50 the machine allows at
+// the operation's CPU cost, with and without the backend's share of the cores, and the part of
+// that cost that is GraphQL execution.
+func (r *report) rtNote(x *opResult, limit float64) string {
+	o := x.Ours
+	serverRT, backendRT := r.cpuRT(o)
+	cores := runtime.NumCPU()
+	depth := float64(o.Depth)
+	n := fmt.Sprintf("%s: %d RT on the critical path; its CPU per run is %.2f ms in the server", x.Op.Name, o.Depth, ms(o.CPU))
+	if r.hasBackendCPU() {
+		n += fmt.Sprintf(" and %.2f ms in the backend", ms(o.BackendCPU))
+	}
+	n += fmt.Sprintf(". A run cannot take less wall time than its CPU time ÷ %d cores, so the least p50 this machine allows is %.2f RT for the server's CPU alone", cores, max(depth, serverRT))
+	if r.hasBackendCPU() {
+		n += fmt.Sprintf(", %.2f RT with the backend's", max(depth, serverRT+backendRT))
+	}
+	n += fmt.Sprintf(" (measured %.2f RT): ", float64(o.P50C1)/float64(r.cfg.delay))
+	switch {
+	case max(depth, serverRT) > limit:
+		n += fmt.Sprintf("%.1f RT is out of reach on this machine at this CPU cost, even with a backend that used none of its cores", limit)
+	case r.hasBackendCPU() && max(depth, serverRT+backendRT) > limit:
+		n += fmt.Sprintf("%.1f RT is out of reach while the stand-in backend shares these cores; with a remote DynamoDB the floor is within the target", limit)
+	default:
+		n += "the floor is within the target; the rest is CPU that did not overlap the round trips"
+	}
+	if b := x.Breakdown; b != nil {
+		g := b.share(b.Layer[layerGraphQL]) * float64(o.CPU)
+		n += fmt.Sprintf(". GraphQL execution alone is %.2f ms of the server's CPU (%.0f %%), %.2f RT of all %d cores", g/1e6, 100*b.share(b.Layer[layerGraphQL]), g/float64(cores)/float64(r.cfg.delay), cores)
+	}
+	return n + "."
 }
 
 func (r *report) writeLarge(p func(string, ...any)) {
@@ -313,4 +363,81 @@ func idleConns(cfg config) int {
 		return cfg.idleConns
 	}
 	return dynamo.DefaultMaxIdleConns
+}
+
+// backendCPU formats the backend's CPU per operation, – where it is unknown.
+func (r *report) backendCPU(o stats) string {
+	if !r.hasBackendCPU() {
+		return "–"
+	}
+	return fmt.Sprintf("%.0f", us(o.BackendCPU))
+}
+
+// writeBreakdown renders where the CPU of the profiled operations goes, layer by layer.
+func (r *report) writeBreakdown(p func(string, ...any)) {
+	first := true
+	for _, x := range r.measured() {
+		b := x.Breakdown
+		if b == nil || b.Total <= 0 {
+			continue
+		}
+		if first {
+			p("## Where the CPU goes")
+			p("")
+			p("A CPU profile of each operation below, served at concurrency 1 without the delay for %v (`-breakdown`, `-breakdown-time`), charges every sample to the layer of its innermost function that belongs to one: standard library and runtime frames count for their caller, so allocation and stack growth count for the code that caused them. The shares are of the profile; the µs apply them to the CPU per operation measured above. \"Allocating\" is time under `runtime.mallocgc` (GC assists included), \"growing stacks\" under `runtime.newstack` (a goroutine outgrowing its stack is copied to one twice the size), \"starting goroutines\" under `runtime.newproc`.", r.cfg.breakdownTime)
+			p("")
+			first = false
+		}
+		p("**%s** — %d runs, %d samples, %.0f µs per operation.", x.Op.Name, b.Runs, b.Samples, us(x.Ours.CPU))
+		p("")
+		p("| layer | share | µs per operation | of it allocating | growing stacks | starting goroutines |")
+		p("|---|---:|---:|---:|---:|---:|")
+		for l := range nLayers {
+			if b.Layer[l] == 0 {
+				continue
+			}
+			pct := func(d time.Duration) string { return fmt.Sprintf("%.1f %%", 100*b.share(d)) }
+			p("| %s | %s | %.0f | %s | %s | %s |", layerNames[l], pct(b.Layer[l]), b.share(b.Layer[l])*us(x.Ours.CPU), pct(b.Alloc[l]), pct(b.Stack[l]), pct(b.Spawn[l]))
+		}
+		p("")
+	}
+}
+
+// hasBackendCPU tells whether the backend's CPU was measured (a child process of the run).
+func (r *report) hasBackendCPU() bool { return r.cfg.backendProcess && r.cfg.endpoint == "" }
+
+// cpuRT converts an operation's CPU per run, the server's and the backend's, to round trips of
+// wall time on all of this machine's cores: the least time a run can take to do that work.
+func (r *report) cpuRT(o stats) (server, backend float64) {
+	per := float64(runtime.NumCPU()) * float64(r.cfg.delay)
+	if r.hasBackendCPU() {
+		backend = float64(o.BackendCPU) / per
+	}
+	return float64(o.CPU) / per, backend
+}
+
+// cpuNote explains a CPU target missed: the share of GraphQL execution, and what every other
+// layer adds up to.
+func cpuNote(b *breakdown, cpu time.Duration) string {
+	var rest []string
+	other := 0.0
+	for l := range nLayers {
+		if l != layerGraphQL && b.Layer[l] > 0 {
+			v := b.share(b.Layer[l]) * us(cpu)
+			other += v
+			rest = append(rest, fmt.Sprintf("%s %.0f", strings.SplitN(layerNames[l], " (", 2)[0], v))
+		}
+	}
+	g := b.share(b.Layer[layerGraphQL]) * us(cpu)
+	n := fmt.Sprintf("complete view CPU: GraphQL execution alone takes %.0f µs of the %.0f µs (%.0f %%, see \"Where the CPU goes\"); the other layers add up to %.0f µs (%s)",
+		g, us(cpu), 100*b.share(b.Layer[layerGraphQL]), other, strings.Join(rest, ", "))
+	switch {
+	case g >= 1000 && other >= 1000:
+		n += ": each of the two alone exceeds 1 ms"
+	case g >= 1000:
+		n += ": GraphQL execution alone exceeds 1 ms"
+	case other >= 1000:
+		n += ": they alone exceed 1 ms, even if GraphQL execution cost nothing"
+	}
+	return n + "."
 }

@@ -58,6 +58,9 @@ type config struct {
 	profileOp   string
 	loadProfile string
 
+	breakdownOps  string        // regexp of the operations whose CPU is broken down by layer
+	breakdownTime time.Duration // how long each of them is profiled for it
+
 	log io.Writer // progress
 	now time.Time // the catalogue's "now"; zero means time.Now()
 }
@@ -75,6 +78,7 @@ type stats struct {
 	P50, P99              time.Duration
 	Throughput            float64 // operations per second at concurrency c
 	CPU                   time.Duration
+	BackendCPU            time.Duration // the child backend's CPU per operation (0 when unknown)
 	Allocs                float64
 	Bytes                 float64
 	Summary               string
@@ -84,9 +88,10 @@ type stats struct {
 
 // opResult is one operation's row.
 type opResult struct {
-	Op   *operation
-	Ours stats
-	Base *stats
+	Op        *operation
+	Ours      stats
+	Base      *stats
+	Breakdown *breakdown // where our CPU went, for the operations -breakdown names
 }
 
 // report is everything a run measured.
@@ -452,6 +457,24 @@ func (h *harness) measure(ctx context.Context, rep *report) error {
 		}
 		h.logf("%-62s cpu ours %7.0f µs %7.0f allocs | baseline %s", r.Op.Name, us(r.Ours.CPU), r.Ours.Allocs, baseCPU(r.Base))
 	}
+
+	// Where our CPU goes, by layer, for the operations the targets are about.
+	if h.cfg.breakdownOps == "" || h.cfg.breakdownTime <= 0 {
+		return nil
+	}
+	re, err := regexp.Compile(h.cfg.breakdownOps)
+	if err != nil {
+		return fmt.Errorf("-breakdown: %w", err)
+	}
+	for _, r := range rep.results {
+		if r.Op.Once || !re.MatchString(r.Op.Name) {
+			continue
+		}
+		if r.Breakdown, err = h.breakdown(ctx, r.Op, h.cfg.breakdownTime); err != nil {
+			return err
+		}
+		h.logf("%-62s cpu profile: %d runs, %d samples", r.Op.Name, r.Breakdown.Runs, r.Breakdown.Samples)
+	}
 	return nil
 }
 
@@ -577,13 +600,14 @@ func (h *harness) cpuPass(ctx context.Context, st *stats, fn func(context.Contex
 	runtime.GC()
 	var m0, m1 runtime.MemStats
 	runtime.ReadMemStats(&m0)
-	c0 := processCPU()
+	c0, b0 := processCPU(), h.be.childCPU()
 	if _, _, err := runMany(ctx, n, 1, fn); err != nil {
 		return err
 	}
-	c1 := processCPU()
+	c1, b1 := processCPU(), h.be.childCPU()
 	runtime.ReadMemStats(&m1)
 	st.CPU = (c1 - c0) / time.Duration(n)
+	st.BackendCPU = (b1 - b0) / time.Duration(n)
 	st.Allocs = float64(m1.Mallocs-m0.Mallocs) / float64(n)
 	st.Bytes = float64(m1.TotalAlloc-m0.TotalAlloc) / float64(n)
 	return nil

@@ -1,0 +1,169 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"runtime/pprof"
+	"strings"
+	"time"
+
+	"github.com/google/pprof/profile"
+)
+
+// layer is a part of the process that a CPU sample is charged to.
+type layer int
+
+const (
+	layerGraphQL layer = iota // gqlgen's executor, the code it generated, gqlparser
+	layerDecode               // items off the wire: dynamo's wire scanner and goccy/go-json
+	layerSDK                  // aws-sdk-go-v2 and smithy-go: middleware, signing, endpoint rules
+	layerHTTP                 // the HTTP client to DynamoDB: net/http, net, the system calls
+	layerOurs                 // the rest of the catalogue: loaders, store, resolvers, handler, auth, metrics, log
+	layerGC                   // the collector's background work (assists are charged to the allocating layer)
+	layerRuntime              // the scheduler and other runtime work outside any of the above
+	layerDriver               // the benchmark's own code (and its backend, when in this process)
+	nLayers
+)
+
+var layerNames = [nLayers]string{
+	layerGraphQL: "GraphQL execution (gqlgen and its generated code, gqlparser)",
+	layerDecode:  "item decoding (dynamo's wire scanner, goccy/go-json)",
+	layerSDK:     "AWS SDK (middleware, signing, endpoint rules)",
+	layerHTTP:    "HTTP client (net/http, sockets)",
+	layerOurs:    "catalogue code (loaders, store, resolvers, handler, auth, metrics, log)",
+	layerGC:      "garbage collector (background)",
+	layerRuntime: "scheduler and other runtime",
+	layerDriver:  "benchmark driver",
+}
+
+// layerPrefixes name each layer's functions; a sample is charged to the layer of its innermost
+// function that has one (standard library and runtime frames charge their caller).
+var layerPrefixes = []struct {
+	l        layer
+	prefixes []string
+}{
+	{layerDecode, []string{"github.com/capcat/catalogue/dynamo.decodeResponseItems", "github.com/capcat/catalogue/dynamo.splitItems",
+		"github.com/capcat/catalogue/dynamo.decodeJSON", "github.com/capcat/catalogue/dynamo.(*wireScanner)", "github.com/goccy/go-json"}},
+	{layerGraphQL, []string{"github.com/99designs/gqlgen/", "github.com/vektah/gqlparser/",
+		"github.com/capcat/catalogue/graph.(*executionContext)", "github.com/capcat/catalogue/graph.(*executableSchema)"}},
+	{layerSDK, []string{"github.com/aws/aws-sdk-go-v2/", "github.com/aws/smithy-go"}},
+	{layerHTTP, []string{"net/http.", "net.", "internal/poll.", "crypto/tls."}},
+	{layerDriver, []string{"main.", "github.com/capcat/catalogue/bench/"}},
+	{layerOurs, []string{"github.com/capcat/catalogue/"}},
+}
+
+// breakdown is where one operation's CPU went, from a CPU profile of its runs.
+type breakdown struct {
+	Runs    int
+	Samples int
+	Total   time.Duration // the profile's CPU time over all runs
+	Layer   [nLayers]time.Duration
+	Alloc   [nLayers]time.Duration // of Layer: under runtime.mallocgc (including GC assists)
+	Stack   [nLayers]time.Duration // of Layer: growing goroutine stacks (runtime.newstack)
+	Spawn   [nLayers]time.Duration // of Layer: starting goroutines (runtime.newproc)
+}
+
+// share returns the part of the profile charged to d.
+func (b *breakdown) share(d time.Duration) float64 {
+	if b == nil || b.Total <= 0 {
+		return 0
+	}
+	return float64(d) / float64(b.Total)
+}
+
+// classify charges one sample, given its functions innermost first.
+func classify(funcs []string) (l layer, alloc, stack, spawn bool) {
+	l = layerRuntime
+	found := false
+	for _, f := range funcs {
+		switch {
+		case f == "runtime.mallocgc":
+			alloc = true
+		case f == "runtime.newstack":
+			stack = true
+		case f == "runtime.newproc":
+			spawn = true
+		case f == "runtime.gcBgMarkWorker" || f == "runtime.bgsweep" || f == "runtime.bgscavenge":
+			return layerGC, false, false, false
+		}
+		if found {
+			continue
+		}
+		for _, g := range layerPrefixes {
+			for _, p := range g.prefixes {
+				if strings.HasPrefix(f, p) {
+					l, found = g.l, true
+					break
+				}
+			}
+			if found {
+				break
+			}
+		}
+	}
+	return l, alloc, stack, spawn
+}
+
+// attribute sums a parsed CPU profile into b.
+func (b *breakdown) attribute(p *profile.Profile) error {
+	idx := -1
+	for i, st := range p.SampleType {
+		if st.Type == "cpu" && st.Unit == "nanoseconds" {
+			idx = i
+		}
+	}
+	if idx < 0 {
+		return fmt.Errorf("the profile has no cpu/nanoseconds samples")
+	}
+	var funcs []string
+	for _, s := range p.Sample {
+		funcs = funcs[:0]
+		for _, loc := range s.Location {
+			for _, ln := range loc.Line { // innermost (inlined) first
+				if ln.Function != nil {
+					funcs = append(funcs, ln.Function.Name)
+				}
+			}
+		}
+		d := time.Duration(s.Value[idx])
+		l, alloc, stack, spawn := classify(funcs)
+		b.Samples++
+		b.Total += d
+		b.Layer[l] += d
+		if alloc {
+			b.Alloc[l] += d
+		}
+		if stack {
+			b.Stack[l] += d
+		}
+		if spawn {
+			b.Spawn[l] += d
+		}
+	}
+	return nil
+}
+
+// breakdown profiles op for about d, served at concurrency 1 without the delay, and charges the
+// samples to layers.
+func (h *harness) breakdown(ctx context.Context, op *operation, d time.Duration) (*breakdown, error) {
+	body, _ := json.Marshal(map[string]any{"query": op.Query, "variables": op.Vars})
+	var buf bytes.Buffer
+	if err := pprof.StartCPUProfile(&buf); err != nil {
+		return nil, err
+	}
+	b := &breakdown{}
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); b.Runs++ {
+		if _, err := h.runOurs(ctx, op, body, false); err != nil {
+			pprof.StopCPUProfile()
+			return nil, err
+		}
+	}
+	pprof.StopCPUProfile()
+	p, err := profile.Parse(&buf)
+	if err != nil {
+		return nil, err
+	}
+	return b, b.attribute(p)
+}
