@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/base64"
 	"encoding/binary"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strconv"
 	"time"
 
@@ -61,10 +63,16 @@ func decodeResponseItems(ctx context.Context, in middleware.DeserializeInput, ne
 		return out, md, nil // errors are the SDK's to read
 	}
 	body, err := readBody(resp.Body, resp.ContentLength)
-	if cerr := resp.Body.Close(); err == nil {
-		err = cerr // the checksum is verified on Close
+	cerr := resp.Body.Close() // the checksum is verified on Close
+	if err != nil || cerr != nil {
+		resp.Body = http.NoBody // read and closed: nothing left for the SDK to drain
 	}
-	if err != nil {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF), err == nil && cerr != nil:
+		// The body came short (a connection cut mid-body, by the network or a proxy) or failed
+		// its checksum. The call is a read: the SDK's retryer may send it again.
+		return out, md, &smithy.DeserializationError{Err: &badReadBody{cmp.Or(err, cerr)}}
+	case err != nil:
 		return out, md, &smithy.DeserializationError{Err: fmt.Errorf("read response: %w", err)}
 	}
 	items, rest, err := splitItems(body)
@@ -77,6 +85,15 @@ func decodeResponseItems(ctx context.Context, in middleware.DeserializeInput, ne
 	md.Set(wireItemsKey{}, items)
 	return out, md, nil
 }
+
+// badReadBody is the body of a read that arrived short or failed its checksum. Reads are
+// idempotent, so it tells the SDK's retryer (aws/retry.RetryableError) to send the call again,
+// within the client's attempts; the SDK's own decoder would fail such a call for good.
+type badReadBody struct{ err error }
+
+func (e *badReadBody) Error() string        { return "read response: " + e.err.Error() }
+func (e *badReadBody) Unwrap() error        { return e.err }
+func (e *badReadBody) RetryableError() bool { return true }
 
 // readBody reads a response body in one allocation when its length is known.
 func readBody(r io.Reader, length int64) ([]byte, error) {
@@ -91,7 +108,7 @@ func readBody(r io.Reader, length int64) ([]byte, error) {
 	case err != io.ErrUnexpectedEOF && err != io.EOF:
 		return nil, err
 	case int64(n) != length:
-		return nil, fmt.Errorf("body of %d bytes, shorter than its Content-Length %d", n, length)
+		return nil, fmt.Errorf("body of %d bytes, shorter than its Content-Length %d: %w", n, length, io.ErrUnexpectedEOF)
 	}
 	return b[:n], nil
 }

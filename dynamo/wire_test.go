@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
@@ -435,6 +436,74 @@ func TestReadBody(t *testing.T) {
 		got, err := readBody(strings.NewReader(body), c.length)
 		if (err != nil) != c.wantErr || (!c.wantErr && string(got) != c.want) {
 			t.Errorf("readBody(length %d) = %q, %v", c.length, got, err)
+		}
+	}
+}
+
+// A Query whose response is cut mid-body (a connection closed by the network or a proxy) or
+// fails its checksum is a read: the SDK's retryer sends it again and the caller gets the items;
+// when every attempt is cut, the caller gets an error after the client's attempts.
+func TestWireDecoderRetriesBadBodies(t *testing.T) {
+	stored := sampleItems(t)[:5]
+	body := queryBody(t, stored)
+	var calls, bad atomic.Int32
+	var fault atomic.Value // "cut" or "checksum"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		n := calls.Add(1)
+		sum := crc32.ChecksumIEEE(body)
+		faulty := n <= bad.Load()
+		if faulty && fault.Load() == "checksum" {
+			sum++
+		}
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		w.Header().Set("X-Amz-Crc32", strconv.FormatUint(uint64(sum), 10))
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		if faulty && fault.Load() == "cut" {
+			conn, buf, err := w.(http.Hijacker).Hijack()
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			fmt.Fprintf(buf, "HTTP/1.1 200 OK\r\nContent-Type: application/x-amz-json-1.0\r\nX-Amz-Crc32: %d\r\nContent-Length: %d\r\n\r\n", sum, len(body))
+			_, _ = buf.Write(body[:len(body)/2])
+			_ = buf.Flush()
+			_ = conn.Close()
+			return
+		}
+		_, _ = w.Write(body)
+	}))
+	defer srv.Close()
+	client := dynamodb.New(dynamodb.Options{
+		Region: "us-east-1", BaseEndpoint: aws.String(srv.URL), Credentials: aws.AnonymousCredentials{},
+		Retryer: retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = 3
+			o.Backoff = retry.BackoffDelayerFunc(func(int, error) (time.Duration, error) { return 0, nil })
+		}),
+		APIOptions: []func(*middleware.Stack) error{wireItemDecoder},
+	})
+	in := &dynamodb.QueryInput{TableName: aws.String("catalogue"), KeyConditionExpression: aws.String("PK = :pk"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "x"}}}
+	for _, f := range []string{"cut", "checksum"} {
+		fault.Store(f)
+		calls.Store(0)
+		bad.Store(2)
+		out, err := client.Query(withWireItems(context.Background()), in)
+		if err != nil {
+			t.Fatalf("%s twice, then whole: %v", f, err)
+		}
+		if items, _ := wireItems(out.ResultMetadata); len(items) != len(stored) || calls.Load() != 3 {
+			t.Fatalf("%s twice, then whole: %d items after %d calls, want %d after 3", f, len(items), calls.Load(), len(stored))
+		}
+		calls.Store(0)
+		bad.Store(100)
+		_, err = client.Query(withWireItems(context.Background()), in)
+		want := "shorter than its Content-Length"
+		if f == "checksum" {
+			want = "checksum"
+		}
+		if err == nil || !strings.Contains(err.Error(), want) || calls.Load() != 3 {
+			t.Fatalf("%s every time: %v after %d calls, want an error saying %q after 3", f, err, calls.Load(), want)
 		}
 	}
 }
