@@ -239,7 +239,7 @@ func (r *report) writeTargets(p func(string, ...any)) {
 		case at > limit && at1 > limit:
 			met = "no"
 		case at > limit:
-			met = fmt.Sprintf("at C=1 only (%.2f RT at C=%d: CPU queueing on %d cores, see below)", at, cfg.c, runtime.NumCPU())
+			met = fmt.Sprintf("at C=1 only (%.2f RT at C=%d: requests queue for the %d cores)", at, cfg.c, runtime.NumCPU())
 		}
 		p("| %s p50 ≤ %.1f injected round trips | %.2f RT at C=1, %.2f RT at C=%d (critical path %d RT) | %s |", name, limit, at1, at, cfg.c, x.Ours.Depth, met)
 		if at1 > limit {
