@@ -86,6 +86,8 @@ type rec struct {
 	raw    json.RawMessage
 	size   int
 	split  atomic.Pointer[parsed] // for projections, built on first use
+	// The item as the last projection read it (see projection.apply).
+	projected atomic.Pointer[projectedItem]
 }
 
 type gsiKey struct{ index, hash, rng string }
@@ -758,9 +760,9 @@ func (s *Server) query(body []byte) (any, error) {
 		}
 	}
 
-	var b bytes.Buffer
-	b.WriteString("[")
-	count := 0
+	// The page is built once at its final size: the items first, then the envelope around them.
+	items := make([][]byte, 0, len(scanned))
+	total := 2
 	for _, e := range scanned {
 		if filter != nil {
 			var item map[string]*av
@@ -771,23 +773,27 @@ func (s *Server) query(body []byte) (any, error) {
 				continue
 			}
 		}
-		if count > 0 {
-			b.WriteString(",")
-		}
+		item := []byte(e.rec.raw)
 		if proj != nil {
-			item, err := proj.apply(e.rec)
-			if err != nil {
+			if item, err = proj.apply(e.rec); err != nil {
 				return nil, &apiError{"InternalServerError", err.Error()}
 			}
-			b.Write(item)
-		} else {
-			b.Write(e.rec.raw)
 		}
-		count++
+		items = append(items, item)
+		total += len(item) + 1
 	}
-	b.WriteString("]")
+	count := len(items)
 	var o obj
-	o.raw("Items", b.Bytes())
+	o.b.Grow(total + 512)
+	o.raw("Items", nil)
+	o.b.WriteByte('[')
+	for i, item := range items {
+		if i > 0 {
+			o.b.WriteByte(',')
+		}
+		o.b.Write(item)
+	}
+	o.b.WriteByte(']')
 	o.value("Count", count)
 	o.value("ScannedCount", len(scanned))
 	if stopped {

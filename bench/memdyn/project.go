@@ -14,11 +14,19 @@ type projection struct {
 	top     []string            // whole attributes
 	nested  map[string][]string // attribute -> members of its map
 	parents []string            // the keys of nested, sorted
+	key     string              // the resolved paths in order: names it in the per-item cache
+}
+
+// projectedItem is an item as the last projection that read it wrote it.
+type projectedItem struct {
+	key string
+	out []byte
 }
 
 // parseProjection reads "a, #b, #c.#d" with names resolved through names (marking them used).
 func parseProjection(expr string, names map[string]string, used map[string]bool) (*projection, error) {
 	p := &projection{nested: map[string][]string{}}
+	var key strings.Builder
 	for _, path := range strings.Split(expr, ",") {
 		var elems []string
 		for _, e := range strings.Split(strings.TrimSpace(path), ".") {
@@ -35,7 +43,10 @@ func parseProjection(expr string, names map[string]string, used map[string]bool)
 				return nil, validation("ProjectionExpression: memdyn supports attribute names and map members, not %q", path)
 			}
 			elems = append(elems, e)
+			key.WriteString(e)
+			key.WriteByte(0)
 		}
+		key.WriteByte(1)
 		switch len(elems) {
 		case 1:
 			p.top = append(p.top, elems[0])
@@ -49,6 +60,7 @@ func parseProjection(expr string, names map[string]string, used map[string]bool)
 		p.parents = append(p.parents, name)
 	}
 	sort.Strings(p.parents)
+	p.key = key.String()
 	return p, nil
 }
 
@@ -94,8 +106,22 @@ func (r *rec) parsed() (*parsed, error) {
 	return p, nil
 }
 
-// apply writes the projected item.
+// apply writes the projected item. Stored items never change (a write stores a new rec), so
+// the output is kept for the next read with the same projection: the server asks the same one
+// of every item of a range, run after run.
 func (p *projection) apply(r *rec) ([]byte, error) {
+	if c := r.projected.Load(); c != nil && c.key == p.key {
+		return c.out, nil
+	}
+	out, err := p.write(r)
+	if err == nil {
+		r.projected.Store(&projectedItem{p.key, out})
+	}
+	return out, err
+}
+
+// write builds the projected item.
+func (p *projection) write(r *rec) ([]byte, error) {
 	x, err := r.parsed()
 	if err != nil {
 		return nil, err

@@ -35,3 +35,36 @@ func TestProjection(t *testing.T) {
 		}
 	}
 }
+
+// The per-item cache of projected items answers a projection with its own output only: other
+// placeholders for the same paths share it, other paths do not.
+func TestProjectionCache(t *testing.T) {
+	r := &rec{raw: json.RawMessage(`{"PK":{"S":"P"},"Data":{"M":{"name":{"S":"n"},"status":{"S":"ok"}}}}`)}
+	parse := func(expr string, names map[string]string) *projection {
+		p, err := parseProjection(expr, names, map[string]bool{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	name := parse("#d.#n", map[string]string{"#d": "Data", "#n": "name"})
+	status := parse("#d.#s", map[string]string{"#d": "Data", "#s": "status"})
+	nameAgain := parse("#a.#b", map[string]string{"#a": "Data", "#b": "name"})
+	for i, c := range []struct {
+		p    *projection
+		want string
+	}{
+		{name, `{"Data":{"M":{"name":{"S":"n"}}}}`},
+		{status, `{"Data":{"M":{"status":{"S":"ok"}}}}`},
+		{nameAgain, `{"Data":{"M":{"name":{"S":"n"}}}}`},
+		{nameAgain, `{"Data":{"M":{"name":{"S":"n"}}}}`},
+	} {
+		out, err := c.p.apply(r)
+		if err != nil || string(out) != c.want {
+			t.Errorf("read %d: %s, %v; want %s", i, out, err, c.want)
+		}
+	}
+	if name.key != nameAgain.key || name.key == status.key {
+		t.Errorf("keys: %q %q %q", name.key, nameAgain.key, status.key)
+	}
+}
