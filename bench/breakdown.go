@@ -5,7 +5,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -166,4 +168,46 @@ func (h *harness) breakdown(ctx context.Context, op *operation, d time.Duration)
 		return nil, err
 	}
 	return b, b.attribute(p)
+}
+
+// profileAllocs samples allocations every rate bytes from now on; stop returns what was
+// allocated since, as `go tool pprof -base` would show it (the runtime's profile counts from the
+// start of the process: the bulk load included), and restores the sampling rate.
+func profileAllocs(rate int) (stop func() (*profile.Profile, error), err error) {
+	old := runtime.MemProfileRate
+	// The runtime scales samples by the rate in effect when the profile is written: set it before
+	// the base is taken, so that the earlier samples cancel out exactly.
+	runtime.MemProfileRate = rate
+	base, err := allocsSnapshot()
+	if err != nil {
+		runtime.MemProfileRate = old
+		return nil, err
+	}
+	return func() (*profile.Profile, error) {
+		defer func() { runtime.MemProfileRate = old }()
+		now, err := allocsSnapshot()
+		if err != nil {
+			return nil, err
+		}
+		base.Scale(-1)
+		d, err := profile.Merge([]*profile.Profile{now, base})
+		if err != nil {
+			return nil, err
+		}
+		d.Sample = slices.DeleteFunc(d.Sample, func(s *profile.Sample) bool {
+			return !slices.ContainsFunc(s.Value, func(v int64) bool { return v != 0 })
+		})
+		return d.Compact(), nil
+	}, nil
+}
+
+// allocsSnapshot returns the allocation profile as of now (the runtime publishes allocations at
+// the end of a collection, so it runs one first).
+func allocsSnapshot() (*profile.Profile, error) {
+	runtime.GC()
+	var buf bytes.Buffer
+	if err := pprof.Lookup("allocs").WriteTo(&buf, 0); err != nil {
+		return nil, err
+	}
+	return profile.Parse(&buf)
 }

@@ -130,3 +130,63 @@ func TestTargetNotes(t *testing.T) {
 		t.Errorf("cpuNote at 1.5 ms claims a layer exceeds 1 ms: %s", n)
 	}
 }
+
+var sink [][]byte
+
+//go:noinline
+func allocBefore() { sink = append(sink, make([]byte, 1<<20)) }
+
+//go:noinline
+func allocAfter() { sink = append(sink, make([]byte, 1<<20)) }
+
+// profileAllocs leaves out what was allocated before it started, at another sampling rate, and
+// keeps what came after.
+func TestProfileAllocs(t *testing.T) {
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+	runtime.MemProfileRate = 512 * 1024
+	for range 8 {
+		allocBefore()
+	}
+	stop, err := profileAllocs(4096)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 8 {
+		allocAfter()
+	}
+	d, err := stop()
+	sink = nil
+	if err != nil {
+		t.Fatal(err)
+	}
+	if runtime.MemProfileRate != 512*1024 {
+		t.Errorf("sampling rate left at %d", runtime.MemProfileRate)
+	}
+	idx := -1
+	for i, st := range d.SampleType {
+		if st.Type == "alloc_space" {
+			idx = i
+		}
+	}
+	bytesIn := func(fn string) (n int64) {
+		for _, s := range d.Sample {
+			if s.Value[idx] < 0 {
+				t.Errorf("negative sample %v", s.Value)
+			}
+			for _, loc := range s.Location {
+				for _, ln := range loc.Line {
+					if ln.Function != nil && strings.HasSuffix(ln.Function.Name, "."+fn) {
+						n += s.Value[idx]
+					}
+				}
+			}
+		}
+		return n
+	}
+	if n := bytesIn("allocBefore"); n != 0 {
+		t.Errorf("%d bytes allocated before the start are in the profile", n)
+	}
+	if n := bytesIn("allocAfter"); n < 4<<20 || n > 16<<20 {
+		t.Errorf("%d bytes of allocAfter in the profile, want about 8 MiB", n)
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/google/pprof/profile"
 	"github.com/prometheus/client_golang/prometheus"
 	"golang.org/x/sync/errgroup"
 
@@ -641,10 +642,12 @@ func (h *harness) profile(ctx context.Context) error {
 	if err := pprof.StartCPUProfile(f); err != nil {
 		return err
 	}
+	var allocs func() (*profile.Profile, error)
 	if h.cfg.memprofile != "" {
-		// Sample every 4 KiB allocated, from here on: the allocations of the profiled runs.
-		runtime.MemProfileRate = 4096
-		defer func() { runtime.MemProfileRate = 512 * 1024 }()
+		if allocs, err = profileAllocs(4096); err != nil {
+			pprof.StopCPUProfile()
+			return err
+		}
 	}
 	deadline := time.Now().Add(h.cfg.profileTime)
 	n := 0
@@ -663,8 +666,11 @@ func (h *harness) profile(ctx context.Context) error {
 			return err
 		}
 		defer m.Close()
-		runtime.GC() // the profile is as of the last GC
-		if err := pprof.Lookup("allocs").WriteTo(m, 0); err != nil {
+		d, err := allocs()
+		if err != nil {
+			return err
+		}
+		if err := d.Write(m); err != nil {
 			return err
 		}
 	}
