@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"runtime"
 	"runtime/pprof"
@@ -150,19 +149,12 @@ func (b *breakdown) attribute(p *profile.Profile) error {
 // breakdown profiles op for about d, served at concurrency 1 without the delay, and charges the
 // samples to layers.
 func (h *harness) breakdown(ctx context.Context, op *operation, d time.Duration) (*breakdown, error) {
-	body, _ := json.Marshal(map[string]any{"query": op.Query, "variables": op.Vars})
 	var buf bytes.Buffer
-	if err := pprof.StartCPUProfile(&buf); err != nil {
+	runs, err := h.profileRuns(ctx, op, &buf, d)
+	if err != nil {
 		return nil, err
 	}
-	b := &breakdown{}
-	for deadline := time.Now().Add(d); time.Now().Before(deadline); b.Runs++ {
-		if _, err := h.runOurs(ctx, op, body, false); err != nil {
-			pprof.StopCPUProfile()
-			return nil, err
-		}
-	}
-	pprof.StopCPUProfile()
+	b := &breakdown{Runs: runs}
 	p, err := profile.Parse(&buf)
 	if err != nil {
 		return nil, err

@@ -34,6 +34,12 @@ type operation struct {
 	Once bool
 }
 
+// body is the operation's GraphQL request body.
+func (op *operation) body() []byte {
+	b, _ := json.Marshal(map[string]any{"query": op.Query, "variables": op.Vars})
+	return b
+}
+
 // opConfig is what the operations refer to in the catalogue.
 type opConfig struct {
 	shape shape

@@ -401,7 +401,7 @@ func (h *harness) measure(ctx context.Context, rep *report) error {
 	}
 	for _, r := range rep.results {
 		op := r.Op
-		body, _ := json.Marshal(map[string]any{"query": op.Query, "variables": op.Vars})
+		body := op.body()
 		ours := func(ctx context.Context) (sample, error) { return h.runOurs(ctx, op, body, false) }
 		base := func(ctx context.Context) (sample, error) { return h.runBaseline(ctx, op) }
 
@@ -446,8 +446,8 @@ func (h *harness) measure(ctx context.Context, rep *report) error {
 		if r.Op.Once {
 			continue
 		}
-		body, _ := json.Marshal(map[string]any{"query": r.Op.Query, "variables": r.Op.Vars})
 		op := r.Op
+		body := op.body()
 		if err := h.cpuPass(ctx, &r.Ours, func(ctx context.Context) (sample, error) { return h.runOurs(ctx, op, body, false) }); err != nil {
 			return err
 		}
@@ -630,7 +630,6 @@ func (h *harness) profile(ctx context.Context) error {
 	if op == nil {
 		return fmt.Errorf("-profile-op %q matches no operation", h.cfg.profileOp)
 	}
-	body, _ := json.Marshal(map[string]any{"query": op.Query, "variables": op.Vars})
 	if err := h.be.SetDelay(0); err != nil {
 		return err
 	}
@@ -639,26 +638,16 @@ func (h *harness) profile(ctx context.Context) error {
 		return err
 	}
 	defer f.Close()
-	if err := pprof.StartCPUProfile(f); err != nil {
-		return err
-	}
 	var allocs func() (*profile.Profile, error)
 	if h.cfg.memprofile != "" {
 		if allocs, err = profileAllocs(4096); err != nil {
-			pprof.StopCPUProfile()
 			return err
 		}
 	}
-	deadline := time.Now().Add(h.cfg.profileTime)
-	n := 0
-	for time.Now().Before(deadline) {
-		if _, err := h.runOurs(ctx, op, body, false); err != nil {
-			pprof.StopCPUProfile()
-			return err
-		}
-		n++
+	n, err := h.profileRuns(ctx, op, f, h.cfg.profileTime)
+	if err != nil {
+		return err
 	}
-	pprof.StopCPUProfile()
 	h.logf("cpu profile of %d runs of %s written to %s", n, op.Name, h.cfg.cpuprofile)
 	if h.cfg.memprofile != "" {
 		m, err := os.Create(h.cfg.memprofile)
@@ -675,6 +664,23 @@ func (h *harness) profile(ctx context.Context) error {
 		}
 	}
 	return nil
+}
+
+// profileRuns serves op at concurrency 1 for about d with a CPU profile written to w, and
+// returns how many runs it made.
+func (h *harness) profileRuns(ctx context.Context, op *operation, w io.Writer, d time.Duration) (int, error) {
+	body := op.body()
+	if err := pprof.StartCPUProfile(w); err != nil {
+		return 0, err
+	}
+	defer pprof.StopCPUProfile()
+	n := 0
+	for deadline := time.Now().Add(d); time.Now().Before(deadline); n++ {
+		if _, err := h.runOurs(ctx, op, body, false); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
 }
 
 // loadAverage returns the 1-, 5- and 15-minute load averages, or "" where unknown.
