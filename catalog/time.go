@@ -17,13 +17,19 @@ type Timestamp struct{ time.Time }
 // NewTimestamp returns t truncated to microseconds, in UTC.
 func NewTimestamp(t time.Time) Timestamp { return Timestamp{t.UTC().Truncate(time.Microsecond)} }
 
-// ParseTimestamp parses an RFC 3339 timestamp. It returns an error naming the text otherwise.
+// ParseTimestamp parses an RFC 3339 timestamp whose UTC form lies in the years 0000 to 9999,
+// the fixed width of TimeLayout that keys and stored text rely on. It returns a
+// *ValidationError naming the text otherwise.
 func ParseTimestamp(s string) (Timestamp, error) {
 	t, err := time.Parse(time.RFC3339Nano, s)
 	if err != nil {
 		return Timestamp{}, Invalid("", "%q is not an RFC 3339 date-time", s)
 	}
-	return NewTimestamp(t), nil
+	ts := NewTimestamp(t)
+	if y := ts.Year(); y < 0 || y > 9999 {
+		return Timestamp{}, Invalid("", "%q is outside the years 0000 to 9999 in UTC", s)
+	}
+	return ts, nil
 }
 
 // TimePtr returns a pointer to the Timestamp of t.

@@ -33,9 +33,10 @@ func enumErr(field string, valid bool, v any) error {
 	return nil
 }
 
-// ValidateCapability checks a capability's own fields.
+// ValidateCapability checks a capability's own fields, their bounds included.
 func ValidateCapability(c *Capability) error {
 	return firstErr(
+		checkBounds(c),
 		required("name", c.Name),
 		required("businessDomain", c.BusinessDomain),
 		enumErr("status", c.Status.Valid(), c.Status),
@@ -60,9 +61,12 @@ func percent(field string, v float64) error {
 	return nil
 }
 
-// ValidateRuleFields checks a rule's own fields (name, type, status, priority) and its
-// conditions, actions and order (ValidateRule).
+// ValidateRuleFields checks a rule's own fields (name, type, status, priority, their bounds)
+// and its conditions, actions and order (ValidateRule).
 func ValidateRuleFields(r *Rule) error {
+	if err := checkBounds(r); err != nil {
+		return err
+	}
 	if err := ValidateRule(r); err != nil {
 		return err
 	}
@@ -77,8 +81,11 @@ func ValidateRuleFields(r *Rule) error {
 // MaxOrder is the highest component order (two digits in the key).
 const MaxOrder = 99
 
-// ValidateComponent checks a component's own fields.
+// ValidateComponent checks a component's own fields, their bounds included.
 func ValidateComponent(c *Component) error {
+	if err := checkBounds(c); err != nil {
+		return err
+	}
 	if c.Order < 1 || c.Order > MaxOrder {
 		return Invalid("order", "must be between 1 and %d, got %d", MaxOrder, c.Order)
 	}
@@ -104,9 +111,9 @@ func ValidateComponent(c *Component) error {
 }
 
 // ValidateDependency checks an edge against the components of its capability: both ends must
-// exist, differ, and the edge must not exist yet.
+// exist, differ, and the edge must not exist yet. Its fields must be within their bounds.
 func ValidateDependency(d *Dependency, components []*Component, existing []*Dependency) error {
-	if err := firstErr(enumErr("dependencyType", d.DependencyType.Valid(), d.DependencyType), enumErr("criticality", d.Criticality.Valid(), d.Criticality)); err != nil {
+	if err := firstErr(checkBounds(d), enumErr("dependencyType", d.DependencyType.Valid(), d.DependencyType), enumErr("criticality", d.Criticality.Valid(), d.Criticality)); err != nil {
 		return err
 	}
 	if d.SourceComponentID == d.TargetComponentID {
@@ -139,9 +146,10 @@ func findComponent(cs []*Component, id string) *Component {
 	return nil
 }
 
-// ValidateJob checks a job's fields and that its target components belong to its capability.
+// ValidateJob checks a job's fields, their bounds included, and that its target components
+// belong to its capability.
 func ValidateJob(j *Job, components []*Component) error {
-	if err := firstErr(enumErr("jobType", j.JobType.Valid(), j.JobType), enumErr("status", j.Status.Valid(), j.Status)); err != nil {
+	if err := firstErr(checkBounds(j), enumErr("jobType", j.JobType.Valid(), j.JobType), enumErr("status", j.Status.Valid(), j.Status)); err != nil {
 		return err
 	}
 	if j.Priority != "" && !j.Priority.Valid() {
@@ -214,8 +222,12 @@ func checkMove[T ~string](field string, from, to T, allowed []T) error {
 // MaxMetricSkew is how far in the future a metric timestamp may lie.
 const MaxMetricSkew = 5 * time.Minute
 
-// ValidateMetric checks a metric sample and truncates its timestamp to its interval.
+// ValidateMetric checks a metric sample, its bounds included, and truncates its timestamp to its
+// interval.
 func ValidateMetric(m *Metric, now time.Time) error {
+	if err := checkBounds(m); err != nil {
+		return err
+	}
 	if err := enumErr("metricType", m.MetricType.Valid(), m.MetricType); err != nil {
 		return err
 	}

@@ -49,7 +49,12 @@ type item struct {
 	Deleting bool
 }
 
+// av returns the item as DynamoDB attributes, or a *catalog.ValidationError if one of its keys is
+// over DynamoDB's limits.
 func (it *item) av() (map[string]types.AttributeValue, error) {
+	if err := checkKeySizes(it.PK, it.SK, it.GSI1PK, it.GSI1SK); err != nil {
+		return nil, err
+	}
 	data, err := it.data()
 	if err != nil {
 		return nil, err

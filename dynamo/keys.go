@@ -1,6 +1,8 @@
 package dynamo
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"math"
 	"regexp"
@@ -29,6 +31,7 @@ const (
 	healthPrefix     = "HEALTH#"
 
 	metadataSK     = "METADATA"
+	tokenSK        = "TOKEN"
 	domainIndexSK  = "INDEX#DOMAIN"
 	healthIndexSK  = "INDEX#HEALTH"
 	capabilitiesPK = "CAPABILITIES"
@@ -39,6 +42,19 @@ const (
 	// rangeEnd sorts after '#' and before every other character a key can hold after a
 	// prefix, so "X#" .. "X$" spans exactly the keys that begin with "X#".
 	rangeEnd = "$"
+)
+
+// DynamoDB's limits on key values, in bytes of UTF-8. PK and GSI1PK are partition keys, SK and
+// GSI1SK sort keys.
+const (
+	maxPartitionKeyBytes = 2048 // DynamoDB limit
+	maxSortKeyBytes      = 1024 // DynamoDB limit
+
+	// maxSlugBytes bounds the name slug of a GSI1 sort key: with the longest business domain
+	// (an ID, 128 bytes) the key stays far below maxSortKeyBytes.
+	maxSlugBytes = 200
+	// slugHashDigits is how many hex digits of the slug's SHA-256 end a shortened slug.
+	slugHashDigits = 16
 )
 
 // Entity type names stored in the EntityType attribute.
@@ -73,7 +89,9 @@ func twoDigits(n int) string   { return fmt.Sprintf("%02d", n) }
 func threeDigits(n int) string { return fmt.Sprintf("%03d", n) }
 
 // Slug turns a name into the lower-case, dash-separated form used in GSI1 sort keys:
-// "Alert Management" -> "alert-management".
+// "Alert Management" -> "alert-management". It is at most maxSlugBytes long whatever the name: a
+// longer slug is cut to its first bytes, which keep the index order of names that differ there,
+// and ends with a hash of the whole slug, which keeps two long names apart.
 func Slug(name string) string {
 	var b strings.Builder
 	dash := false
@@ -89,7 +107,29 @@ func Slug(name string) string {
 			}
 		}
 	}
-	return strings.TrimSuffix(b.String(), "-")
+	slug := strings.TrimSuffix(b.String(), "-")
+	if len(slug) <= maxSlugBytes {
+		return slug
+	}
+	// The slug is ASCII: every byte is a character boundary.
+	sum := sha256.Sum256([]byte(slug))
+	head := strings.TrimSuffix(slug[:maxSlugBytes-1-slugHashDigits], "-")
+	return head + "-" + hex.EncodeToString(sum[:])[:slugHashDigits]
+}
+
+// checkKeySizes returns a *catalog.ValidationError if a key of an item would be over DynamoDB's
+// limits. The builders keep validated input within them; this is the last check before a
+// write, so that no input reaches DynamoDB as a ValidationException.
+func checkKeySizes(pk, sk, gsi1PK, gsi1SK string) error {
+	for _, k := range []struct {
+		v   string
+		max int
+	}{{pk, maxPartitionKeyBytes}, {sk, maxSortKeyBytes}, {gsi1PK, maxPartitionKeyBytes}, {gsi1SK, maxSortKeyBytes}} {
+		if len(k.v) > k.max {
+			return catalog.Invalid("input", "a key of this item would be %d bytes, over DynamoDB's limit of %d: shorten its identifiers or name", len(k.v), k.max)
+		}
+	}
+	return nil
 }
 
 // capabilityPK is the partition key of every item of a capability.
@@ -260,8 +300,10 @@ func ruleGSI1SK(t catalog.RuleType, order int, ruleID string) string {
 	return string(t) + "#" + threeDigits(order) + "#" + ruleID
 }
 
-// tokenSK is the key of an idempotency token.
-func tokenSK(token string) string { return tokenPrefix + token }
+// tokenPK is the partition of an idempotency token (its only item has SK tokenSK). A token has
+// one item across the catalogue, outside every capability's partition, so that it names one
+// request whatever capability the request touched.
+func tokenPK(token string) string { return tokenPrefix + token }
 
 // capabilityVersionSK is the key of version n of a capability's metadata.
 func capabilityVersionSK(n int) string {

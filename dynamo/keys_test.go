@@ -1,9 +1,13 @@
 package dynamo
 
 import (
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/capcat/catalogue/catalog"
 )
@@ -44,7 +48,8 @@ func TestKeyBuilders(t *testing.T) {
 		{"ruleSK", ruleSK(1, "rule-alert-severity-mapping"), "RULE#001#rule-alert-severity-mapping"},
 		{"rulesPK", rulesPK("CAP-ALERT-MGT-001"), "CAPABILITY#CAP-ALERT-MGT-001#RULES"},
 		{"ruleGSI1SK", ruleGSI1SK(catalog.RuleBusiness, 1, "rule-alert-severity-mapping"), "business#001#rule-alert-severity-mapping"},
-		{"tokenSK", tokenSK("tok-1"), "TOKEN#tok-1"},
+		{"tokenPK", tokenPK("tok-1"), "TOKEN#tok-1"},
+		{"tokenSK", tokenSK, "TOKEN"},
 		{"capabilityVersionSK", capabilityVersionSK(3), "VERSION#CAPABILITY#v000003"},
 		{"ruleVersionSK", ruleVersionSK("rule-1", 12), "VERSION#RULE#rule-1#v000012"},
 		{"keyTime microseconds", keyTime(time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.FixedZone("x", 3600))), "2025-01-02T02:04:05.123456Z"},
@@ -152,11 +157,11 @@ func TestValidateID(t *testing.T) {
 
 func TestSortOrderOfSegments(t *testing.T) {
 	// The planner relies on this order: COMPONENT# < DEPENDENCY# < INDEX# < JOB# < METADATA <
-	// METRIC# < RULE# < TOKEN# < VERSION#.
+	// METRIC# < RULE# < VERSION#.
 	now := time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC)
 	keys := []string{
 		componentSK(99, "zz"), dependencySK("a", "b"), domainIndexSK, healthIndexSK, jobSK(now, "j"),
-		metadataSK, metricSK("a", catalog.MetricPerformance, now), ruleSK(1, "r"), tokenSK("t"), capabilityVersionSK(1),
+		metadataSK, metricSK("a", catalog.MetricPerformance, now), ruleSK(1, "r"), capabilityVersionSK(1),
 	}
 	for i := 1; i < len(keys); i++ {
 		if keys[i-1] >= keys[i] {
@@ -209,5 +214,181 @@ func TestSlug(t *testing.T) {
 		if got := Slug(in); got != want {
 			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// Every key builder, fed the longest input that validation lets through (and, for names, any
+// input at all), builds a key within DynamoDB's limits, and the parsers still read it back.
+func TestKeyLimits(t *testing.T) {
+	id := "A" + strings.Repeat("z", 127) // the longest valid ID, domain and component type
+	if err := ValidateID("id", id); err != nil {
+		t.Fatalf("ValidateID(%q) = %v", id, err)
+	}
+	last := time.Date(9999, 12, 31, 23, 59, 59, 999999000, time.UTC)
+	names := map[string]string{
+		"10,000 characters":   strings.Repeat("n", 10_000),
+		"10,000 words":        strings.Repeat("ab ", 10_000),
+		"multi-byte UTF-8":    strings.Repeat("Zürich 日本語 🙂 ", 2_000),
+		"200 characters":      strings.Repeat("x", 200),
+		"200 four-byte runes": strings.Repeat("🙂", 200),
+	}
+	type row struct {
+		name  string
+		key   string
+		limit int
+		parse func() error // reads key back, when a parser exists
+	}
+	rows := []row{
+		{"capabilityPK", capabilityPK(id), maxPartitionKeyBytes, func() error {
+			got, err := parseCapabilityPK(capabilityPK(id))
+			return roundTrip(got, id, err)
+		}},
+		{"metadataSK", metadataSK, maxSortKeyBytes, nil},
+		{"capabilitiesPK", capabilitiesPK, maxPartitionKeyBytes, nil},
+		{"domainIndexSK", domainIndexSK, maxSortKeyBytes, nil},
+		{"healthIndexSK", healthIndexSK, maxSortKeyBytes, nil},
+		{"domainPK", domainPK(id), maxPartitionKeyBytes, nil},
+		{"healthGSI1SK", healthGSI1SK(1e12, id), maxSortKeyBytes, nil},
+		{"componentSK", componentSK(catalog.MaxOrder, id), maxSortKeyBytes, func() error {
+			order, got, err := parseComponentSK(componentSK(catalog.MaxOrder, id))
+			return roundTrip(fmt.Sprint(order, got), fmt.Sprint(catalog.MaxOrder, id), err)
+		}},
+		{"componentTypePK", componentTypePK(id), maxPartitionKeyBytes, nil},
+		{"componentGSI1SK", componentGSI1SK(id, id), maxSortKeyBytes, nil},
+		{"dependencySK", dependencySK(id, id), maxSortKeyBytes, func() error {
+			s, d, err := parseDependencySK(dependencySK(id, id))
+			return roundTrip(s+">"+d, id+">"+id, err)
+		}},
+		{"dependenciesPK", dependenciesPK(id), maxPartitionKeyBytes, nil},
+		{"jobSK", jobSK(last, id), maxSortKeyBytes, func() error {
+			at, got, err := parseJobSK(jobSK(last, id))
+			return roundTrip(keyTime(at)+got, keyTime(last)+id, err)
+		}},
+		{"jobPK", jobPK(id), maxPartitionKeyBytes, nil},
+		{"job GSI1SK", keyTime(last), maxSortKeyBytes, nil},
+		{"metricsPK", metricsPK(id), maxPartitionKeyBytes, nil},
+		{"metric GSI1SK", keyTime(last), maxSortKeyBytes, nil},
+		{"metricComponentPrefix", metricComponentPrefix(id), maxSortKeyBytes, nil},
+		{"ruleSK", ruleSK(999, id), maxSortKeyBytes, func() error {
+			order, got, err := parseRuleSK(ruleSK(999, id))
+			return roundTrip(fmt.Sprint(order, got), fmt.Sprint(999, id), err)
+		}},
+		{"rulesPK", rulesPK(id), maxPartitionKeyBytes, nil},
+		{"tokenPK", tokenPK(id), maxPartitionKeyBytes, nil},
+		{"tokenSK", tokenSK, maxSortKeyBytes, nil},
+		{"capabilityVersionSK", capabilityVersionSK(999_999), maxSortKeyBytes, func() error {
+			n, err := parseVersionSK(capabilityVersionSK(999_999))
+			return roundTrip(fmt.Sprint(n), "999999", err)
+		}},
+		{"capabilityVersionPrefix", capabilityVersionPrefix(), maxSortKeyBytes, nil},
+		{"ruleVersionSK", ruleVersionSK(id, 999_999), maxSortKeyBytes, func() error {
+			n, err := parseVersionSK(ruleVersionSK(id, 999_999))
+			return roundTrip(fmt.Sprint(n), "999999", err)
+		}},
+		{"ruleVersionPrefix", ruleVersionPrefix(id), maxSortKeyBytes, nil},
+	}
+	for _, s := range catalog.HealthStatuses {
+		rows = append(rows, row{"healthPK " + string(s), healthPK(s), maxPartitionKeyBytes, nil})
+	}
+	for _, c := range catalog.Criticalities {
+		rows = append(rows, row{"dependencyGSI1SK " + string(c), dependencyGSI1SK(c, id, id), maxSortKeyBytes, nil})
+	}
+	for _, mt := range catalog.MetricTypes {
+		rows = append(rows, row{"metricSK " + string(mt), metricSK(id, mt, last), maxSortKeyBytes, func() error {
+			c, gotType, at, err := parseMetricSK(metricSK(id, mt, last))
+			return roundTrip(c+string(gotType)+keyTime(at), id+string(mt)+keyTime(last), err)
+		}})
+		rows = append(rows, row{"metricTypePrefix " + string(mt), metricTypePrefix(id, mt), maxSortKeyBytes, nil})
+	}
+	for _, rt := range catalog.RuleTypes {
+		rows = append(rows, row{"ruleGSI1SK " + string(rt), ruleGSI1SK(rt, 999, id), maxSortKeyBytes, nil})
+	}
+	for label, name := range names {
+		for _, p := range catalog.Priorities {
+			rows = append(rows,
+				row{"capabilityGSI1SK " + label + " " + string(p), capabilityGSI1SK(id, p, name), maxSortKeyBytes, nil},
+				row{"domainGSI1SK " + label + " " + string(p), domainGSI1SK(p, name), maxSortKeyBytes, nil})
+		}
+	}
+	for _, tt := range rows {
+		t.Run(tt.name, func(t *testing.T) {
+			if n := len(tt.key); n > tt.limit {
+				t.Errorf("%s = %d bytes, over DynamoDB's limit of %d", tt.name, n, tt.limit)
+			}
+			if tt.parse != nil {
+				if err := tt.parse(); err != nil {
+					t.Errorf("%s does not read back: %v", tt.name, err)
+				}
+			}
+		})
+	}
+}
+
+// roundTrip returns an error unless a parser returned want without error.
+func roundTrip(got, want string, err error) error {
+	if err != nil {
+		return err
+	}
+	if got != want {
+		return fmt.Errorf("parsed %q, want %q", got, want)
+	}
+	return nil
+}
+
+// A slug too long for the index keeps its head and ends with a hash of the whole slug: bounded,
+// deterministic, ordered like the names as far as the head goes, and distinct for names that
+// differ only past it.
+func TestLongSlug(t *testing.T) {
+	head := strings.Repeat("word ", 100)
+	a, b := Slug(head+"alpha"), Slug(head+"beta")
+	for _, s := range []string{a, b} {
+		if len(s) != maxSlugBytes {
+			t.Errorf("len(Slug(long name)) = %d, want %d", len(s), maxSlugBytes)
+		}
+		if want := Slug(head)[:150]; !strings.HasPrefix(s, want) {
+			t.Errorf("Slug(long name) = %q, want it to begin with %q", s, want)
+		}
+	}
+	if a == b {
+		t.Errorf("Slug of two names differing past %d bytes = %q for both", maxSlugBytes, a)
+	}
+	if again := Slug(head + "alpha"); again != a {
+		t.Errorf("Slug is not deterministic: %q then %q", a, again)
+	}
+	if exact := strings.Repeat("x", maxSlugBytes); Slug(exact) != exact {
+		t.Errorf("Slug(%d x's) = %q, want it unchanged", maxSlugBytes, Slug(exact))
+	}
+	if Slug(strings.Repeat("a", 400)) >= Slug(strings.Repeat("b", 400)) {
+		t.Errorf("long slugs lost the order of their names")
+	}
+}
+
+// Whatever reaches an item, a key over DynamoDB's limits is refused before any request, as a
+// *catalog.ValidationError (BAD_USER_INPUT), never sent to DynamoDB to come back as a
+// ValidationException.
+func TestKeySizeGuard(t *testing.T) {
+	at := func(n int) string { return strings.Repeat("k", n) }
+	tests := []struct {
+		name             string
+		pk, sk, gpk, gsk string
+		ok               bool
+	}{
+		{"every key at its limit", at(maxPartitionKeyBytes), at(maxSortKeyBytes), at(maxPartitionKeyBytes), at(maxSortKeyBytes), true},
+		{"no GSI1 keys", "CAPABILITY#C", "TOKEN", "", "", true},
+		{"PK over", at(maxPartitionKeyBytes + 1), "s", "", "", false},
+		{"SK over", "p", at(maxSortKeyBytes + 1), "", "", false},
+		{"GSI1PK over", "p", "s", at(maxPartitionKeyBytes + 1), "g", false},
+		{"GSI1SK over", "p", "s", "g", at(maxSortKeyBytes + 1), false},
+		{"GSI1SK of a 10,000-character name in a forged domain", "p", "s", capabilitiesPK, capabilityGSI1SK(at(2000), catalog.PriorityLow, at(10_000)), false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			it := &item{PK: tt.pk, SK: tt.sk, GSI1PK: tt.gpk, GSI1SK: tt.gsk, EntityType: entityCapability, Data: map[string]types.AttributeValue{}}
+			_, err := it.av()
+			var invalid *catalog.ValidationError
+			if tt.ok && err != nil || !tt.ok && !errors.As(err, &invalid) {
+				t.Errorf("item{%d, %d, %d, %d bytes}.av() = %v, want ok = %v or a *catalog.ValidationError", len(tt.pk), len(tt.sk), len(tt.gpk), len(tt.gsk), err, tt.ok)
+			}
+		})
 	}
 }

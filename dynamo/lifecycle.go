@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -20,9 +19,10 @@ const deletePage = 500
 // DeleteCapability removes a capability's whole partition. It runs in three steps that a rerun
 // resumes after any interruption: (1) one transaction checks expectedRevision, marks METADATA as
 // deleting (it vanishes from every read at once) and deletes the two index items; (2) batches of
-// BatchWriteItem delete every other item (idempotency tokens stay until their TTL, so a retried
-// delete still answers); (3) METADATA goes last. A capability already marked deleting skips the
-// revision check: the delete was authorised when it began.
+// BatchWriteItem delete every other item of the partition; (3) METADATA goes last. Idempotency
+// tokens live outside the partition and stay until their TTL, so a retried delete still answers.
+// A capability already marked deleting skips the revision check: the delete was authorised when
+// it began.
 func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevision int, idem Idempotency) error {
 	if err := ValidateID("id", id); err != nil {
 		return err
@@ -97,8 +97,9 @@ func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Id
 	return s.commitActions(ctx, id, meta.WriteSeq, p.actions, idem, nil, now)
 }
 
-// deleteChildren deletes every item of the partition but METADATA and the tokens, a page at a
-// time, until none is left.
+// deleteChildren deletes every item of the partition but METADATA, a page at a time, until none
+// is left. (A partition may still hold TOKEN# items written before tokens moved to their own
+// partition: they go too, no read looks for them.)
 func (s *Store) deleteChildren(ctx context.Context, id string) error {
 	for {
 		items, _, err := s.run(ctx, query{pk: capabilityPK(id), want: deletePage, consistent: true})
@@ -107,35 +108,18 @@ func (s *Store) deleteChildren(ctx context.Context, id string) error {
 		}
 		var reqs []types.WriteRequest
 		for _, it := range items {
-			if it.SK == metadataSK || strings.HasPrefix(it.SK, tokenPrefix) {
+			if it.SK == metadataSK {
 				continue
 			}
 			reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it.PK, it.SK)}})
 		}
 		if len(reqs) == 0 {
-			if len(items) < deletePage {
-				return nil
-			}
-			// A page of only METADATA and tokens: continue past them.
-			return s.deleteAfterTokens(ctx, id)
+			return nil
 		}
 		if err := s.batchWrite(ctx, reqs, 4); err != nil {
 			return err
 		}
 	}
-}
-
-// deleteAfterTokens handles the rare partition whose first page holds only tokens.
-func (s *Store) deleteAfterTokens(ctx context.Context, id string) error {
-	items, _, err := s.run(ctx, query{pk: capabilityPK(id), lo: prefixEnd(tokenPrefix), hi: "~", consistent: true})
-	if err != nil {
-		return err
-	}
-	var reqs []types.WriteRequest
-	for _, it := range items {
-		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it.PK, it.SK)}})
-	}
-	return s.batchWrite(ctx, reqs, 4)
 }
 
 // MetricsResult is what RecordMetrics wrote: the samples (timestamps truncated to their

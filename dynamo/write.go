@@ -23,7 +23,9 @@ import (
 // items that copy it, and (with a client token) the idempotency token. The METADATA put is
 // conditioned on the WriteSeq the mutation read, so writers of one capability are serialised:
 // a writer that lost the race re-reads and tries again (maxWriteAttempts), and aggregates are
-// always computed from the partition as it was when the transaction committed.
+// always computed from the partition as it was when the transaction committed. The token is an
+// item of its own outside every partition (PK TOKEN#{token}) holding the capability, a hash of
+// the request and its result: a token names one request across the whole catalogue.
 
 const (
 	maxWriteAttempts = 40
@@ -60,7 +62,8 @@ func NewIdempotency(token, mutation string, args ...any) (Idempotency, error) {
 	return Idempotency{Token: token, Hash: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// ErrTokenReused means a clientRequestToken came back with a different request.
+// ErrTokenReused means a clientRequestToken came back with a different request, or for another
+// capability.
 var ErrTokenReused = catalog.Invalid("clientRequestToken", "this token was already used for a different request")
 
 // partitionState is what a mutation reads before it writes: the METADATA item and the
@@ -233,19 +236,20 @@ type lostRace struct{ token bool }
 func (e *lostRace) Error() string { return "lost a race with another writer" }
 
 // recorded returns the result recorded for an idempotency token already used with the same
-// request, ErrTokenReused for another request, and nil, nil when the token is new.
+// request on capabilityID, ErrTokenReused for another request or another capability, and nil,
+// nil when the token is new (or expired).
 func (s *Store) recorded(ctx context.Context, capabilityID string, idem Idempotency) (*item, error) {
 	if idem.Token == "" {
 		return nil, nil
 	}
-	tok, err := s.readItem(ctx, capabilityPK(capabilityID), tokenSK(idem.Token), true)
+	tok, err := s.readItem(ctx, tokenPK(idem.Token), tokenSK, true)
 	if errors.Is(err, ErrNotFound) || (err == nil && tok.expired(s.now())) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
 	}
-	if str(tok.Data["hash"]) != idem.Hash {
+	if str(tok.Data["hash"]) != idem.Hash || str(tok.Data["capabilityId"]) != capabilityID {
 		return nil, ErrTokenReused
 	}
 	res, ok := tok.Data["result"].(*types.AttributeValueMemberM)
@@ -294,12 +298,17 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 }
 
 // commitActions adds the idempotency token to actions and runs them as one TransactWriteItems.
-// A failed condition is a *lostRace; other errors are classified.
+// The token item is put only if no live one exists, so that of two requests racing with one
+// token, on one capability or two, only one commits. A failed condition is a *lostRace; other
+// errors are classified.
 func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int, actions []types.TransactWriteItem, idem Idempotency, result *item, now time.Time) error {
 	tokenAt := -1
 	if idem.Token != "" {
-		tok := &item{PK: capabilityPK(capabilityID), SK: tokenSK(idem.Token), EntityType: entityToken, CreatedAt: now, UpdatedAt: now, Revision: 1,
-			TTL: now.Add(TokenLifetime).Unix(), Data: map[string]types.AttributeValue{"hash": &types.AttributeValueMemberS{Value: idem.Hash}}}
+		tok := &item{PK: tokenPK(idem.Token), SK: tokenSK, EntityType: entityToken, CreatedAt: now, UpdatedAt: now, Revision: 1,
+			TTL: now.Add(TokenLifetime).Unix(), Data: map[string]types.AttributeValue{
+				"hash":         &types.AttributeValueMemberS{Value: idem.Hash},
+				"capabilityId": &types.AttributeValueMemberS{Value: capabilityID},
+			}}
 		if result != nil {
 			rav, err := result.av()
 			if err != nil {
@@ -341,9 +350,9 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
 	if idem.Token != "" {
 		// DynamoDB's own token lasts 10 minutes and is bound to identical parameters: derive
-		// it from the client's token and the state this attempt read, so the SDK's retries
-		// of this attempt share it and a re-planned attempt gets a fresh one.
-		sum := sha256.Sum256([]byte(idem.Token + "|" + idem.Hash + "|" + strconv.Itoa(seq)))
+		// it from the client's token, the capability and the state this attempt read, so the
+		// SDK's retries of this attempt share it and a re-planned attempt gets a fresh one.
+		sum := sha256.Sum256([]byte(idem.Token + "|" + idem.Hash + "|" + capabilityID + "|" + strconv.Itoa(seq)))
 		in.ClientRequestToken = aws.String(hex.EncodeToString(sum[:])[:36])
 	}
 	_, err := s.db.TransactWriteItems(ctx, in)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -244,5 +245,94 @@ func TestCapabilityWideMetricsWindow(t *testing.T) {
 				t.Fatalf("not in component order at %d", i)
 			}
 		}
+	}
+}
+
+// One clientRequestToken raced on eight capabilities at once: exactly one mutation commits, the
+// others are ErrTokenReused and write nothing. The writers do not share a capability lock, so
+// only the transaction's condition on the token can tell them apart.
+func TestTokenRaceAcrossCapabilities(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	const n = 8
+	for i := range n {
+		if _, err := env.Store.CreateCapability(ctx, newCapability(fmt.Sprintf("CAP-TR-%d", i)), dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			c := newComponent(fmt.Sprintf("CAP-TR-%d", i), "race-1", 1)
+			idem, err := dynamo.NewIdempotency("tok-race-1", "addComponent", c.CapabilityID, c)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			_, errs[i] = env.Store.AddComponent(ctx, c, idem)
+		})
+	}
+	wg.Wait()
+	won := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			won++
+		case errors.Is(err, dynamo.ErrTokenReused):
+		default:
+			t.Errorf("AddComponent on CAP-TR-%d = %v, want nil or ErrTokenReused", i, err)
+		}
+	}
+	if won != 1 {
+		t.Errorf("%d of %d writers committed with one token, want 1 (errors %v)", won, n, errs)
+	}
+	total := 0
+	for i := range n {
+		id := fmt.Sprintf("CAP-TR-%d", i)
+		c, err := env.Store.Capability(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		total += c.Aggregates.TotalComponents
+		if err := env.Store.CheckPartition(ctx, id); err != nil {
+			t.Error(err)
+		}
+	}
+	if total != 1 {
+		t.Errorf("%d components written across the capabilities, want 1", total)
+	}
+}
+
+// Each field within its bound, a component can still add up to more than DynamoDB's 400 KB item:
+// it is a *catalog.ValidationError (BAD_USER_INPUT) before any write, never a ValidationException
+// from DynamoDB.
+func TestItemOverDynamoDBLimitRefused(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	if _, err := env.Store.CreateCapability(ctx, newCapability("CAP-BIG-1"), dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	text := func(c byte) string { return strings.Repeat(string(c), catalog.MaxTextLength) }
+	c := newComponent("CAP-BIG-1", "big-1", 1)
+	c.Technology = &catalog.Technology{}
+	c.Deployment = &catalog.Deployment{}
+	c.Configuration = &catalog.Configuration{}
+	for range catalog.MaxListLength {
+		c.Technology.Dependencies = append(c.Technology.Dependencies, text('d'))
+		c.Configuration.Secrets = append(c.Configuration.Secrets, text('s'))
+		c.Deployment.Endpoints = append(c.Deployment.Endpoints, catalog.Endpoint{Type: text('t'), URL: text('u'), HealthCheck: text('h')})
+	}
+	if err := catalog.ValidateComponent(c); err != nil {
+		t.Fatalf("ValidateComponent(every field within its bound) = %v", err)
+	}
+	env.Counter.Reset()
+	_, err := env.Store.AddComponent(ctx, c, dynamo.Idempotency{})
+	var invalid *catalog.ValidationError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("AddComponent(a 400 KB component) = %v, want a *catalog.ValidationError", err)
+	}
+	if n := env.Counter.Ops()["TransactWriteItems"]; n != 0 {
+		t.Errorf("AddComponent(a 400 KB component) sent %d transactions, want 0", n)
 	}
 }

@@ -711,3 +711,36 @@ func TestDeterministic(t *testing.T) {
 		t.Error("results share mutable state")
 	}
 }
+
+// Every entity of the sample passes the validation the mutations apply, bounds included, so that
+// a sample entity can be changed through the API.
+func TestEveryEntityValidates(t *testing.T) {
+	for _, b := range Catalogue(testNow) {
+		t.Run(b.Capability.CapabilityID, func(t *testing.T) {
+			check := func(what string, err error) {
+				t.Helper()
+				if err != nil {
+					t.Errorf("%s: %v", what, err)
+				}
+			}
+			check("capability", catalog.ValidateCapability(b.Capability))
+			for _, c := range b.Components {
+				check("component "+c.ComponentID, catalog.ValidateComponent(c))
+			}
+			for i, d := range b.Dependencies {
+				others := append(append([]*catalog.Dependency{}, b.Dependencies[:i]...), b.Dependencies[i+1:]...)
+				check("dependency "+d.ID(), catalog.ValidateDependency(d, b.Components, others))
+			}
+			for _, j := range b.Jobs {
+				check("job "+j.JobID, catalog.ValidateJob(j, b.Components))
+			}
+			for _, m := range b.Metrics {
+				c := *m
+				check("metric "+m.ComponentID+"@"+m.Timestamp.String(), catalog.ValidateMetric(&c, testNow))
+			}
+			for _, r := range b.Rules {
+				check("rule "+r.RuleID, catalog.ValidateRuleFields(r))
+			}
+		})
+	}
+}
