@@ -192,8 +192,9 @@ func (a *Auth) authenticate(r *http.Request) (Caller, error) {
 		}
 		return Caller{Name: "anonymous", Role: a.Anonymous}, nil
 	}
-	key, ok := strings.CutPrefix(h, "Bearer ")
-	if !ok || a.Keys == nil {
+	// RFC 9110 section 11.1: the scheme is case-insensitive, one or more spaces follow it.
+	scheme, key, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || a.Keys == nil {
 		return Caller{}, errors.New("invalid credentials: send Authorization: Bearer <key>")
 	}
 	c, found := a.Keys.Lookup(strings.TrimSpace(key))

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"log/slog"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/gqlerror"
@@ -35,6 +36,31 @@ var ErrForbidden = errors.New("forbidden")
 // extensions.code. Anything else reaches the client as "internal error" and its cause is logged:
 // no table name, request ID or AWS text ever leaves the server.
 func errorPresenter(log *slog.Logger) graphql.ErrorPresenterFunc {
+	present := presentError(log)
+	return func(ctx context.Context, err error) *gqlerror.Error {
+		gerr := present(ctx, err)
+		gerr.Message = boundMessage(gerr.Message)
+		return gerr
+	}
+}
+
+// maxMessageBytes bounds an error message: messages may quote what a client sent (an ID that
+// is not one, a value of the wrong type), and a client must not get its megabyte back.
+const maxMessageBytes = 512
+
+// boundMessage cuts msg to maxMessageBytes on a character boundary, marking the cut.
+func boundMessage(msg string) string {
+	if len(msg) <= maxMessageBytes {
+		return msg
+	}
+	cut := maxMessageBytes
+	for cut > 0 && !utf8.RuneStart(msg[cut]) {
+		cut--
+	}
+	return msg[:cut] + "… (cut)"
+}
+
+func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 	return func(ctx context.Context, err error) *gqlerror.Error {
 		gerr := graphql.DefaultErrorPresenter(ctx, err)
 		set := func(code, msg string) *gqlerror.Error {

@@ -51,7 +51,16 @@ type Options struct {
 	// Metrics, when set, records request metrics; MetricsHandler serves them at /metrics.
 	Metrics        *Metrics
 	MetricsHandler http.Handler
+	// MaxInFlight bounds the GraphQL requests served at once; beyond it a request is answered
+	// at once with HTTP 503 and Retry-After. Zero means DefaultMaxInFlight; negative, no bound.
+	MaxInFlight int
+
+	inFlight slots
 }
+
+// DefaultMaxInFlight is the default bound on concurrent GraphQL requests: with bodies of up to
+// 1 MiB it bounds what requests in progress hold to about 64 MiB.
+const DefaultMaxInFlight = 64
 
 // NewHandler returns the whole HTTP surface: POST/GET /graphql (the GET, POST and OPTIONS
 // transports only: no multipart, no form posts), /healthz, /readyz, and the UI for the rest.
@@ -100,11 +109,15 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		opts.Now = time.Now
 	}
 	opts.Limits = opts.Limits.withDefaults()
+	if opts.MaxInFlight == 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
+	opts.inFlight = newSlots(opts.MaxInFlight)
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{store: store, artifacts: opts.Artifacts, archive: opts.Archive, log: opts.Logger, now: opts.Now}}))
 	srv.AddTransport(transport.Options{})
-	srv.AddTransport(transport.GET{})
-	srv.AddTransport(transport.POST{})
-	srv.SetQueryCache(lru.New[*ast.QueryDocument](1000))
+	srv.AddTransport(httpTransport{})
+	cache := lru.New[*ast.QueryDocument](1000)
+	srv.SetQueryCache(cache)
 	srv.SetParserTokenLimit(opts.Limits.ParserTokens)
 	if opts.Introspection {
 		srv.Use(extension.Introspection{})
@@ -112,7 +125,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		// Suggestions ("did you mean ...") would reveal the schema that introspection hides.
 		srv.SetDisableSuggestion(true)
 	}
-	srv.Use(limiter{limits: opts.Limits})
+	srv.Use(limiter{limits: opts.Limits, cache: cache})
 	srv.Use(dynamoStats{s3: opts.Artifacts != nil || opts.Archive != nil})
 	srv.Use(operationRecorder{})
 	srv.SetErrorPresenter(errorPresenter(opts.Logger))

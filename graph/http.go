@@ -1,18 +1,13 @@
 package graph
 
 import (
-	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
-	"io"
 	"log/slog"
-	"mime"
 	"net/http"
 	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -81,16 +76,18 @@ func newRequestID(r *http.Request) string {
 // writeHTTPError answers with a GraphQL-shaped JSON error and an HTTP status: the transport
 // errors that happen before GraphQL runs (401, 400, 413).
 func writeHTTPError(w http.ResponseWriter, status int, code, msg string) {
-	w.Header().Set("Content-Type", "application/json")
+	if w.Header().Get("Content-Type") == "" {
+		w.Header().Set("Content-Type", mediaJSON)
+	}
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"errors": []map[string]any{{"message": msg, "extensions": map[string]any{"code": code}}},
 	})
 }
 
-// boundBody reads a POST body up to max bytes and checks that a JSON body is JSON, so that an
-// oversized body is HTTP 413 and a malformed one is never echoed back (gqlgen's own message
-// would quote it). It reports whether the request may go on.
+// boundBody refuses a POST body whose declared length is over max with HTTP 413, and bounds
+// what the transport may read of any other, which then answers 413 itself past max. It reports
+// whether the request may go on.
 func boundBody(w http.ResponseWriter, r *http.Request, max int64) bool {
 	if r.Method != http.MethodPost || r.Body == nil {
 		return true
@@ -99,22 +96,37 @@ func boundBody(w http.ResponseWriter, r *http.Request, max int64) bool {
 		writeHTTPError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit")
 		return false
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, max))
-	var tooBig *http.MaxBytesError
-	switch {
-	case errors.As(err, &tooBig):
-		writeHTTPError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit")
-		return false
-	case err != nil:
-		writeHTTPError(w, http.StatusBadRequest, "BAD_REQUEST", "the request body could not be read")
-		return false
-	}
-	if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "application/json" && !json.Valid(body) {
-		writeHTTPError(w, http.StatusBadRequest, "BAD_REQUEST", "the request body is not valid JSON")
-		return false
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
+	r.Body = http.MaxBytesReader(w, r.Body, max)
 	return true
+}
+
+// slots bounds the requests served at once; a nil *slots bounds nothing.
+type slots chan struct{}
+
+func newSlots(n int) slots {
+	if n <= 0 {
+		return nil
+	}
+	return make(slots, n)
+}
+
+// acquire takes a slot without waiting and reports whether there was one.
+func (s slots) acquire() bool {
+	if s == nil {
+		return true
+	}
+	select {
+	case s <- struct{}{}:
+		return true
+	default:
+		return false
+	}
+}
+
+func (s slots) release() {
+	if s != nil {
+		<-s
+	}
 }
 
 // statusRecorder remembers the status a handler wrote.
@@ -123,13 +135,8 @@ type statusRecorder struct {
 	status int
 }
 
-// WriteHeader records the status. A request error (parse, validation, variable coercion)
-// answered as application/json is sent with 200, as the GraphQL-over-HTTP spec asks for legacy
-// JSON clients; application/graphql-response+json keeps gqlgen's 4xx.
+// WriteHeader records the status.
 func (s *statusRecorder) WriteHeader(code int) {
-	if code == http.StatusUnprocessableEntity && strings.HasPrefix(s.Header().Get("Content-Type"), "application/json") {
-		code = http.StatusOK
-	}
 	s.status = code
 	s.ResponseWriter.WriteHeader(code)
 }
@@ -172,9 +179,16 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 				slog.Int("status", rec.status), slog.Float64("durationMs", float64(d.Microseconds())/1000), slog.Int("dynamodbRequests", snap.Requests),
 				slog.String("caller", caller.Name), slog.String("role", caller.Role.String()))
 		}()
-		if !boundBody(rec, r, opts.Limits.MaxBody) {
-			return
+		if opts.Deadline > 0 {
+			// The deadline covers the whole request: reading the body, parsing, validation and
+			// execution. The connection's read deadline follows it, so a client that sends its
+			// body slowly is cut off too (the server's WriteTimeout bounds a slow reader).
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeout(ctx, opts.Deadline)
+			defer cancel()
+			_ = http.NewResponseController(w).SetReadDeadline(start.Add(opts.Deadline))
 		}
+		// The key is checked before the body is read: a wrong key costs one header.
 		if opts.Auth != nil {
 			c, err := opts.Auth.authenticate(r)
 			if err != nil {
@@ -184,12 +198,16 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			}
 			caller = c
 		}
-		ctx = WithCaller(ctx, caller)
-		if opts.Deadline > 0 {
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithTimeout(ctx, opts.Deadline)
-			defer cancel()
+		if !opts.inFlight.acquire() {
+			rec.Header().Set("Retry-After", "1")
+			writeHTTPError(rec, http.StatusServiceUnavailable, "OVERLOADED", "the server is at its limit of concurrent requests: retry in a moment")
+			return
 		}
+		defer opts.inFlight.release()
+		if !boundBody(rec, r, opts.Limits.MaxBody) {
+			return
+		}
+		ctx = WithCaller(ctx, caller)
 		ctx = WithLoaders(ctx, NewLoaders(store, LoaderOptions{Metrics: opts.Metrics, BatchWindow: opts.BatchWindow, FullItems: opts.FullItems}))
 		srv.ServeHTTP(rec, r.WithContext(ctx))
 	})

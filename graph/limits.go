@@ -2,12 +2,15 @@ package graph
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/capcat/catalogue/dynamo"
 )
@@ -25,6 +28,20 @@ type Limits struct {
 	MaxFields int
 	// MaxAliases is the most aliased fields an operation may hold.
 	MaxAliases int
+	// MaxRepeats is the most times one response name may occur in a selection set once
+	// fragments are expanded and same-named fields merged (validation compares each pair).
+	MaxRepeats int
+	// MaxFragments is the most fragment definitions a document may hold.
+	MaxFragments int
+	// MaxVariables is the most variables a document may declare.
+	MaxVariables int
+	// MaxDirectives is the most directives a document may use.
+	MaxDirectives int
+	// MaxArguments is the most arguments of one field or directive, and the most fields of one
+	// input object literal.
+	MaxArguments int
+	// MaxOperations is the most operations a document may hold.
+	MaxOperations int
 	// ParserTokens bounds the tokens of a query document.
 	ParserTokens int
 	// MaxBody is the largest request body in bytes (larger is HTTP 413).
@@ -32,24 +49,22 @@ type Limits struct {
 }
 
 // DefaultLimits are the limits when none are configured.
-var DefaultLimits = Limits{MaxCost: 50_000, MaxDepth: 15, MaxFields: 1_000, MaxAliases: 30, ParserTokens: 15_000, MaxBody: 1 << 20}
+var DefaultLimits = Limits{
+	MaxCost: 50_000, MaxDepth: 15, MaxFields: 1_000, MaxAliases: 30,
+	MaxRepeats: 50, MaxFragments: 100, MaxVariables: 100, MaxDirectives: 100, MaxArguments: 100, MaxOperations: 100,
+	ParserTokens: 15_000, MaxBody: 1 << 20,
+}
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
-	if l.MaxCost > 0 {
-		d.MaxCost = l.MaxCost
-	}
-	if l.MaxDepth > 0 {
-		d.MaxDepth = l.MaxDepth
-	}
-	if l.MaxFields > 0 {
-		d.MaxFields = l.MaxFields
-	}
-	if l.MaxAliases > 0 {
-		d.MaxAliases = l.MaxAliases
-	}
-	if l.ParserTokens > 0 {
-		d.ParserTokens = l.ParserTokens
+	for _, f := range []struct{ set, def *int }{
+		{&l.MaxCost, &d.MaxCost}, {&l.MaxDepth, &d.MaxDepth}, {&l.MaxFields, &d.MaxFields}, {&l.MaxAliases, &d.MaxAliases},
+		{&l.MaxRepeats, &d.MaxRepeats}, {&l.MaxFragments, &d.MaxFragments}, {&l.MaxVariables, &d.MaxVariables}, {&l.MaxDirectives, &d.MaxDirectives},
+		{&l.MaxArguments, &d.MaxArguments}, {&l.MaxOperations, &d.MaxOperations}, {&l.ParserTokens, &d.ParserTokens},
+	} {
+		if *f.set > 0 {
+			*f.def = *f.set
+		}
 	}
 	if l.MaxBody > 0 {
 		d.MaxBody = l.MaxBody
@@ -69,15 +84,52 @@ const (
 // multiplies the connections below it by: a capability holds at most 99 components.
 const unpaginatedFanout = 100
 
-// limiter is the gqlgen extension that enforces Limits before execution, so a refused request
-// costs no DynamoDB request, and reports extensions.cost on every response.
-type limiter struct{ limits Limits }
+// limiter is the gqlgen extension that enforces Limits: those the document alone can judge
+// before gqlgen validates it (checkDocument), the cost and `first` arguments after, all before
+// execution, so a refused request costs no DynamoDB request. It reports extensions.cost on
+// every response, and refuses to start what the request deadline has overtaken.
+type limiter struct {
+	limits Limits
+	// cache is gqlgen's cache of parsed and validated documents: a document found there passed
+	// these checks already.
+	cache graphql.Cache[*ast.QueryDocument]
+}
 
 var (
-	_ graphql.HandlerExtension        = limiter{}
-	_ graphql.OperationContextMutator = limiter{}
-	_ graphql.ResponseInterceptor     = limiter{}
+	_ graphql.HandlerExtension          = limiter{}
+	_ graphql.OperationParameterMutator = limiter{}
+	_ graphql.OperationContextMutator   = limiter{}
+	_ graphql.ResponseInterceptor       = limiter{}
 )
+
+// MutateOperationParameters parses a document that gqlgen has not validated yet and refuses it
+// when it breaks a document limit, before validation, whose cost grows with the square of a
+// document's width. A parse error is answered here, as gqlgen would, without a second parse.
+func (l limiter) MutateOperationParameters(ctx context.Context, params *graphql.RawParams) *gqlerror.Error {
+	if err := ctx.Err(); err != nil {
+		return timeoutError()
+	}
+	if l.cache != nil {
+		if _, ok := l.cache.Get(ctx, params.Query); ok {
+			return nil
+		}
+	}
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: params.Query}, l.limits.ParserTokens)
+	var parseErr *gqlerror.Error
+	switch {
+	case errors.As(err, &parseErr):
+		errcode.Set(parseErr, errcode.ParseFailed)
+		return parseErr
+	case err != nil:
+		return nil // gqlgen parses again and reports it
+	}
+	return checkDocument(doc, l.limits)
+}
+
+// timeoutError says that the request deadline passed before the operation could start.
+func timeoutError() *gqlerror.Error {
+	return limitError(CodeTimeout, "the request deadline passed before the operation started")
+}
 
 func (limiter) ExtensionName() string                   { return "Limits" }
 func (limiter) Validate(graphql.ExecutableSchema) error { return nil }
@@ -96,6 +148,9 @@ type walk struct {
 func (l limiter) MutateOperationContext(ctx context.Context, op *graphql.OperationContext) *gqlerror.Error {
 	if op.Operation == nil {
 		return nil
+	}
+	if err := ctx.Err(); err != nil {
+		return timeoutError()
 	}
 	w := &walk{op: op, fragments: map[string]bool{}}
 	w.selections(op.Operation.SelectionSet, 1, 1)

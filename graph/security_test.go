@@ -1,0 +1,197 @@
+package graph_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/capcat/catalogue/graph"
+)
+
+// countingBody is a request body that counts what the server reads of it.
+type countingBody struct {
+	r    io.Reader
+	read int
+}
+
+func (b *countingBody) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	b.read += n
+	return n, err
+}
+
+func (b *countingBody) Close() error { return nil }
+
+// A wrong key, or no key when anonymous requests are refused, is 401 before a byte of the body
+// is read; a right key is read as usual. The Bearer scheme is case-insensitive (RFC 9110).
+func TestKeyCheckedBeforeBody(t *testing.T) {
+	h := newHarnessWith(t, func(o *graph.Options) {
+		o.Auth = &graph.Auth{Keys: keyFile(t, "viewer "+graph.HashKey("good-key")+" ui"), Anonymous: graph.RoleNone}
+	})
+	query := `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name } }"}`
+	tests := []struct {
+		name, authorization string
+		status              int
+		bodyRead            bool
+	}{
+		{"wrong key", "Bearer not-a-key", http.StatusUnauthorized, false},
+		{"no key with -anonymous=none", "", http.StatusUnauthorized, false},
+		{"another scheme", "Basic Z29vZC1rZXk=", http.StatusUnauthorized, false},
+		{"right key", "Bearer good-key", http.StatusOK, true},
+		{"scheme in lower case", "bearer good-key", http.StatusOK, true},
+		{"scheme in upper case", "BEARER good-key", http.StatusOK, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body := &countingBody{r: strings.NewReader(query)}
+			req := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+			req.Body = body
+			req.Header.Set("Content-Type", "application/json")
+			if tt.authorization != "" {
+				req.Header.Set("Authorization", tt.authorization)
+			}
+			w := httptest.NewRecorder()
+			h.handler.ServeHTTP(w, req)
+			if w.Code != tt.status {
+				t.Fatalf("status = %d, want %d: %s", w.Code, tt.status, w.Body.String())
+			}
+			if read := body.read > 0; read != tt.bodyRead {
+				t.Errorf("read %d bytes of the body; want read = %v", body.read, tt.bodyRead)
+			}
+			if tt.status == http.StatusOK && !strings.Contains(w.Body.String(), "Alert Management") {
+				t.Errorf("body = %s", w.Body.String())
+			}
+		})
+	}
+}
+
+// blockingBody is a body that delivers nothing until released: a client sending slowly.
+type blockingBody struct{ release chan struct{} }
+
+func (b *blockingBody) Read(p []byte) (int, error) {
+	<-b.release
+	return 0, io.EOF
+}
+
+func (b *blockingBody) Close() error { return nil }
+
+// Beyond MaxInFlight concurrent requests the server answers 503 with Retry-After at once, and
+// serves again when a slot frees.
+func TestConcurrencyBound(t *testing.T) {
+	h := newHarnessWith(t, func(o *graph.Options) { o.MaxInFlight = 2 })
+	release := make(chan struct{})
+	var wg sync.WaitGroup
+	for range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for { // a blocker refused while the probe below held a slot tries again
+				req := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+				req.Body = &blockingBody{release: release}
+				req.Header.Set("Content-Type", "application/json")
+				w := httptest.NewRecorder()
+				h.handler.ServeHTTP(w, req)
+				if w.Code != http.StatusServiceUnavailable {
+					return
+				}
+			}
+		}()
+	}
+	// Wait until both hold their slot: a third request is then refused.
+	deadline := time.Now().Add(10 * time.Second)
+	var w *httptest.ResponseRecorder
+	for time.Now().Before(deadline) {
+		w = post(h.handler, `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name } }"}`, "application/json")
+		if w.Code == http.StatusServiceUnavailable {
+			break
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "OVERLOADED") {
+		t.Fatalf("third request = %d %v %s, want 503 with Retry-After", w.Code, w.Header(), w.Body.String())
+	}
+	close(release)
+	wg.Wait()
+	if w := post(h.handler, `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name } }"}`, "application/json"); w.Code != http.StatusOK {
+		t.Errorf("after the slots freed: %d %s", w.Code, w.Body.String())
+	}
+}
+
+// A body that is JSON of the wrong shape, or not JSON, is refused with a message of its own:
+// nothing of the body comes back.
+func TestBodyNeverEchoed(t *testing.T) {
+	h := newHarness(t)
+	marker := strings.Repeat("ECHO", 1000)
+	for _, body := range []string{
+		`["` + marker + `"]`,
+		`"` + marker + `"`,
+		`{"query": "{ __typename }", "variables": ["` + marker + `"]}`,
+		`{"query": ["` + marker + `"]}`,
+		`{"query": "{ __typename }", "extensions": "` + marker + `"}`,
+		`{"query": "{ __typename }"} ["` + marker + `"]`,
+		`{"query": "` + marker,
+	} {
+		w := post(h.handler, body, "application/json")
+		if w.Code != http.StatusBadRequest || strings.Contains(w.Body.String(), "ECHO") {
+			t.Errorf("body %.40q: %d %.200s", body, w.Code, w.Body.String())
+		}
+	}
+}
+
+// A request that fails before execution (parse, validation, a limit) has no data entry, under
+// either media type; under application/graphql-response+json a parse or validation failure is
+// 400, under application/json 200. GET runs no mutation: 405 with Allow: POST.
+func TestRequestErrorsHaveNoData(t *testing.T) {
+	h := newHarness(t)
+	tests := []struct {
+		name, query, accept string
+		status              int
+	}{
+		{"parse error, graphql-response+json", "{", "application/graphql-response+json", 400},
+		{"validation error, graphql-response+json", "{ nope }", "application/graphql-response+json", 400},
+		{"parse error, json", "{", "application/json", 200},
+		{"validation error, json", "{ nope }", "application/json", 200},
+		{"limit, graphql-response+json", "{ " + strings.Repeat("__typename ", 51) + "}", "application/graphql-response+json", 200},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			body, _ := json.Marshal(map[string]string{"query": tt.query})
+			req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(string(body)))
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", tt.accept)
+			w := httptest.NewRecorder()
+			h.handler.ServeHTTP(w, req)
+			var resp map[string]json.RawMessage
+			if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil {
+				t.Fatalf("decode: %v", err)
+			}
+			if _, ok := resp["data"]; ok || resp["errors"] == nil || w.Code != tt.status {
+				t.Errorf("%d %s, want %d with errors and no data", w.Code, w.Body.String(), tt.status)
+			}
+			if ct := w.Header().Get("Content-Type"); !strings.HasPrefix(ct, tt.accept) {
+				t.Errorf("Content-Type = %q, want %s", ct, tt.accept)
+			}
+		})
+	}
+	t.Run("executed operation has data", func(t *testing.T) {
+		resp := h.do(t, `{ capability(id: "CAP-NOPE-0001") { name } }`, nil)
+		if !strings.Contains(resp.Body, `"data":`) {
+			t.Errorf("body = %s", resp.Body)
+		}
+	})
+	t.Run("GET mutation is 405", func(t *testing.T) {
+		q := url.QueryEscape(`mutation { deleteRule(capabilityId: "CAP-ALERT-MGT-001", ruleId: "rule-alert-severity-mapping") }`)
+		req := httptest.NewRequest(http.MethodGet, "/graphql?query="+q, nil)
+		w := httptest.NewRecorder()
+		h.handler.ServeHTTP(w, req)
+		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Allow") != http.MethodPost {
+			t.Errorf("GET mutation = %d %v", w.Code, w.Header())
+		}
+	})
+}
