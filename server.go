@@ -28,6 +28,7 @@ import (
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/tlsreload"
 	"github.com/capcat/catalogue/internal/tune"
 	"github.com/capcat/catalogue/sample"
 	"github.com/capcat/catalogue/web"
@@ -55,6 +56,13 @@ type config struct {
 	maxCost       int
 	timeout       time.Duration
 	archiveMinAge time.Duration
+	maxInFlight   int
+	metricsAddr   string
+	tlsCert       string
+	tlsKey        string
+	// hostGiven reports whether -host or HOST was given: without it, a server with a generated
+	// key listens on loopback only.
+	hostGiven bool
 }
 
 func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*config, error) {
@@ -74,7 +82,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	c := &config{}
 	fs.IntVar(&c.port, "port", envInt("PORT", 8080), "HTTP port (env PORT); 0 picks a free port")
-	fs.StringVar(&c.host, "host", envStr("HOST", ""), "interface to listen on (env HOST); empty means all")
+	fs.StringVar(&c.host, "host", envStr("HOST", ""), "interface to listen on (env HOST); empty means all, or 127.0.0.1 when the admin key is generated")
 	fs.StringVar(&c.table, "table", envStr("TABLE_NAME", dynamo.DefaultTable), "DynamoDB table name (env TABLE_NAME)")
 	fs.StringVar(&c.endpoint, "dynamodb-endpoint", getenv("DYNAMODB_ENDPOINT"), "DynamoDB-compatible endpoint URL, e.g. dynalite (env DYNAMODB_ENDPOINT); empty runs the embedded in-memory backend")
 	fs.BoolVar(&c.useAWS, "aws", getenv("USE_AWS") == "1", "use real DynamoDB through the standard AWS configuration chain (env USE_AWS=1)")
@@ -87,8 +95,20 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.timeout, "request-timeout", 10*time.Second, "deadline of each GraphQL request")
 	fs.DurationVar(&c.archiveMinAge, "archive-min-age", envDuration(getenv, "ARCHIVE_MIN_AGE", 0),
 		"how old metrics must be before they may move to S3 (env ARCHIVE_MIN_AGE; default 24h, 10m for the embedded default)")
+	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
+	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("METRICS_ADDR"), "serve /metrics on this address (e.g. 10.0.0.5:9090) without a key, and not on the API's; empty serves it on the API's address to API keys (env METRICS_ADDR)")
+	fs.StringVar(&c.tlsCert, "tls-cert", getenv("TLS_CERT_FILE"), "PEM certificate (chain) for HTTPS, reloaded when it changes or on SIGHUP (env TLS_CERT_FILE)")
+	fs.StringVar(&c.tlsKey, "tls-key", getenv("TLS_KEY_FILE"), "PEM private key of -tls-cert (env TLS_KEY_FILE)")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
+	}
+	fs.Visit(func(f *flag.Flag) { c.hostGiven = c.hostGiven || f.Name == "host" })
+	c.hostGiven = c.hostGiven || getenv("HOST") != ""
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return nil, errors.New("-tls-cert and -tls-key go together")
+	}
+	if c.timeout <= 0 {
+		return nil, errors.New("-request-timeout must be positive")
 	}
 	if c.useAWS && c.endpoint != "" {
 		return nil, errors.New("-aws and -dynamodb-endpoint exclude each other")
@@ -149,31 +169,73 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	if generatedKey != "" {
+		if !cfg.hostGiven {
+			cfg.host = "127.0.0.1"
+		} else if !loopbackHost(cfg.host) {
+			fmt.Fprintf(stderr, "WARNING: -host %q with a generated admin key: the pages embed the key, so the server answers loopback clients only (HTTP 403 to the rest); configure API_KEYS_FILE to serve others\n", cfg.host)
+		}
+	}
+	var certs *tlsreload.Reloader
+	if cfg.tlsCert != "" {
+		if certs, err = tlsreload.New(cfg.tlsCert, cfg.tlsKey, tlsreload.WithLogger(log)); err != nil {
+			return err
+		}
+		certs.WatchSignals(ctx, syscall.SIGHUP)
+	}
 
 	ln, err := net.Listen("tcp", net.JoinHostPort(cfg.host, strconv.Itoa(cfg.port)))
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	srv := &http.Server{
-		Handler: graph.NewHandler(store, graph.Options{
-			Logger:         log,
-			Introspection:  cfg.introspection,
-			UI:             web.Handler(web.Options{APIKey: generatedKey}),
-			Auth:           auth,
-			Limits:         graph.Limits{MaxCost: cfg.maxCost},
-			Deadline:       cfg.timeout,
-			Metrics:        metrics,
-			MetricsHandler: promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
-			Artifacts:      b.objects,
-			Archive:        b.archiver,
-		}),
-		ReadHeaderTimeout: 10 * time.Second,
-		BaseContext:       func(net.Listener) context.Context { return ctx },
+	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+	opts := graph.Options{
+		Logger:         log,
+		Introspection:  cfg.introspection,
+		UI:             web.Handler(web.Options{APIKey: generatedKey}),
+		Auth:           auth,
+		Limits:         graph.Limits{MaxCost: cfg.maxCost},
+		Deadline:       cfg.timeout,
+		Metrics:        metrics,
+		MetricsHandler: metricsHandler,
+		Artifacts:      b.objects,
+		Archive:        b.archiver,
+		MaxInFlight:    cfg.maxInFlight,
+		LoopbackOnly:   generatedKey != "",
 	}
+	var servers []*http.Server
+	var metricsLn net.Listener
+	if cfg.metricsAddr != "" {
+		opts.MetricsHandler = nil
+		metricsLn, err = net.Listen("tcp", cfg.metricsAddr)
+		if err != nil {
+			ln.Close()
+			return fmt.Errorf("listen for metrics: %w", err)
+		}
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", metricsHandler)
+		msrv := newHTTPServer(ctx, mux, cfg.timeout, log)
+		servers = append(servers, msrv)
+		go func() { _ = msrv.Serve(metricsLn) }()
+	}
+	srv := newHTTPServer(ctx, graph.NewHandler(store, opts), cfg.timeout, log)
+	if certs != nil {
+		srv.TLSConfig = certs.Config()
+	}
+	servers = append(servers, srv)
 	banner(stdout, cfg, ln.Addr(), b, auth, generatedKey)
+	if metricsLn != nil {
+		fmt.Fprintf(stdout, "  metrics:     http://%s/metrics (no key: keep this address private)\n", metricsLn.Addr())
+	}
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if certs != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+			return
+		}
+		errc <- srv.Serve(ln)
+	}()
 	select {
 	case err := <-errc:
 		return err
@@ -182,10 +244,39 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	fmt.Fprintln(stdout, "shutting down: draining in-flight requests")
 	shutdownCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
-	if err := srv.Shutdown(shutdownCtx); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	for _, s := range servers {
+		if err := s.Shutdown(shutdownCtx); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
 	}
 	return nil
+}
+
+// newHTTPServer returns a server of h whose connections cannot be held open: headers must
+// arrive within 10 s, a whole request within the request deadline and 5 s more (a GraphQL
+// request's own read deadline is its deadline), the response be written within the deadline
+// and 10 s more (so a client that reads slowly is cut off), and an idle keep-alive connection
+// is closed after a minute.
+func newHTTPServer(ctx context.Context, h http.Handler, deadline time.Duration, log *slog.Logger) *http.Server {
+	return &http.Server{
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		Handler:           h,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       deadline + 5*time.Second,
+		WriteTimeout:      deadline + 10*time.Second,
+		IdleTimeout:       time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		BaseContext:       func(net.Listener) context.Context { return ctx },
+	}
+}
+
+// loopbackHost reports whether host (an interface to listen on) is a loopback name or address.
+func loopbackHost(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
 }
 
 // loadAuth builds the authentication of cfg: the keys of API_KEYS_FILE, or, without a key file,
@@ -216,10 +307,18 @@ func loadAuth(cfg *config) (*graph.Auth, string, error) {
 
 func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Auth, generatedKey string) {
 	port := addr.(*net.TCPAddr).Port
+	scheme := "http"
+	if cfg.tlsCert != "" {
+		scheme = "https"
+	}
+	where := "on every interface"
+	if ip := net.ParseIP(strings.Trim(cfg.host, "[]")); cfg.host != "" && (ip == nil || !ip.IsUnspecified()) {
+		where = "on " + cfg.host + " only"
+	}
 	fmt.Fprintf(w, "Capability Catalogue GraphQL API\n")
-	fmt.Fprintf(w, "  listening on http://127.0.0.1:%d\n", port)
-	fmt.Fprintf(w, "  GraphQL:     http://127.0.0.1:%d/graphql\n", port)
-	fmt.Fprintf(w, "  explorer:    http://127.0.0.1:%d/   (GraphiQL at /graphiql)\n", port)
+	fmt.Fprintf(w, "  listening on %s://127.0.0.1:%d (%s)\n", scheme, port, where)
+	fmt.Fprintf(w, "  GraphQL:     %s://127.0.0.1:%d/graphql\n", scheme, port)
+	fmt.Fprintf(w, "  explorer:    %s://127.0.0.1:%d/   (GraphiQL at /graphiql)\n", scheme, port)
 	switch {
 	case cfg.embedded():
 		fmt.Fprintf(w, "  backend:     embedded in-memory DynamoDB (minidyn), table %s\n", cfg.table)
@@ -237,9 +336,11 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 	if b.seeded > 0 {
 		fmt.Fprintf(w, "  sample catalogue loaded: %d items, %d job artifacts\n", b.seeded, b.artifacts)
 	}
-	fmt.Fprintf(w, "  metrics:     http://127.0.0.1:%d/metrics\n", port)
+	if cfg.metricsAddr == "" {
+		fmt.Fprintf(w, "  metrics:     %s://127.0.0.1:%d/metrics (with an API key)\n", scheme, port)
+	}
 	if generatedKey != "" {
-		fmt.Fprintf(w, "  admin API key (generated for this run; the explorer sends it):\n    Authorization: Bearer %s\n", generatedKey)
+		fmt.Fprintf(w, "  admin API key (generated for this run; the explorer sends it; loopback clients only):\n    Authorization: Bearer %s\n", generatedKey)
 	} else {
 		fmt.Fprintf(w, "  API keys:    %d loaded\n", auth.Keys.Len())
 	}

@@ -13,7 +13,11 @@ import (
 )
 
 // syncBuffer collects what run prints, safe to read while run writes.
-type lineWriter struct{ lines chan string }
+type lineWriter struct {
+	lines chan string
+	// listening is the banner's "listening on" line, once startWith has seen it.
+	listening string
+}
 
 func (w *lineWriter) Write(p []byte) (int, error) {
 	sc := bufio.NewScanner(strings.NewReader(string(p)))
@@ -26,24 +30,35 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// startServer runs the embedded default on a free port and returns its base URL.
+// startServer runs the embedded default on a free loopback port and returns its base URL.
 func startServer(t *testing.T, args []string, env map[string]string) (string, context.CancelFunc, chan error, *lineWriter) {
+	t.Helper()
+	return startWith(t, append([]string{"-port", "0", "-host", "127.0.0.1"}, args...), env, io.Discard)
+}
+
+// startWith runs the server with exactly args, its log going to stderr, and returns the base
+// URL of its banner once /healthz answers.
+func startWith(t *testing.T, args []string, env map[string]string, stderr io.Writer) (string, context.CancelFunc, chan error, *lineWriter) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	out := &lineWriter{lines: make(chan string, 1000)}
 	getenv := func(k string) string { return env[k] }
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, append([]string{"-port", "0", "-host", "127.0.0.1"}, args...), getenv, out, io.Discard)
+		done <- run(ctx, args, getenv, out, stderr)
 	}()
-	re := regexp.MustCompile(`listening on (http://\S+)`)
+	re := regexp.MustCompile(`listening on (https?://\S+)`)
 	deadline := time.After(60 * time.Second)
 	for {
 		select {
 		case line := <-out.lines:
 			if m := re.FindStringSubmatch(line); m != nil {
 				base := m[1]
-				waitHealthy(t, base)
+				out.listening = line
+				if strings.HasPrefix(base, "http:") {
+					waitHealthy(t, base)
+				}
+				t.Cleanup(cancel)
 				return base, cancel, done, out
 			}
 		case err := <-done:

@@ -77,7 +77,11 @@ var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
 // ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key.
 func ValidateID(field, id string) error {
 	if !idPattern.MatchString(id) {
-		return catalog.Invalid(field, "%q is not a valid identifier: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit", id)
+		shown := id
+		if len(shown) > 64 {
+			shown = strings.ToValidUTF8(shown[:64], "") + "…"
+		}
+		return catalog.Invalid(field, "%q is not a valid identifier: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit", shown)
 	}
 	return nil
 }

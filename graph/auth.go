@@ -10,7 +10,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
+	"net/netip"
+	"strconv"
 	"strings"
 )
 
@@ -202,4 +205,70 @@ func (a *Auth) authenticate(r *http.Request) (Caller, error) {
 		return Caller{}, errors.New("invalid API key")
 	}
 	return c, nil
+}
+
+// requireKey serves h only to callers with a valid API key when auth is set: an anonymous
+// request is 401 whatever the anonymous role.
+func requireKey(auth *Auth, h http.Handler) http.Handler {
+	if auth == nil {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		msg := "an API key is required: send Authorization: Bearer <key>"
+		if r.Header.Get("Authorization") != "" {
+			_, err := auth.authenticate(r)
+			if err == nil {
+				h.ServeHTTP(w, r)
+				return
+			}
+			msg = err.Error()
+		}
+		w.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
+		http.Error(w, msg, http.StatusUnauthorized)
+	})
+}
+
+// loopbackOnly answers only requests from a loopback address whose Host is a loopback name or
+// address (localhost, 127.0.0.1, [::1], with or without a port): anything else is 403 with a
+// one-line reason. Checking Host defeats DNS rebinding, where a page on another site resolves
+// its own name to 127.0.0.1 to read what the server shows local clients.
+func loopbackOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case !loopbackAddr(r.RemoteAddr):
+			http.Error(w, "forbidden: this server runs with a generated admin key and answers loopback clients only; configure API_KEYS_FILE to serve others", http.StatusForbidden)
+		case !loopbackHost(r.Host):
+			http.Error(w, "forbidden: this server runs with a generated admin key and answers only requests addressed to localhost, 127.0.0.1 or [::1]", http.StatusForbidden)
+		default:
+			h.ServeHTTP(w, r)
+		}
+	})
+}
+
+// loopbackAddr reports whether a client address (host:port) is a loopback address.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Unmap().IsLoopback()
+}
+
+// loopbackHost reports whether a Host header names the loopback interface: localhost,
+// 127.0.0.1 or [::1], with or without a port.
+func loopbackHost(host string) bool {
+	if h, port, err := net.SplitHostPort(host); err == nil {
+		if _, err := strconv.ParseUint(port, 10, 16); err != nil {
+			return false
+		}
+		host = h
+	} else if strings.HasPrefix(host, "[") && strings.HasSuffix(host, "]") {
+		host = host[1 : len(host)-1]
+	}
+	switch strings.ToLower(host) {
+	case "localhost", "127.0.0.1", "::1":
+		return true
+	}
+	return false
 }

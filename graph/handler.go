@@ -48,9 +48,14 @@ type Options struct {
 	// FullItems makes partition reads fetch whole items instead of the Data keys the
 	// operation can use (a ProjectionExpression worked out from the whole query).
 	FullItems bool
-	// Metrics, when set, records request metrics; MetricsHandler serves them at /metrics.
+	// Metrics, when set, records request metrics; MetricsHandler serves them at /metrics, to
+	// callers with an API key when Auth is set (serve it on an address of its own to let a
+	// scraper in without one).
 	Metrics        *Metrics
 	MetricsHandler http.Handler
+	// LoopbackOnly answers only loopback clients that address the server by a loopback name
+	// (HTTP 403 for the rest, on every route): for a server whose pages carry a generated key.
+	LoopbackOnly bool
 	// MaxInFlight bounds the GraphQL requests served at once; beyond it a request is answered
 	// at once with HTTP 503 and Retry-After. Zero means DefaultMaxInFlight; negative, no bound.
 	MaxInFlight int
@@ -77,7 +82,7 @@ func NewHandler(store Store, opts Options) http.Handler {
 		mux.Handle("/", opts.UI)
 	}
 	if opts.MetricsHandler != nil {
-		mux.Handle("GET /metrics", opts.MetricsHandler)
+		mux.Handle("GET /metrics", requireKey(opts.Auth, opts.MetricsHandler))
 	}
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintln(w, "ok")
@@ -96,6 +101,9 @@ func NewHandler(store Store, opts Options) http.Handler {
 		}
 		_, _ = fmt.Fprintln(w, "ready")
 	})
+	if opts.LoopbackOnly {
+		return loopbackOnly(mux)
+	}
 	return mux
 }
 

@@ -322,7 +322,7 @@ func TestObservability(t *testing.T) {
 		`catalogue_graphql_operation_duration_seconds_count{operation="AlertView"} 1`,
 		`catalogue_loader_batch_size_count{loader="capability"}`,
 		`catalogue_loader_batch_size_count{loader="partition"}`,
-		`catalogue_capability_health_score{business_domain="operations",capability_id="CAP-ALERT-MGT-001",name="Alert Management"}`,
+		`catalogue_capability_health_score{business_domain="operations",capability_id="CAP-ALERT-MGT-001"}`,
 		`catalogue_capability_active_rules{`,
 		`catalogue_capability_deployment_success_ratio{`,
 	} {

@@ -24,7 +24,20 @@ type Metrics struct {
 	conditional *prometheus.CounterVec
 	rcu, wcu    *prometheus.CounterVec
 	batches     *prometheus.HistogramVec
+
+	// names are the operation names given a label of their own so far.
+	mu    sync.Mutex
+	names map[string]bool
 }
+
+// Operation names are chosen by clients: a label per name would let a client grow the metrics
+// without bound. The first maxOperationNames names of at most maxOperationNameLength characters
+// get their own label; the rest are counted as "other".
+const (
+	maxOperationNames      = 200
+	maxOperationNameLength = 64
+	otherOperations        = "other"
+)
 
 var _ dynamo.Observer = (*Metrics)(nil)
 
@@ -52,6 +65,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 		batches: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "catalogue_loader_batch_size",
 			Help: "Keys per loader batch.", Buckets: []float64{1, 2, 5, 10, 25, 50, 100}}, []string{"loader"}),
 	}
+	m.names = map[string]bool{}
 	reg.MustRegister(m.operations, m.duration, m.attempts, m.calls, m.retries, m.throttles, m.conditional, m.rcu, m.wcu, m.batches)
 	return m
 }
@@ -86,11 +100,29 @@ func (m *Metrics) operation(name, outcome string, d time.Duration) {
 	if m == nil {
 		return
 	}
-	if name == "" {
-		name = "anonymous"
-	}
+	name = m.operationLabel(name)
 	m.operations.WithLabelValues(name, outcome).Inc()
 	m.duration.WithLabelValues(name).Observe(d.Seconds())
+}
+
+// operationLabel returns the label of an operation name: the name, "anonymous", or "other"
+// once the name is too long or the set of names is full.
+func (m *Metrics) operationLabel(name string) string {
+	if name == "" {
+		return "anonymous"
+	}
+	if len(name) > maxOperationNameLength {
+		return otherOperations
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if !m.names[name] {
+		if len(m.names) >= maxOperationNames {
+			return otherOperations
+		}
+		m.names[name] = true
+	}
+	return name
 }
 
 func (m *Metrics) batch(loader string, n int) {
@@ -101,7 +133,8 @@ func (m *Metrics) batch(loader string, n int) {
 
 // CatalogueCollector exports the seed's application metrics (health score per capability,
 // deployment success rate, active rules) from the CAPABILITIES index, re-read at most every
-// refresh interval so that scrapes stay cheap.
+// refresh interval so that scrapes stay cheap. Its labels are the capability's ID and business
+// domain, both identifiers of at most 128 characters: never a name, which is free text.
 type CatalogueCollector struct {
 	store   Store
 	refresh time.Duration
@@ -118,7 +151,7 @@ type CatalogueCollector struct {
 
 // NewCatalogueCollector returns the collector; register it with a prometheus.Registerer.
 func NewCatalogueCollector(store Store, refresh time.Duration) *CatalogueCollector {
-	labels := []string{"capability_id", "name", "business_domain"}
+	labels := []string{"capability_id", "business_domain"}
 	return &CatalogueCollector{
 		store: store, refresh: refresh, timeout: 5 * time.Second,
 		health:     prometheus.NewDesc("catalogue_capability_health_score", "Capability health score (0-100).", labels, nil),
@@ -145,7 +178,7 @@ func (c *CatalogueCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, ok)
 	for _, cp := range caps {
-		l := []string{cp.CapabilityID, cp.Name, cp.BusinessDomain}
+		l := []string{cp.CapabilityID, cp.BusinessDomain}
 		a := cp.Aggregates
 		ch <- prometheus.MustNewConstMetric(c.health, prometheus.GaugeValue, a.HealthScore, l...)
 		ch <- prometheus.MustNewConstMetric(c.rules, prometheus.GaugeValue, float64(a.ActiveRules), l...)

@@ -2,6 +2,7 @@ package graph_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -10,6 +11,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
 
 	"github.com/capcat/catalogue/graph"
 )
@@ -194,4 +198,104 @@ func TestRequestErrorsHaveNoData(t *testing.T) {
 			t.Errorf("GET mutation = %d %v", w.Code, w.Header())
 		}
 	})
+}
+
+// With LoopbackOnly every route answers only a loopback client that addresses the server by a
+// loopback name: DNS rebinding (a foreign Host) and remote clients get 403 and nothing else.
+func TestLoopbackOnly(t *testing.T) {
+	ui := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { _, _ = io.WriteString(w, "page with the key") })
+	h := newHarnessWith(t, func(o *graph.Options) { o.LoopbackOnly = true; o.UI = ui })
+	tests := []struct {
+		name, host, remote string
+		status             int
+	}{
+		{"localhost", "localhost:8080", "127.0.0.1:5000", 200},
+		{"localhost without port", "localhost", "127.0.0.1:5000", 200},
+		{"LOCALHOST", "LOCALHOST:8080", "127.0.0.1:5000", 200},
+		{"127.0.0.1", "127.0.0.1:8080", "127.0.0.1:5000", 200},
+		{"[::1]", "[::1]:8080", "[::1]:5000", 200},
+		{"[::1] without port", "[::1]", "[::1]:5000", 200},
+		{"rebinding host", "evil.example.com", "127.0.0.1:5000", 403},
+		{"rebinding host with port", "evil.example.com:8080", "127.0.0.1:5000", 403},
+		{"localhost as a subdomain", "localhost.evil.example.com:8080", "127.0.0.1:5000", 403},
+		{"another address of the machine", "192.0.2.10:8080", "127.0.0.1:5000", 403},
+		{"no host", "", "127.0.0.1:5000", 403},
+		{"bad port", "localhost:http", "127.0.0.1:5000", 403},
+		{"remote client", "localhost:8080", "192.0.2.7:5000", 403},
+		{"remote client, mapped v4", "localhost:8080", "[::ffff:192.0.2.7]:5000", 403},
+	}
+	for _, tt := range tests {
+		for _, path := range []string{"/", "/graphiql", "/graphql?query=%7B__typename%7D", "/healthz"} {
+			req := httptest.NewRequest(http.MethodGet, path, nil)
+			req.Host, req.RemoteAddr = tt.host, tt.remote
+			w := httptest.NewRecorder()
+			h.handler.ServeHTTP(w, req)
+			if w.Code != tt.status {
+				t.Errorf("%s: GET %s = %d, want %d: %s", tt.name, path, w.Code, tt.status, w.Body.String())
+			}
+			if tt.status == 403 && (strings.Contains(w.Body.String(), "key\n") || strings.Count(strings.TrimSpace(w.Body.String()), "\n") != 0) {
+				t.Errorf("%s: 403 body = %q, want one line without the page", tt.name, w.Body.String())
+			}
+		}
+	}
+}
+
+// /metrics is for API keys only when authentication is on, and its labels are bounded: no free
+// text (names), and client-chosen operation names capped in length and number.
+func TestMetricsGuardedAndBounded(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	metrics := graph.NewMetrics(reg)
+	h := newHarnessWith(t, func(o *graph.Options) {
+		o.Metrics = metrics
+		o.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
+		o.Auth = &graph.Auth{Keys: keyFile(t, "viewer "+graph.HashKey("scraper-key")+" prometheus", "admin "+graph.HashKey("admin-key")+" ops"), Anonymous: graph.RoleViewer}
+	})
+	reg.MustRegister(graph.NewCatalogueCollector(h.env.Store, 0))
+	scrape := func(key string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, "/metrics", nil)
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		w := httptest.NewRecorder()
+		h.handler.ServeHTTP(w, req)
+		return w
+	}
+	if w := scrape(""); w.Code != http.StatusUnauthorized || strings.Contains(w.Body.String(), "CAP-") {
+		t.Errorf("anonymous /metrics = %d %.200s", w.Code, w.Body.String())
+	}
+	if w := scrape("wrong"); w.Code != http.StatusUnauthorized {
+		t.Errorf("/metrics with a wrong key = %d", w.Code)
+	}
+	// A capability whose name is long: it must not become a label.
+	long := strings.Repeat("N", 200)
+	if resp := h.doAs(t, "admin-key", `mutation($in: CreateCapabilityInput!) { createCapability(input: $in) { id } }`,
+		map[string]any{"in": map[string]any{"capabilityId": "CAP-LABEL-001", "name": long, "businessDomain": "labels", "priority": "LOW"}}); len(resp.Errors) > 0 {
+		t.Fatalf("createCapability: %s", resp.Body)
+	}
+	for i := range 250 {
+		h.do(t, fmt.Sprintf("query Op%d { __typename }", i), nil)
+	}
+	h.do(t, "query "+strings.Repeat("L", 100)+" { __typename }", nil)
+	w := scrape("scraper-key")
+	if w.Code != http.StatusOK {
+		t.Fatalf("/metrics with a key = %d", w.Code)
+	}
+	out := w.Body.String()
+	if !strings.Contains(out, `capability_id="CAP-LABEL-001"`) || strings.Contains(out, long) || strings.Contains(out, `name="`) {
+		t.Errorf("capability labels carry names or lack the ID")
+	}
+	names := map[string]bool{}
+	for _, line := range strings.Split(out, "\n") {
+		if rest, ok := strings.CutPrefix(line, `catalogue_graphql_operations_total{operation="`); ok {
+			names[rest[:strings.Index(rest, `"`)]] = true
+		}
+	}
+	if len(names) > 202 || !names["other"] || names[strings.Repeat("L", 100)] {
+		t.Errorf("%d operation labels (other: %v), want at most 202 (200 names, anonymous, other)", len(names), names["other"])
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if len(line) > 400 {
+			t.Errorf("metrics line of %d bytes: %.120s", len(line), line)
+		}
+	}
 }
