@@ -253,6 +253,7 @@ func TestCapabilityWideMetricsWindow(t *testing.T) {
 // only the transaction's condition on the token can tell them apart.
 func TestTokenRaceAcrossCapabilities(t *testing.T) {
 	env := newEnv(t)
+	env.RequireTransactions(t)
 	ctx := context.Background()
 	const n = 8
 	for i := range n {
@@ -309,6 +310,7 @@ func TestTokenRaceAcrossCapabilities(t *testing.T) {
 // from DynamoDB.
 func TestItemOverDynamoDBLimitRefused(t *testing.T) {
 	env := newEnv(t)
+	env.RequireTransactions(t)
 	ctx := context.Background()
 	if _, err := env.Store.CreateCapability(ctx, newCapability("CAP-BIG-1"), dynamo.Idempotency{}); err != nil {
 		t.Fatal(err)
