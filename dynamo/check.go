@@ -3,8 +3,16 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
 	"reflect"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/capcat/catalogue/catalog"
 )
@@ -117,3 +125,133 @@ func (s *Store) CheckPartition(ctx context.Context, id string) error {
 	}
 	return nil
 }
+
+// keyRow is an item's table and index keys, as a check compares them.
+type keyRow struct{ pk, sk, gsi1PK, gsi1SK string }
+
+func (k keyRow) String() string { return k.pk + " " + k.sk + " (" + k.gsi1SK + ")" }
+
+// scanSegments is how many parallel segments a whole-table scan uses.
+const scanSegments = 4
+
+// scanKeys returns the keys of every item of the table, or of every entry of GSI1, read by a
+// parallel, paginated Scan. (A backend that ignores segments, as minidyn does, returns each
+// item once per segment: the rows are kept once.)
+func (s *Store) scanKeys(ctx context.Context, index bool) ([]keyRow, error) {
+	var mu sync.Mutex
+	seen := map[[2]string]keyRow{}
+	g, ctx := errgroup.WithContext(ctx)
+	for seg := range scanSegments {
+		g.Go(func() error {
+			in := &dynamodb.ScanInput{
+				TableName:            &s.table,
+				ProjectionExpression: aws.String("PK, SK, GSI1PK, GSI1SK"),
+				Segment:              aws.Int32(int32(seg)),
+				TotalSegments:        aws.Int32(scanSegments),
+			}
+			if index {
+				in.IndexName = aws.String(gsi1Name)
+			} else {
+				in.ConsistentRead = aws.Bool(true)
+			}
+			for {
+				out, err := s.db.Scan(ctx, in)
+				if err != nil {
+					return classify("scan", err)
+				}
+				mu.Lock()
+				for _, m := range out.Items {
+					r := keyRow{str(m[attrPK]), str(m[attrSK]), str(m[attrGSI1PK]), str(m[attrGSI1SK])}
+					seen[[2]string{r.pk, r.sk}] = r
+				}
+				mu.Unlock()
+				if len(out.LastEvaluatedKey) == 0 {
+					return nil
+				}
+				in.ExclusiveStartKey = out.LastEvaluatedKey
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.Collect(maps.Values(seen)), nil
+}
+
+// CheckIndexes compares GSI1 with a recount from a full scan of the table: under each index
+// partition key, the index must hold exactly the items of the table that carry it, with their
+// sort keys. It returns one finding per listing that differs, none when the index and the table
+// agree. It scans the table and the index once each: an audit, not a hot path.
+func (s *Store) CheckIndexes(ctx context.Context) ([]string, error) {
+	group := func(rows []keyRow) map[string][]keyRow {
+		m := map[string][]keyRow{}
+		for _, r := range rows {
+			if r.gsi1PK != "" {
+				m[r.gsi1PK] = append(m[r.gsi1PK], r)
+			}
+		}
+		return m
+	}
+	table, err := s.scanKeys(ctx, false)
+	if err != nil {
+		return nil, fmt.Errorf("check indexes: %w", err)
+	}
+	index, err := s.scanKeys(ctx, true)
+	if err != nil {
+		return nil, fmt.Errorf("check indexes: %w", err)
+	}
+	want, got := group(table), group(index)
+	var findings []string
+	keys := map[string]bool{}
+	for k := range want {
+		keys[k] = true
+	}
+	for k := range got {
+		keys[k] = true
+	}
+	for _, pk := range slices.Sorted(maps.Keys(keys)) {
+		if f := compareListing(pk, got[pk], want[pk]); f != "" {
+			findings = append(findings, f)
+		}
+	}
+	return findings, nil
+}
+
+// compareListing describes how an index listing differs from the items that should be in it
+// (by key, and by index sort key), or returns "" when it does not.
+func compareListing(pk string, got, want []keyRow) string {
+	in := func(rows []keyRow) map[keyRow]bool {
+		m := make(map[keyRow]bool, len(rows))
+		for _, r := range rows {
+			m[r] = true
+		}
+		return m
+	}
+	have, should := in(got), in(want)
+	var missing, extra []string
+	for r := range should {
+		if !have[r] {
+			missing = append(missing, r.String())
+		}
+	}
+	for r := range have {
+		if !should[r] {
+			extra = append(extra, r.String())
+		}
+	}
+	if len(missing) == 0 && len(extra) == 0 {
+		return ""
+	}
+	slices.Sort(missing)
+	slices.Sort(extra)
+	msg := fmt.Sprintf("GSI1 %s lists %d items, the table holds %d", pk, len(got), len(want))
+	if len(missing) > 0 {
+		msg += fmt.Sprintf("; missing %d: %s", len(missing), strings.Join(firstN(missing, 5), ", "))
+	}
+	if len(extra) > 0 {
+		msg += fmt.Sprintf("; not in the table %d: %s", len(extra), strings.Join(firstN(extra, 5), ", "))
+	}
+	return msg
+}
+
+func firstN(s []string, n int) []string { return s[:min(n, len(s))] }

@@ -18,7 +18,8 @@ const deletePage = 500
 
 // DeleteCapability removes a capability's whole partition. It runs in three steps that a rerun
 // resumes after any interruption: (1) one transaction checks expectedRevision, marks METADATA as
-// deleting (it vanishes from every read at once) and deletes the two index items; (2) batches of
+// deleting (every read skips it from then on, the CAPABILITIES listing included) and deletes
+// the two index items; (2) batches of
 // BatchWriteItem delete every other item of the partition; (3) METADATA goes last. Idempotency
 // tokens live outside the partition and stay until their TTL, so a retried delete still answers.
 // A capability already marked deleting skips the revision check: the delete was authorised when
@@ -76,8 +77,10 @@ func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevisio
 
 func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Idempotency) error {
 	now := s.now()
+	// The marked METADATA keeps its GSI1 keys: a put never drops index attributes from an
+	// existing item (minidyn v0.8.2 then kept a stale entry in its sorted index keys that hid
+	// every later entry of GSI1). Every read skips an item marked deleting instead.
 	marked := *meta
-	marked.GSI1PK, marked.GSI1SK = "", ""
 	marked.Deleting, marked.WriteSeq, marked.UpdatedAt = true, meta.WriteSeq+1, now
 	cond := "Revision = :rev AND attribute_not_exists(Deleting)"
 	values := map[string]types.AttributeValue{":rev": num(meta.Revision)}

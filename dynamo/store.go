@@ -38,6 +38,7 @@ type API interface {
 	GetItem(context.Context, *dynamodb.GetItemInput, ...func(*dynamodb.Options)) (*dynamodb.GetItemOutput, error)
 	BatchGetItem(context.Context, *dynamodb.BatchGetItemInput, ...func(*dynamodb.Options)) (*dynamodb.BatchGetItemOutput, error)
 	Query(context.Context, *dynamodb.QueryInput, ...func(*dynamodb.Options)) (*dynamodb.QueryOutput, error)
+	Scan(context.Context, *dynamodb.ScanInput, ...func(*dynamodb.Options)) (*dynamodb.ScanOutput, error)
 	PutItem(context.Context, *dynamodb.PutItemInput, ...func(*dynamodb.Options)) (*dynamodb.PutItemOutput, error)
 	DeleteItem(context.Context, *dynamodb.DeleteItemInput, ...func(*dynamodb.Options)) (*dynamodb.DeleteItemOutput, error)
 	UpdateItem(context.Context, *dynamodb.UpdateItemInput, ...func(*dynamodb.Options)) (*dynamodb.UpdateItemOutput, error)
@@ -287,8 +288,8 @@ func (s *Store) run(ctx context.Context, q query) (items []*item, more bool, err
 			return nil, false, err
 		}
 		for _, it := range got {
-			if !q.now.IsZero() && it.expired(q.now) {
-				continue
+			if it.Deleting || (!q.now.IsZero() && it.expired(q.now)) {
+				continue // a capability being deleted is gone from every read
 			}
 			items = append(items, it)
 		}

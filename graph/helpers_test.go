@@ -50,6 +50,9 @@ func (r *gqlResponse) code(i int) string {
 type harness struct {
 	env     *dynamotest.Env
 	handler http.Handler
+	// wrote reports whether an operation of the test wrote to the table: the harness then
+	// checks the whole catalogue when the test ends (checkCatalogue).
+	wrote bool
 }
 
 // newHarness starts minidyn behind a request counter, loads the sample catalogue and serves the
@@ -71,8 +74,13 @@ func newHarnessWith(tb testing.TB, configure func(*graph.Options)) *harness {
 	if configure != nil {
 		configure(&opts)
 	}
-	h := graph.NewHandler(env.Store, opts)
-	return &harness{env: env, handler: h}
+	h := &harness{env: env, handler: graph.NewHandler(env.Store, opts)}
+	tb.Cleanup(func() {
+		if h.wrote && !tb.Failed() {
+			checkCatalogue(tb, h)
+		}
+	})
+	return h
 }
 
 // do posts one GraphQL operation and decodes the response; the counter is reset first.
@@ -96,6 +104,9 @@ func (h *harness) doAs(tb testing.TB, key, query string, vars map[string]any) *g
 	resp := &gqlResponse{Status: w.Code, Body: w.Body.String(), Header: w.Header()}
 	if err := json.Unmarshal(w.Body.Bytes(), resp); err != nil {
 		tb.Fatalf("decode response %q: %v", w.Body.String(), err)
+	}
+	for _, op := range []string{"TransactWriteItems", "BatchWriteItem", "PutItem", "DeleteItem", "UpdateItem"} {
+		h.wrote = h.wrote || resp.Extensions.DynamoDB.Operations[op] > 0
 	}
 	return resp
 }
