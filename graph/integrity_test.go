@@ -38,10 +38,12 @@ type listings struct {
 func countListings(tb testing.TB, h *harness) listings {
 	tb.Helper()
 	var out struct {
-		Capabilities struct{ Nodes []struct{ ID string } }
-		ComponentsByType struct{ Nodes []struct{ ComponentID string } }
+		Capabilities     struct{ Nodes []struct{ ID string } }
+		ComponentsByType struct {
+			Nodes []struct{ ComponentID string }
+		}
 		CapabilitiesByDomain struct{ Nodes []struct{ ID string } }
-		Job *struct{ JobID string }
+		Job                  *struct{ JobID string }
 	}
 	h.ok(tb, `{
 		capabilities(first: 100) { nodes { id } }
