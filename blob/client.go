@@ -68,6 +68,7 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
 			base = awshttp.NewBuildableClient()
 		}
 		o.HTTPClient = countingClient{next: base}
+		o.APIOptions = append(o.APIOptions, budgetMiddleware)
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 			o.UsePathStyle = true

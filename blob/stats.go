@@ -2,6 +2,7 @@ package blob
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"maps"
 	"net/http"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/capcat/catalogue/dynamo"
 )
 
 // Stats counts the S3 requests and bytes of one unit of work (one GraphQL operation, one
@@ -23,6 +26,34 @@ type Stats struct {
 	requests   int
 	bytes      int64
 	operations map[string]int
+	budget     int
+	calls      int
+}
+
+// Limit bounds the API calls of the unit of work to n (each call up to its retries): the call
+// after the n-th fails with dynamo.ErrRequestBudget without being sent. Zero means no bound.
+func (s *Stats) Limit(n int) {
+	s.mu.Lock()
+	s.budget = n
+	s.mu.Unlock()
+}
+
+// spend takes one call from the budget, and reports false when none is left.
+func (s *Stats) spend() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	return s.budget <= 0 || s.calls <= s.budget
+}
+
+// budgetMiddleware refuses a call once the context's Stats has spent its budget.
+func budgetMiddleware(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CatalogueS3Budget", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		if s := StatsFrom(ctx); s != nil && !s.spend() {
+			return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("%s: %w", middleware.GetOperationName(ctx), dynamo.ErrRequestBudget)
+		}
+		return next.HandleInitialize(ctx, in)
+	}), middleware.After)
 }
 
 // StatsSnapshot is a copy of a Stats at one moment, shaped for `extensions.s3`.

@@ -25,6 +25,9 @@ var (
 	// ErrUnsupported means the DynamoDB implementation lacks an operation the store needs
 	// (dynalite has no TransactWriteItems, so it cannot take writes).
 	ErrUnsupported = errors.New("not supported by this DynamoDB implementation")
+	// ErrRequestBudget means one unit of work (a GraphQL operation) asked for more backend
+	// requests than its budget (Stats.Limit); the request was not sent.
+	ErrRequestBudget = errors.New("request budget exceeded")
 )
 
 // ConflictError is an ErrConflict that knows the item's current revision.

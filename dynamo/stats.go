@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"math"
 	"slices"
@@ -21,6 +22,24 @@ type Stats struct {
 	requests   int
 	operations map[string]int
 	rcu, wcu   float64
+	budget     int
+	calls      int
+}
+
+// Limit bounds the API calls of the unit of work to n (each call up to its retries): the call
+// after the n-th fails with ErrRequestBudget without being sent. Zero means no bound.
+func (s *Stats) Limit(n int) {
+	s.mu.Lock()
+	s.budget = n
+	s.mu.Unlock()
+}
+
+// spend takes one call from the budget, and reports false when none is left.
+func (s *Stats) spend() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.calls++
+	return s.budget <= 0 || s.calls <= s.budget
 }
 
 // StatsSnapshot is a copy of a Stats at one moment.
@@ -103,6 +122,9 @@ func statsMiddleware(obs Observer) func(*middleware.Stack) error {
 			return err
 		}
 		call := middleware.InitializeMiddlewareFunc("CatalogueCapacity", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			if s := StatsFrom(ctx); s != nil && !s.spend() {
+				return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("%s: %w", middleware.GetOperationName(ctx), ErrRequestBudget)
+			}
 			out, md, err := next.HandleInitialize(ctx, in)
 			var rcu, wcu float64
 			if err == nil {

@@ -96,6 +96,8 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 			return set(CodeNotFound, "not found")
 		case errors.As(err, &forbidden):
 			return set(CodeForbidden, forbidden.Error())
+		case errors.Is(err, dynamo.ErrRequestBudget):
+			return set(CodeRequestBudget, "this operation needs more backend requests than one request may make: ask for fewer or smaller connections")
 		case errors.Is(err, context.DeadlineExceeded):
 			return set(CodeTimeout, "the request deadline passed before this field resolved")
 		case errors.Is(err, dynamo.ErrUnsupported):

@@ -10,9 +10,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/lru"
 	"github.com/99designs/gqlgen/graphql/handler/transport"
-	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
@@ -124,7 +122,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{store: store, artifacts: opts.Artifacts, archive: opts.Archive, log: opts.Logger, now: opts.Now}}))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(httpTransport{})
-	cache := lru.New[*ast.QueryDocument](1000)
+	cache := newDocCache(1000, 4<<20)
 	srv.SetQueryCache(cache)
 	srv.SetParserTokenLimit(opts.Limits.ParserTokens)
 	if opts.Introspection {

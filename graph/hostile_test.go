@@ -49,7 +49,7 @@ func hostileDocuments(tokens int) []hostileDocument {
 		{"wide fragments", "{ " + capability + " { " + repeat(n(9), func(i int) string { return fmt.Sprintf("...f%d", i) }) + " } } " +
 			repeat(n(9), func(i int) string { return fmt.Sprintf("fragment f%d on Capability { name }", i) }), "FRAGMENT_LIMIT_EXCEEDED"},
 		{"unused fragments", "{ " + capability + " { name } } " + repeat(n(7), func(i int) string { return fmt.Sprintf("fragment f%d on Capability { name }", i) }), "FRAGMENT_LIMIT_EXCEEDED"},
-		{"one fragment spread repeatedly", "{ " + capability + " { " + strings.Repeat("...f ", n(2)) + "} } fragment f on Capability { name status priority }", "FIELD_LIMIT_EXCEEDED"},
+		{"one fragment spread repeatedly", "{ " + capability + " { " + strings.Repeat("...f ", n(2)) + "} } fragment f on Capability { name status priority }", "FRAGMENT_LIMIT_EXCEEDED"},
 		{"deep fragments", "{ " + capability + " { ...f0 } } " + repeat(chain, func(i int) string { return fmt.Sprintf("fragment f%d on Capability { ...f%d ...f%d }", i, i+1, i+1) }) +
 			fmt.Sprintf(" fragment f%d on Capability { name }", chain), "FIELD_LIMIT_EXCEEDED"},
 		{"fragment cycle", "{ " + capability + " { ...a } } fragment a on Capability { ...b name } fragment b on Capability { ...a status }", "GRAPHQL_VALIDATION_FAILED"},
@@ -69,6 +69,18 @@ func hostileDocuments(tokens int) []hostileDocument {
 		{"same-named fields merged", "{ " + capability + " { " + strings.Repeat("components { "+strings.Repeat("name ", 24)+"} ", 40) + "} }", "FIELD_LIMIT_EXCEEDED"},
 		{"one field through fragments", "{ " + capability + " { " + repeat(99, func(i int) string { return fmt.Sprintf("...f%d", i) }) + " } } " +
 			repeat(99, func(i int) string { return fmt.Sprintf("fragment f%d on Capability { name }", i) }), "FIELD_LIMIT_EXCEEDED"},
+		{"unknown fragment spreads", "{ " + capability + " { " + repeat(n(2), func(i int) string { return fmt.Sprintf("...U%d", i) }) + " } }", "GRAPHQL_VALIDATION_FAILED"},
+		{"spreads in an unused fragment", "{ " + capability + " { name } } fragment f on Capability { name } fragment g on Capability { " + strings.Repeat("...f ", n(2)) + "}", "FRAGMENT_LIMIT_EXCEEDED"},
+		{"long alias", "{ " + capability + " { " + strings.Repeat("a", min(bytes, 200_000)) + ": name } }", "NAME_LIMIT_EXCEEDED"},
+		{"long operation name", "query " + strings.Repeat("Q", min(bytes, 200_000)) + " { __typename }", "NAME_LIMIT_EXCEEDED"},
+		{"repeated introspection", "{ " + repeat(30, func(i int) string {
+			return fmt.Sprintf("s%d: __schema { types { name fields { name type { name ofType { name } } } } }", i)
+		}) + " }", "INTROSPECTION_LIMIT_EXCEEDED"},
+		{"introspection through fragments", "{ ...s ...t ...u } fragment s on Query { __schema { types { name } } } fragment t on Query { __schema { queryType { name } } } fragment u on Query { __type(name: \"Capability\") { name } }", "INTROSPECTION_LIMIT_EXCEEDED"},
+		{"many unknown arguments", "{ " + repeat(30, func(i int) string {
+			return fmt.Sprintf("a%d: capability(id: \"x\" %s) { name }", i, repeat(98, func(j int) string { return fmt.Sprintf("u%d: 1", j) }))
+		}) + " }", "ARGUMENT_LIMIT_EXCEEDED"},
+		{"huge float", `{ capability(id: "CAP-ALERT-MGT-001") { jobs(first: 1` + strings.Repeat("0", min(bytes, 900_000)) + `.5) { nodes { jobId } } } }`, "GRAPHQL_VALIDATION_FAILED"},
 		// At the limits: served, and what validation costs at most.
 		{"fields at the limit", "{ " + capability + " { " + repeat(20, func(i int) string { return strings.Repeat(fmt.Sprintf("a%d: name ", i), 49) }) + "} }", "ALIAS_LIMIT_EXCEEDED"},
 		{"repeats at the limit", "{ " + capability + " { " + repeat(14, func(i int) string {
@@ -112,7 +124,10 @@ func TestHostileDocumentsRefused(t *testing.T) {
 			}
 			t.Run(doc.name+"/"+size.name, func(t *testing.T) {
 				want := doc.code
-				if tokenCount(t, doc.query) > graph.DefaultLimits.ParserTokens {
+				switch {
+				case len(doc.query) > graph.DefaultLimits.MaxQueryBytes:
+					want = "QUERY_TOO_LARGE"
+				case tokenCount(t, doc.query) > graph.DefaultLimits.ParserTokens:
 					want = "GRAPHQL_PARSE_FAILED"
 				}
 				h.env.Counter.Reset()

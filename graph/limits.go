@@ -12,6 +12,7 @@ import (
 	"github.com/vektah/gqlparser/v2/gqlerror"
 	"github.com/vektah/gqlparser/v2/parser"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 )
 
@@ -44,6 +45,13 @@ type Limits struct {
 	MaxOperations int
 	// ParserTokens bounds the tokens of a query document.
 	ParserTokens int
+	// MaxQueryBytes bounds the text of a query document (variables carry data).
+	MaxQueryBytes int
+	// MaxDynamoDBRequests and MaxS3Requests bound the backend requests of one query,
+	// retries included: past them a field fails with REQUEST_BUDGET_EXCEEDED, its request
+	// unsent. The cost limit bounds what a query may return; these bound what it may cost.
+	MaxDynamoDBRequests int
+	MaxS3Requests       int
 	// MaxBody is the largest request body in bytes (larger is HTTP 413).
 	MaxBody int64
 }
@@ -52,7 +60,8 @@ type Limits struct {
 var DefaultLimits = Limits{
 	MaxCost: 50_000, MaxDepth: 15, MaxFields: 1_000, MaxAliases: 30,
 	MaxRepeats: 50, MaxFragments: 100, MaxVariables: 100, MaxDirectives: 100, MaxArguments: 100, MaxOperations: 100,
-	ParserTokens: 15_000, MaxBody: 1 << 20,
+	ParserTokens: 15_000, MaxQueryBytes: 256 << 10, MaxBody: 1 << 20,
+	MaxDynamoDBRequests: 300, MaxS3Requests: 100,
 }
 
 func (l Limits) withDefaults() Limits {
@@ -60,7 +69,8 @@ func (l Limits) withDefaults() Limits {
 	for _, f := range []struct{ set, def *int }{
 		{&l.MaxCost, &d.MaxCost}, {&l.MaxDepth, &d.MaxDepth}, {&l.MaxFields, &d.MaxFields}, {&l.MaxAliases, &d.MaxAliases},
 		{&l.MaxRepeats, &d.MaxRepeats}, {&l.MaxFragments, &d.MaxFragments}, {&l.MaxVariables, &d.MaxVariables}, {&l.MaxDirectives, &d.MaxDirectives},
-		{&l.MaxArguments, &d.MaxArguments}, {&l.MaxOperations, &d.MaxOperations}, {&l.ParserTokens, &d.ParserTokens},
+		{&l.MaxArguments, &d.MaxArguments}, {&l.MaxOperations, &d.MaxOperations}, {&l.ParserTokens, &d.ParserTokens}, {&l.MaxQueryBytes, &d.MaxQueryBytes},
+		{&l.MaxDynamoDBRequests, &d.MaxDynamoDBRequests}, {&l.MaxS3Requests, &d.MaxS3Requests},
 	} {
 		if *f.set > 0 {
 			*f.def = *f.set
@@ -74,10 +84,11 @@ func (l Limits) withDefaults() Limits {
 
 // Error codes of the limits.
 const (
-	CodeCostLimit  = "COST_LIMIT_EXCEEDED"
-	CodeDepthLimit = "DEPTH_LIMIT_EXCEEDED"
-	CodeFieldLimit = "FIELD_LIMIT_EXCEEDED"
-	CodeAliasLimit = "ALIAS_LIMIT_EXCEEDED"
+	CodeRequestBudget = "REQUEST_BUDGET_EXCEEDED"
+	CodeCostLimit     = "COST_LIMIT_EXCEEDED"
+	CodeDepthLimit    = "DEPTH_LIMIT_EXCEEDED"
+	CodeFieldLimit    = "FIELD_LIMIT_EXCEEDED"
+	CodeAliasLimit    = "ALIAS_LIMIT_EXCEEDED"
 )
 
 // unpaginatedFanout is what an unpaginated list field (components, dependencies, rules...)
@@ -108,6 +119,9 @@ var (
 func (l limiter) MutateOperationParameters(ctx context.Context, params *graphql.RawParams) *gqlerror.Error {
 	if err := ctx.Err(); err != nil {
 		return timeoutError()
+	}
+	if n := len(params.Query); n > l.limits.MaxQueryBytes {
+		return limitError(CodeQueryTooLarge, "the query document is %d bytes; the limit is %d: pass data in variables", n, l.limits.MaxQueryBytes)
 	}
 	if l.cache != nil {
 		if _, ok := l.cache.Get(ctx, params.Query); ok {
@@ -151,6 +165,16 @@ func (l limiter) MutateOperationContext(ctx context.Context, op *graphql.Operati
 	}
 	if err := ctx.Err(); err != nil {
 		return timeoutError()
+	}
+	// Queries, which anyone may send, have a budget of backend requests; mutations are the
+	// work of a role that may write (archiveMetrics reads and writes thousands of items).
+	if op.Operation.Operation == ast.Query {
+		if s := dynamo.StatsFrom(ctx); s != nil {
+			s.Limit(l.limits.MaxDynamoDBRequests)
+		}
+		if s := blob.StatsFrom(ctx); s != nil {
+			s.Limit(l.limits.MaxS3Requests)
+		}
 	}
 	w := &walk{op: op, fragments: map[string]bool{}}
 	w.selections(op.Operation.SelectionSet, 1, 1)

@@ -21,14 +21,31 @@ const (
 	CodeDirectiveLimit = "DIRECTIVE_LIMIT_EXCEEDED"
 	CodeArgumentLimit  = "ARGUMENT_LIMIT_EXCEEDED"
 	CodeOperationLimit = "OPERATION_LIMIT_EXCEEDED"
+	CodeNameLimit      = "NAME_LIMIT_EXCEEDED"
+	CodeQueryTooLarge  = "QUERY_TOO_LARGE"
+	// CodeIntrospectionLimit refuses a document that asks for the schema more than
+	// maxIntrospection times: each answer is tens of kilobytes of work.
+	CodeIntrospectionLimit = "INTROSPECTION_LIMIT_EXCEEDED"
 )
 
-// span is what a selection set amounts to once its fragments are expanded: its fields and
-// aliases, and how deep its fields nest.
-type span struct{ fields, aliases, depth int }
+// Bounds of a document that are not configurable.
+const (
+	// maxNameBytes bounds every name of a document (fields, aliases, arguments, variables,
+	// fragments, operations, directives): an alias is repeated in every object of a list, so
+	// its length multiplies the response.
+	maxNameBytes = 100
+	// maxIntrospection bounds the __schema and __type fields of an operation, fragments
+	// expanded (GraphiQL asks for __schema once).
+	maxIntrospection = 2
+)
+
+// span is what a selection set amounts to once its fragments are expanded: its fields,
+// aliases and introspection fields, and how deep its fields nest.
+type span struct{ fields, aliases, introspection, depth int }
 
 func (s span) plus(o span) span {
-	return span{saturatingAdd(s.fields, o.fields), saturatingAdd(s.aliases, o.aliases), max(s.depth, o.depth)}
+	return span{saturatingAdd(s.fields, o.fields), saturatingAdd(s.aliases, o.aliases),
+		saturatingAdd(s.introspection, o.introspection), max(s.depth, o.depth)}
 }
 
 // CodeValidationFailed is gqlgen's code for a document that fails validation; the checks use
@@ -44,7 +61,10 @@ type docCheck struct {
 	cycle     string          // a fragment found inside itself
 
 	// Raw counts over the whole document, fragments not expanded.
-	fields, directives, widest, nesting int
+	fields, spreads, arguments, directives, widest, nesting int
+	// unknown is a fragment spread whose fragment the document does not define; long is a
+	// name over maxNameBytes.
+	unknown, long string
 }
 
 // checkDocument returns the first limit that doc breaks, or nil. It looks at every operation
@@ -64,22 +84,34 @@ func checkDocument(doc *ast.QueryDocument, l Limits) *gqlerror.Error {
 	variables := 0
 	for _, op := range doc.Operations {
 		variables += len(op.VariableDefinitions)
+		c.name(op.Name)
 		c.directiveList(op.Directives)
 		for _, v := range op.VariableDefinitions {
+			c.name(v.Variable)
 			c.directiveList(v.Directives)
 			c.value(v.DefaultValue, 1)
 		}
 		c.raw(op.SelectionSet, 1)
 	}
 	for _, f := range doc.Fragments {
+		c.name(f.Name)
 		c.directiveList(f.Directives)
 		c.raw(f.SelectionSet, 1)
 	}
 	switch {
+	case c.long != "":
+		return limitError(CodeNameLimit, "the document holds a name of %d bytes; the limit is %d", len(c.long), maxNameBytes)
+	case c.unknown != "":
+		return limitError(CodeValidationFailed, "unknown fragment %q", c.unknown)
+	case c.spreads > l.MaxFields:
+		return limitError(CodeFragmentLimit, "the document spreads fragments %d times; the limit is %d", c.spreads, l.MaxFields)
+
 	case variables > l.MaxVariables:
 		return limitError(CodeVariableLimit, "the document declares %d variables; the limit is %d", variables, l.MaxVariables)
 	case c.directives > l.MaxDirectives:
 		return limitError(CodeDirectiveLimit, "the document uses %d directives; the limit is %d", c.directives, l.MaxDirectives)
+	case c.arguments > l.MaxFields:
+		return limitError(CodeArgumentLimit, "the document passes %d arguments; the limit is %d", c.arguments, l.MaxFields)
 	case c.widest > l.MaxArguments:
 		return limitError(CodeArgumentLimit, "a field or input object of the document has %d arguments or fields; the limit is %d", c.widest, l.MaxArguments)
 	case c.nesting > maxNesting:
@@ -99,8 +131,20 @@ func checkDocument(doc *ast.QueryDocument, l Limits) *gqlerror.Error {
 			return limitError(CodeAliasLimit, "the query uses %d aliases; the limit is %d", s.aliases, l.MaxAliases)
 		case s.fields > l.MaxFields:
 			return limitError(CodeFieldLimit, "the query selects %d fields; the limit is %d", s.fields, l.MaxFields)
+		case s.introspection > maxIntrospection:
+			return limitError(CodeIntrospectionLimit, "the query asks for the schema %d times; the limit is %d", s.introspection, maxIntrospection)
 		}
 		total = total.plus(s)
+	}
+	// Every fragment is validated, used or not: each must be within the field limit expanded.
+	for _, f := range doc.Fragments {
+		s := c.fragment(f.Name)
+		if c.cycle != "" {
+			return limitError(CodeValidationFailed, "cannot spread fragment %q within itself", c.cycle)
+		}
+		if s.fields > l.MaxFields || s.depth > l.MaxDepth {
+			return limitError(CodeFieldLimit, "fragment %s selects %d fields %d levels deep; the limits are %d and %d", f.Name, s.fields, s.depth, l.MaxFields, l.MaxDepth)
+		}
 	}
 	if total.fields > l.MaxFields {
 		return limitError(CodeFieldLimit, "the document's %d operations select %d fields together; the limit is %d: send the operation you run",
@@ -182,13 +226,20 @@ func (c *docCheck) raw(set ast.SelectionSet, level int) {
 		switch s := sel.(type) {
 		case *ast.Field:
 			c.fields++
+			c.name(s.Alias)
+			c.name(s.Name)
 			c.directiveList(s.Directives)
-			c.arguments(s.Arguments, level)
+			c.argumentList(s.Arguments, level)
 			c.raw(s.SelectionSet, level+1)
 		case *ast.InlineFragment:
 			c.directiveList(s.Directives)
 			c.raw(s.SelectionSet, level+1)
 		case *ast.FragmentSpread:
+			c.spreads++
+			c.name(s.Name)
+			if c.fragments[s.Name] == nil && c.unknown == "" {
+				c.unknown = s.Name
+			}
 			c.directiveList(s.Directives)
 		}
 	}
@@ -197,14 +248,24 @@ func (c *docCheck) raw(set ast.SelectionSet, level int) {
 func (c *docCheck) directiveList(list ast.DirectiveList) {
 	c.directives += len(list)
 	for _, d := range list {
-		c.arguments(d.Arguments, 1)
+		c.name(d.Name)
+		c.argumentList(d.Arguments, 1)
 	}
 }
 
-func (c *docCheck) arguments(args ast.ArgumentList, level int) {
+func (c *docCheck) argumentList(args ast.ArgumentList, level int) {
 	c.widest = max(c.widest, len(args))
+	c.arguments += len(args)
 	for _, a := range args {
+		c.name(a.Name)
 		c.value(a.Value, level)
+	}
+}
+
+// name notes a name over maxNameBytes.
+func (c *docCheck) name(n string) {
+	if len(n) > maxNameBytes && c.long == "" {
+		c.long = n
 	}
 }
 
@@ -216,8 +277,10 @@ func (c *docCheck) value(v *ast.Value, level int) {
 	c.nesting = max(c.nesting, level)
 	if v.Kind == ast.ObjectValue {
 		c.widest = max(c.widest, len(v.Children))
+		c.arguments += len(v.Children)
 	}
 	for _, child := range v.Children {
+		c.name(child.Name)
 		c.value(child.Value, level+1)
 	}
 }
@@ -234,6 +297,9 @@ func (c *docCheck) expand(set ast.SelectionSet) span {
 				f.aliases = saturatingAdd(f.aliases, 1)
 			}
 			f.depth++
+			if x.Name == "__schema" || x.Name == "__type" {
+				f.introspection = saturatingAdd(f.introspection, 1)
+			}
 			s = s.plus(f)
 		case *ast.InlineFragment:
 			s = s.plus(c.expand(x.SelectionSet))

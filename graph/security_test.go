@@ -299,3 +299,32 @@ func TestMetricsGuardedAndBounded(t *testing.T) {
 		}
 	}
 }
+
+// A document with many errors answers with the first 20 and a count of the rest.
+func TestRequestErrorsBounded(t *testing.T) {
+	h := newHarness(t)
+	resp := h.do(t, "{ "+repeat(60, func(i int) string { return fmt.Sprintf("unknown%d", i) })+" }", nil)
+	if len(resp.Errors) != 21 || !strings.Contains(resp.Errors[20].Message, "40 more errors") {
+		t.Errorf("%d errors, last %+v", len(resp.Errors), resp.Errors[len(resp.Errors)-1])
+	}
+}
+
+// A query may make at most MaxDynamoDBRequests calls: the ones past it fail with
+// REQUEST_BUDGET_EXCEEDED unsent. Mutations have no such budget.
+func TestRequestBudget(t *testing.T) {
+	h := newHarnessWith(t, func(o *graph.Options) { o.Limits.MaxDynamoDBRequests = 3 })
+	resp := h.do(t, `{ capabilities(first: 7) { nodes { name components { name } jobs(first: 5) { nodes { jobId } } rules { ruleId } } } }`, nil)
+	codes := map[string]bool{}
+	for i := range resp.Errors {
+		codes[resp.code(i)] = true
+	}
+	if !codes["REQUEST_BUDGET_EXCEEDED"] || len(codes) != 1 {
+		t.Errorf("codes = %v, want REQUEST_BUDGET_EXCEEDED only: %.300s", codes, resp.Body)
+	}
+	if n := h.env.Counter.Total(); n > 3 {
+		t.Errorf("%d DynamoDB requests sent, budget 3", n)
+	}
+	if resp := h.do(t, `mutation { addComponent(capabilityId: "CAP-ALERT-MGT-001", input: {componentId: "budget-1", name: "b", componentType: "cache", order: 60}) { componentId } }`, nil); len(resp.Errors) > 0 {
+		t.Errorf("mutation under the budget: %s", resp.Body)
+	}
+}

@@ -102,12 +102,29 @@ func (httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		if ctype == mediaGraphQLResponse && errcode.GetErrorKind(errs) == errcode.KindProtocol {
 			status = http.StatusBadRequest
 		}
-		resp := exec.DispatchError(graphql.WithOperationContext(ctx, op), errs)
+		resp := exec.DispatchError(graphql.WithOperationContext(ctx, op), boundErrors(errs))
 		writeResponse(w, status, resp, false)
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, op)
 	writeResponse(w, http.StatusOK, responses(ctx), true)
+}
+
+// maxRequestErrors bounds the errors of a request refused before execution: validation reports
+// one error per bad argument or field, and a small document could otherwise bring back a large
+// answer.
+const maxRequestErrors = 20
+
+// boundErrors keeps the first maxRequestErrors of errs and says how many more there were.
+func boundErrors(errs gqlerror.List) gqlerror.List {
+	if len(errs) <= maxRequestErrors {
+		return errs
+	}
+	more := len(errs) - maxRequestErrors
+	kept := append(gqlerror.List{}, errs[:maxRequestErrors]...)
+	last := gqlerror.Errorf("%d more errors not shown", more)
+	errcode.Set(last, errcode.ValidationFailed)
+	return append(kept, last)
 }
 
 // decodeBody decodes a POST body into body. It returns 0 when it could, else the HTTP status
