@@ -370,17 +370,17 @@ func (b *backends) close() {
 // (table created, sample catalogue and artifacts loaded), an endpoint, or AWS.
 func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Metrics) (*backends, error) {
 	b := &backends{}
-	endpoint := cfg.endpoint
+	endpoint, key := cfg.endpoint, ""
 	if cfg.embedded() {
 		emb, err := dynamo.StartEmbedded(nil)
 		if err != nil {
 			return nil, err
 		}
 		b.closers = append(b.closers, emb.Close)
-		endpoint = emb.URL
+		endpoint, key = emb.URL, emb.Key
 		cfg.createTable, cfg.seed = true, true
 	}
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Observer: metrics})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, AccessKeyID: key, Observer: metrics})
 	if err != nil {
 		b.close()
 		return nil, err

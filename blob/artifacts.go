@@ -141,7 +141,7 @@ func (s *Store) PresignUpload(ctx context.Context, capabilityID, jobID, name, co
 	if err := validateContentType(contentType); err != nil {
 		return nil, err
 	}
-	req, err := s.presign.PresignPutObject(ctx, &s3.PutObjectInput{
+	req, err := s.upload.PresignPutObject(ctx, &s3.PutObjectInput{
 		Bucket: aws.String(s.artifacts), Key: aws.String(key), ContentType: aws.String(contentType),
 	}, s3.WithPresignExpires(s.expiry))
 	if err != nil {

@@ -295,7 +295,7 @@ func TestListArtifactsEmptyAndMissingBucket(t *testing.T) {
 	if err != nil || len(list.Artifacts) != 0 {
 		t.Errorf("ListArtifacts(JOB-NONE-1) = %+v, %v; want an empty list", list, err)
 	}
-	client, err := blob.NewClient(ctx, blob.ClientConfig{Endpoint: e.s3.URL, MaxAttempts: 1})
+	client, err := blob.NewClient(ctx, blob.ClientConfig{Endpoint: e.s3.URL, MaxAttempts: 1, AccessKeyID: e.s3.Key})
 	if err != nil {
 		t.Fatalf("NewClient() = %v", err)
 	}

@@ -37,6 +37,8 @@ type ClientConfig struct {
 	MaxBackoff time.Duration
 	// HTTPClient, when set, replaces the SDK's HTTP client (the request counter wraps it).
 	HTTPClient *http.Client
+	// AccessKeyID signs requests to Endpoint; the embedded server requires its Embedded.Key.
+	AccessKeyID string
 }
 
 // FromEnv returns the client configuration and store options that the environment gives:
@@ -56,7 +58,7 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
 	if cfg.HTTPClient != nil {
 		httpClient = cfg.HTTPClient
 	}
-	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region,
+	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region, AccessKeyID: cfg.AccessKeyID,
 		MaxAttempts: cfg.MaxAttempts, MaxBackoff: cfg.MaxBackoff, HTTPClient: httpClient})
 	if err != nil {
 		return nil, err
@@ -85,6 +87,9 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
 type Embedded struct {
 	// URL is the endpoint to give NewClient (ClientConfig.Endpoint).
 	URL string
+	// Key is the access key ID to give NewClient, PresignKey the one to give Options: the
+	// server refuses requests without them, and presigned URLs may only read.
+	Key, PresignKey, UploadKey string
 	// Backend is the in-memory store, for tests that look behind the HTTP API.
 	Backend *s3mem.Backend
 	srv     *loopback.Server
@@ -98,7 +103,7 @@ func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded s3: %w", err)
 	}
-	return &Embedded{URL: srv.URL, Backend: backend, srv: srv}, nil
+	return &Embedded{URL: srv.URL, Key: srv.Key, PresignKey: srv.PresignKey, UploadKey: srv.UploadKey, Backend: backend, srv: srv}, nil
 }
 
 // Close stops the embedded server; its objects are gone.
@@ -112,11 +117,12 @@ func OpenEmbedded(ctx context.Context, opts Options) (*Store, *Embedded, error) 
 	if err != nil {
 		return nil, nil, err
 	}
-	client, err := NewClient(ctx, ClientConfig{Endpoint: emb.URL})
+	client, err := NewClient(ctx, ClientConfig{Endpoint: emb.URL, AccessKeyID: emb.Key})
 	if err != nil {
 		_ = emb.Close()
 		return nil, nil, fmt.Errorf("open embedded s3: %w", err)
 	}
+	opts.PresignAccessKeyID, opts.UploadAccessKeyID = emb.PresignKey, emb.UploadKey
 	s := New(client, opts)
 	if err := s.EnsureBuckets(ctx); err != nil {
 		_ = emb.Close()

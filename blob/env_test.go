@@ -88,12 +88,12 @@ func newEnv(tb testing.TB) *env {
 	}
 	tb.Cleanup(func() { _ = emb.Close() })
 	e.s3 = emb
-	client, err := blob.NewClient(ctx, blob.ClientConfig{Endpoint: emb.URL, MaxAttempts: 1})
+	client, err := blob.NewClient(ctx, blob.ClientConfig{Endpoint: emb.URL, MaxAttempts: 1, AccessKeyID: emb.Key})
 	if err != nil {
 		tb.Fatalf("NewClient(%s) = %v", emb.URL, err)
 	}
 	e.store = blob.New(client, blob.Options{
-		Now: func() time.Time { return testNow }, CursorSecret: []byte("test-secret"),
+		Now: func() time.Time { return testNow }, CursorSecret: []byte("test-secret"), PresignAccessKeyID: emb.PresignKey, UploadAccessKeyID: emb.UploadKey,
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	if err := e.store.EnsureBuckets(ctx); err != nil {

@@ -25,6 +25,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
@@ -71,6 +72,10 @@ type Options struct {
 	// PresignExpiry is the lifetime of presigned URLs; 0 means DefaultPresignExpiry. It is
 	// capped at MaxPresignExpiry.
 	PresignExpiry time.Duration
+	// PresignAccessKeyID and UploadAccessKeyID, when set, are the access key IDs presigned
+	// download and upload URLs carry in place of the client's (the embedded server's keys that
+	// only read, and only put: URLs go to clients).
+	PresignAccessKeyID, UploadAccessKeyID string
 	// MinArchiveAge is how far behind now the archive boundary must stay; 0 means
 	// DefaultMinArchiveAge, a negative value means none. Archive refuses a later boundary, and
 	// so Metrics never asks S3 about the last MinArchiveAge.
@@ -88,6 +93,7 @@ type Options struct {
 type Store struct {
 	s3        *s3.Client
 	presign   *s3.PresignClient
+	upload    *s3.PresignClient
 	artifacts string
 	metrics   string
 	expiry    time.Duration
@@ -98,11 +104,24 @@ type Store struct {
 	listPage  int32
 }
 
+// presignClient presigns with client's configuration, under the access key ID key when set.
+func presignClient(client *s3.Client, key string) *s3.PresignClient {
+	if key == "" {
+		return s3.NewPresignClient(client)
+	}
+	return s3.NewPresignClient(client, func(po *s3.PresignOptions) {
+		po.ClientOptions = append(po.ClientOptions, func(o *s3.Options) {
+			o.Credentials = credentials.NewStaticCredentialsProvider(key, "local", "")
+		})
+	})
+}
+
 // New returns a Store over client (see NewClient).
 func New(client *s3.Client, opts Options) *Store {
 	s := &Store{
 		s3:        client,
-		presign:   s3.NewPresignClient(client),
+		presign:   presignClient(client, opts.PresignAccessKeyID),
+		upload:    presignClient(client, opts.UploadAccessKeyID),
 		artifacts: opts.ArtifactsBucket,
 		metrics:   opts.MetricsBucket,
 		expiry:    opts.PresignExpiry,

@@ -34,6 +34,8 @@ type ClientConfig struct {
 	MaxIdleConns int
 	// Observer, when set, sees every attempt and call (metrics).
 	Observer Observer
+	// AccessKeyID signs requests to Endpoint; the embedded backend requires its Embedded.Key.
+	AccessKeyID string
 }
 
 // DefaultMaxIdleConns is the idle-connection pool of the SDK's HTTP client (the SDK's own
@@ -59,7 +61,7 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) 
 			t.MaxIdleConnsPerHost = idle
 		})
 	}
-	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region,
+	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region, AccessKeyID: cfg.AccessKeyID,
 		MaxAttempts: cfg.MaxAttempts, MaxBackoff: cfg.MaxBackoff, HTTPClient: httpClient})
 	if err != nil {
 		return nil, err
@@ -104,6 +106,8 @@ func (c bodyReadOnly) Do(r *http.Request) (*http.Response, error) {
 type Embedded struct {
 	// URL is the endpoint to give NewClient.
 	URL string
+	// Key is the access key ID to give NewClient: the server refuses requests without it.
+	Key string
 	// Mini is the minidyn server, for fault injection in tests.
 	Mini *miniserver.Server
 	srv  *loopback.Server
@@ -117,7 +121,7 @@ func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded dynamodb: %w", err)
 	}
-	return &Embedded{URL: srv.URL, Mini: mini, srv: srv}, nil
+	return &Embedded{URL: srv.URL, Key: srv.Key, Mini: mini, srv: srv}, nil
 }
 
 // Close stops the embedded server; its data is gone.

@@ -33,6 +33,9 @@ type Options struct {
 	MaxBackoff  time.Duration
 	// HTTPClient, when set, replaces the SDK's HTTP client.
 	HTTPClient aws.HTTPClient
+	// AccessKeyID is the static access key ID of a custom endpoint; empty means "local". The
+	// embedded backends require their own.
+	AccessKeyID string
 }
 
 // Load returns the configuration of o. It returns the configuration chain's error otherwise.
@@ -60,7 +63,11 @@ func Load(ctx context.Context, o Options) (aws.Config, error) {
 		opts = append(opts, config.WithHTTPClient(o.HTTPClient))
 	}
 	if o.Endpoint != "" {
-		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")))
+		key := o.AccessKeyID
+		if key == "" {
+			key = "local"
+		}
+		opts = append(opts, config.WithCredentialsProvider(credentials.NewStaticCredentialsProvider(key, "local", "")))
 	}
 	cfg, err := config.LoadDefaultConfig(ctx, opts...)
 	if err != nil {
