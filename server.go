@@ -315,10 +315,15 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 	if ip := net.ParseIP(strings.Trim(cfg.host, "[]")); cfg.host != "" && (ip == nil || !ip.IsUnspecified()) {
 		where = "on " + cfg.host + " only"
 	}
+	// The URLs name the address listened on, 127.0.0.1 when that is every interface.
+	base := fmt.Sprintf("%s://127.0.0.1:%d", scheme, port)
+	if ip := addr.(*net.TCPAddr).IP; ip != nil && !ip.IsUnspecified() {
+		base = scheme + "://" + net.JoinHostPort(ip.String(), strconv.Itoa(port))
+	}
 	fmt.Fprintf(w, "Capability Catalogue GraphQL API\n")
-	fmt.Fprintf(w, "  listening on %s://127.0.0.1:%d (%s)\n", scheme, port, where)
-	fmt.Fprintf(w, "  GraphQL:     %s://127.0.0.1:%d/graphql\n", scheme, port)
-	fmt.Fprintf(w, "  explorer:    %s://127.0.0.1:%d/   (GraphiQL at /graphiql)\n", scheme, port)
+	fmt.Fprintf(w, "  listening on %s (%s)\n", base, where)
+	fmt.Fprintf(w, "  GraphQL:     %s/graphql\n", base)
+	fmt.Fprintf(w, "  explorer:    %s/   (GraphiQL at /graphiql)\n", base)
 	switch {
 	case cfg.embedded():
 		fmt.Fprintf(w, "  backend:     embedded in-memory DynamoDB (minidyn), table %s\n", cfg.table)
@@ -337,7 +342,7 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 		fmt.Fprintf(w, "  sample catalogue loaded: %d items, %d job artifacts\n", b.seeded, b.artifacts)
 	}
 	if cfg.metricsAddr == "" {
-		fmt.Fprintf(w, "  metrics:     %s://127.0.0.1:%d/metrics (with an API key)\n", scheme, port)
+		fmt.Fprintf(w, "  metrics:     %s/metrics (with an API key)\n", base)
 	}
 	if generatedKey != "" {
 		fmt.Fprintf(w, "  admin API key (generated for this run; the explorer sends it; loopback clients only):\n    Authorization: Bearer %s\n", generatedKey)

@@ -124,6 +124,19 @@ func TestExplicitHostWithGeneratedKeyWarns(t *testing.T) {
 	// reach loopback addresses only.
 }
 
+// The banner's URLs name the address listened on: -host ::1 is reached at [::1].
+func TestBannerNamesTheAddress(t *testing.T) {
+	ln, err := net.Listen("tcp", "[::1]:0")
+	if err != nil {
+		t.Skipf("no IPv6 loopback on this machine: %v", err)
+	}
+	ln.Close()
+	base, _, _, out := startWith(t, []string{"-port", "0", "-host", "::1"}, nil, io.Discard)
+	if !strings.HasPrefix(base, "http://[::1]:") || !strings.Contains(out.listening, "on ::1 only") {
+		t.Errorf("listening line = %q", out.listening)
+	}
+}
+
 // With a key file no page embeds a key, and any Host is served.
 func TestKeyFileEmbedsNoKey(t *testing.T) {
 	keys := filepath.Join(t.TempDir(), "keys")

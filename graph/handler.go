@@ -55,10 +55,11 @@ type Options struct {
 	// (HTTP 403 for the rest, on every route): for a server whose pages carry a generated key.
 	LoopbackOnly bool
 	// MaxInFlight bounds the GraphQL requests served at once; beyond it a request is answered
-	// at once with HTTP 503 and Retry-After. Zero means DefaultMaxInFlight; negative, no bound.
+	// at once with HTTP 503 and Retry-After. Requests without a key may hold three quarters of
+	// them. Zero means DefaultMaxInFlight; negative, no bound.
 	MaxInFlight int
 
-	inFlight slots
+	inFlight *slots
 }
 
 // DefaultMaxInFlight is the default bound on concurrent GraphQL requests: with bodies of up to

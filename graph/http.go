@@ -100,32 +100,48 @@ func boundBody(w http.ResponseWriter, r *http.Request, max int64) bool {
 	return true
 }
 
-// slots bounds the requests served at once; a nil *slots bounds nothing.
-type slots chan struct{}
+// slots bounds the requests served at once; a nil *slots bounds nothing. Anonymous requests may
+// hold at most three quarters of them, so that callers without a key (a client sending bodies
+// slowly, say) cannot lock out the callers with one.
+type slots struct {
+	mu              sync.Mutex
+	used, anonymous int
+	max, anonMax    int
+}
 
-func newSlots(n int) slots {
+func newSlots(n int) *slots {
 	if n <= 0 {
 		return nil
 	}
-	return make(slots, n)
+	return &slots{max: n, anonMax: max(1, n*3/4)}
 }
 
 // acquire takes a slot without waiting and reports whether there was one.
-func (s slots) acquire() bool {
+func (s *slots) acquire(anonymous bool) bool {
 	if s == nil {
 		return true
 	}
-	select {
-	case s <- struct{}{}:
-		return true
-	default:
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.used >= s.max || (anonymous && s.anonymous >= s.anonMax) {
 		return false
 	}
+	s.used++
+	if anonymous {
+		s.anonymous++
+	}
+	return true
 }
 
-func (s slots) release() {
-	if s != nil {
-		<-s
+func (s *slots) release(anonymous bool) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.used--
+	if anonymous {
+		s.anonymous--
 	}
 }
 
@@ -198,12 +214,13 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			}
 			caller = c
 		}
-		if !opts.inFlight.acquire() {
+		anonymous := r.Header.Get("Authorization") == ""
+		if !opts.inFlight.acquire(anonymous) {
 			rec.Header().Set("Retry-After", "1")
 			writeHTTPError(rec, http.StatusServiceUnavailable, "OVERLOADED", "the server is at its limit of concurrent requests: retry in a moment")
 			return
 		}
-		defer opts.inFlight.release()
+		defer opts.inFlight.release(anonymous)
 		if !boundBody(rec, r, opts.Limits.MaxBody) {
 			return
 		}

@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -76,9 +75,17 @@ func TestKeyCheckedBeforeBody(t *testing.T) {
 }
 
 // blockingBody is a body that delivers nothing until released: a client sending slowly.
-type blockingBody struct{ release chan struct{} }
+// reading, when set, is called once, when the server first reads it.
+type blockingBody struct {
+	release chan struct{}
+	reading func()
+	once    sync.Once
+}
 
 func (b *blockingBody) Read(p []byte) (int, error) {
+	if b.reading != nil {
+		b.once.Do(b.reading)
+	}
 	<-b.release
 	return 0, io.EOF
 }
@@ -86,43 +93,49 @@ func (b *blockingBody) Read(p []byte) (int, error) {
 func (b *blockingBody) Close() error { return nil }
 
 // Beyond MaxInFlight concurrent requests the server answers 503 with Retry-After at once, and
-// serves again when a slot frees.
+// serves again when a slot frees. Requests without a key hold at most three quarters of the
+// slots: slow anonymous clients cannot lock out the callers with a key.
 func TestConcurrencyBound(t *testing.T) {
-	h := newHarnessWith(t, func(o *graph.Options) { o.MaxInFlight = 2 })
+	h := newHarnessWith(t, func(o *graph.Options) {
+		o.MaxInFlight = 4
+		o.Auth = &graph.Auth{Keys: keyFile(t, "viewer "+graph.HashKey("ui-key")+" ui"), Anonymous: graph.RoleViewer}
+	})
+	query := `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name } }"}`
+	postAs := func(key string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(query))
+		req.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			req.Header.Set("Authorization", "Bearer "+key)
+		}
+		w := httptest.NewRecorder()
+		h.handler.ServeHTTP(w, req)
+		return w
+	}
 	release := make(chan struct{})
 	var wg sync.WaitGroup
-	for range 2 {
+	var held sync.WaitGroup
+	held.Add(3)
+	for range 3 { // three anonymous clients that never finish their bodies
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for { // a blocker refused while the probe below held a slot tries again
-				req := httptest.NewRequest(http.MethodPost, "/graphql", nil)
-				req.Body = &blockingBody{release: release}
-				req.Header.Set("Content-Type", "application/json")
-				w := httptest.NewRecorder()
-				h.handler.ServeHTTP(w, req)
-				if w.Code != http.StatusServiceUnavailable {
-					return
-				}
-			}
+			req := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+			req.Body = &blockingBody{release: release, reading: held.Done}
+			req.Header.Set("Content-Type", "application/json")
+			h.handler.ServeHTTP(httptest.NewRecorder(), req)
 		}()
 	}
-	// Wait until both hold their slot: a third request is then refused.
-	deadline := time.Now().Add(10 * time.Second)
-	var w *httptest.ResponseRecorder
-	for time.Now().Before(deadline) {
-		w = post(h.handler, `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name } }"}`, "application/json")
-		if w.Code == http.StatusServiceUnavailable {
-			break
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	held.Wait()
+	w := postAs("")
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "OVERLOADED") {
-		t.Fatalf("third request = %d %v %s, want 503 with Retry-After", w.Code, w.Header(), w.Body.String())
+		t.Errorf("a fourth anonymous request = %d %v %s, want 503 with Retry-After", w.Code, w.Header(), w.Body.String())
+	}
+	if w := postAs("ui-key"); w.Code != http.StatusOK {
+		t.Errorf("a request with a key while anonymous ones hold their share = %d %s", w.Code, w.Body.String())
 	}
 	close(release)
 	wg.Wait()
-	if w := post(h.handler, `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name } }"}`, "application/json"); w.Code != http.StatusOK {
+	if w := postAs(""); w.Code != http.StatusOK {
 		t.Errorf("after the slots freed: %d %s", w.Code, w.Body.String())
 	}
 }
