@@ -251,6 +251,15 @@ func componentItem(c *catalog.Component, now time.Time) (*item, error) {
 	return it, nil
 }
 
+// claimItem is the claim of a component's ID for its capability.
+func claimItem(c *catalog.Component, now time.Time) *item {
+	return &item{PK: claimPK(c.ComponentID), SK: claimSK, EntityType: entityClaim, CreatedAt: now, UpdatedAt: now, Revision: 1,
+		Data: map[string]types.AttributeValue{
+			"capabilityId": &types.AttributeValueMemberS{Value: c.CapabilityID},
+			"componentId":  &types.AttributeValueMemberS{Value: c.ComponentID},
+		}}
+}
+
 func dependencyItem(d *catalog.Dependency, now time.Time) (*item, error) {
 	it, err := newItem(capabilityPK(d.CapabilityID), dependencySK(d.SourceComponentID, d.TargetComponentID), entityDependency, d.Meta, now, d)
 	if err != nil {

@@ -26,12 +26,14 @@ const (
 	metricsPrefix    = "METRICS#"
 	rulePrefix       = "RULE#"
 	tokenPrefix      = "TOKEN#"
+	claimPrefix      = "COMPONENTID#"
 	versionPrefix    = "VERSION#"
 	domainPrefix     = "DOMAIN#"
 	healthPrefix     = "HEALTH#"
 
 	metadataSK     = "METADATA"
 	tokenSK        = "TOKEN"
+	claimSK        = "CLAIM"
 	domainIndexSK  = "INDEX#DOMAIN"
 	healthIndexSK  = "INDEX#HEALTH"
 	capabilitiesPK = "CAPABILITIES"
@@ -68,6 +70,7 @@ const (
 	entityMetric      = "PerformanceMetric"
 	entityRule        = "ConfigurationRule"
 	entityToken       = "IdempotencyToken"
+	entityClaim       = "ComponentClaim"
 	entityVersion     = "Version"
 )
 
@@ -308,6 +311,10 @@ func ruleGSI1SK(t catalog.RuleType, order int, ruleID string) string {
 // one item across the catalogue, outside every capability's partition, so that it names one
 // request whatever capability the request touched.
 func tokenPK(token string) string { return tokenPrefix + token }
+
+// claimPK is the partition of a component ID's claim (its only item has SK claimSK): a
+// component ID names one component across the catalogue, and its claim says whose it is.
+func claimPK(componentID string) string { return claimPrefix + componentID }
 
 // capabilityVersionSK is the key of version n of a capability's metadata.
 func capabilityVersionSK(n int) string {

@@ -20,7 +20,8 @@ const deletePage = 500
 // resumes after any interruption: (1) one transaction checks expectedRevision, marks METADATA as
 // deleting (every read skips it from then on, the CAPABILITIES listing included) and deletes
 // the two index items; (2) batches of
-// BatchWriteItem delete every other item of the partition; (3) METADATA goes last. Idempotency
+// BatchWriteItem delete every other item of the partition, each page's component ID claims
+// first; (3) METADATA goes last. Idempotency
 // tokens live outside the partition and stay until their TTL, so a retried delete still answers.
 // A capability already marked deleting skips the revision check: the delete was authorised when
 // it began.
@@ -109,15 +110,25 @@ func (s *Store) deleteChildren(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		var reqs []types.WriteRequest
+		var reqs, claims []types.WriteRequest
 		for _, it := range items {
 			if it.SK == metadataSK {
 				continue
+			}
+			if it.EntityType == entityComponent {
+				if _, componentID, err := parseComponentSK(it.SK); err == nil {
+					claims = append(claims, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(claimPK(componentID), claimSK)}})
+				}
 			}
 			reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it.PK, it.SK)}})
 		}
 		if len(reqs) == 0 {
 			return nil
+		}
+		// The claims go before their components: interrupted in between, a rerun finds the
+		// components and deletes the rest, and no claim outlives its component.
+		if err := s.batchWrite(ctx, claims, 4); err != nil {
+			return err
 		}
 		if err := s.batchWrite(ctx, reqs, 4); err != nil {
 			return err

@@ -208,8 +208,9 @@ func (s *Store) TransitionCapability(ctx context.Context, id string, to catalog.
 	}, idem)
 }
 
-// AddComponent adds a component to its capability. It returns ErrNotFound for an unknown
-// capability and a *catalog.ValidationError for a component ID the capability already has.
+// AddComponent adds a component to its capability, and claims its ID for it in the same
+// transaction. It returns ErrNotFound for an unknown capability and a *ConflictError for a
+// component ID that the capability, or any other, already has.
 func (s *Store) AddComponent(ctx context.Context, c *catalog.Component, idem Idempotency) (*catalog.Component, error) {
 	if err := validateComponentIDs(c); err != nil {
 		return nil, err
@@ -230,7 +231,12 @@ func (s *Store) AddComponent(ctx context.Context, c *catalog.Component, idem Ide
 			return nil, err
 		}
 		withComponents(capability, append(st.Components, n))
-		return (&plan{capability: capability}).insert(componentItem(n, now))
+		p, err := (&plan{capability: capability}).insert(componentItem(n, now))
+		if err != nil {
+			return nil, err
+		}
+		p.claim(claimItem(n, now), &ConflictError{Reason: fmt.Sprintf("component ID %s is taken by another capability: a component ID names one component across the catalogue", c.ComponentID)})
+		return p, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("add component %s: %w", c.ComponentID, err)
@@ -310,7 +316,8 @@ func (s *Store) replaceComponent(capability *catalog.Capability, st *partitionSt
 	return p, nil
 }
 
-// RemoveComponent removes a component. Its dependencies go with it when cascade is set;
+// RemoveComponent removes a component and releases its ID's claim, in one transaction. Its
+// dependencies go with it when cascade is set;
 // otherwise a component that has any is refused with a *catalog.ValidationError.
 func (s *Store) RemoveComponent(ctx context.Context, capabilityID, componentID string, cascade bool, idem Idempotency) error {
 	if err := ValidateID("componentId", componentID); err != nil {
@@ -344,6 +351,7 @@ func (s *Store) RemoveComponent(ctx context.Context, capabilityID, componentID s
 		for _, d := range edges {
 			p.del(capabilityPK(capabilityID), dependencySK(d.SourceComponentID, d.TargetComponentID), "attribute_exists(PK)", nil)
 		}
+		p.release(capabilityID, componentID, &ConflictError{Reason: fmt.Sprintf("the claim of component ID %s names another capability: run `check -repair`", componentID)})
 		return p, nil
 	})
 	if err != nil {

@@ -562,5 +562,18 @@ func (s *Store) ComponentMetrics(ctx context.Context, f MetricFilter, first int,
 	return page(s, ctx, scope, q, first, after, toMetric)
 }
 
+// ComponentOwner returns the ID of the capability whose component has componentID, read from
+// the ID's claim with one GetItem. It returns ErrNotFound when no capability holds the ID.
+func (s *Store) ComponentOwner(ctx context.Context, componentID string) (string, error) {
+	if err := ValidateID("componentId", componentID); err != nil {
+		return "", err
+	}
+	it, err := s.readItem(ctx, claimPK(componentID), claimSK, false)
+	if err != nil {
+		return "", fmt.Errorf("owner of component %s: %w", componentID, err)
+	}
+	return str(it.Data["capabilityId"]), nil
+}
+
 // IsNotFound reports whether err means a missing item.
 func IsNotFound(err error) bool { return errors.Is(err, ErrNotFound) }

@@ -45,11 +45,11 @@ func newEnv(tb testing.TB) *dynamotest.Env {
 }
 
 // itemCount is how many items BulkLoad writes for bundles: the capability's METADATA and its two
-// index items, then one per component, dependency, job, metric and rule.
+// index items, then one per component and its ID's claim, dependency, job, metric and rule.
 func itemCount(bundles []*catalog.Bundle) int {
 	n := 0
 	for _, b := range bundles {
-		n += 3 + len(b.Components) + len(b.Dependencies) + len(b.Jobs) + len(b.Metrics) + len(b.Rules)
+		n += 3 + 2*len(b.Components) + len(b.Dependencies) + len(b.Jobs) + len(b.Metrics) + len(b.Rules)
 	}
 	return n
 }
@@ -1497,7 +1497,8 @@ func TestItemsFollowKeyPatterns(t *testing.T) {
 	env := newEnv(t)
 	bundles := loadSample(t, env)
 	items := partitionItems(t, env, "CAPABILITY#"+alertID)
-	if want := itemCount([]*catalog.Bundle{bundleOf(t, bundles, alertID)}); len(items) != want {
+	alert := bundleOf(t, bundles, alertID)
+	if want := itemCount([]*catalog.Bundle{alert}) - len(alert.Components); len(items) != want { // the claims live outside
 		t.Errorf("Query(PK = CAPABILITY#%s) = %d items, want %d", alertID, len(items), want)
 	}
 	metricAt := "2025-11-22T14:30:00.000000Z"
@@ -1626,10 +1627,25 @@ func TestItemsFollowKeyPatterns(t *testing.T) {
 			"COMPONENT#": "SoftwareComponent", "DEPENDENCY#": "ComponentDependency", "JOB#": "ImplementationJob",
 			"METRIC#": "PerformanceMetric", "RULE#": "ConfigurationRule",
 		}
-		bad := 0
+		owners := map[string]string{}
+		for _, b := range bundles {
+			for _, c := range b.Components {
+				owners[c.ComponentID] = b.Capability.CapabilityID
+			}
+		}
+		bad, claims := 0, 0
 		for _, it := range all {
 			pk, sk := render(it["PK"]), render(it["SK"])
 			var problems []string
+			if id, ok := strings.CutPrefix(pk, "COMPONENTID#"); ok {
+				// A component ID's claim: outside every partition, naming its capability.
+				claims++
+				if sk != "CLAIM" || render(it["EntityType"]) != "ComponentClaim" || render(attrAt(it, "Data.componentId")) != id ||
+					render(attrAt(it, "Data.capabilityId")) != owners[id] || it["GSI1PK"] != nil {
+					t.Errorf("claim item (%s, %s) = %v", pk, sk, it)
+				}
+				continue
+			}
 			if !strings.HasPrefix(pk, "CAPABILITY#") {
 				problems = append(problems, "PK not CAPABILITY#")
 			}
@@ -1682,6 +1698,9 @@ func TestItemsFollowKeyPatterns(t *testing.T) {
 		}
 		if bad > 10 {
 			t.Errorf("... %d items with problems in all", bad)
+		}
+		if claims != len(owners) {
+			t.Errorf("%d claims, want one per component ID (%d)", claims, len(owners))
 		}
 	})
 }

@@ -152,6 +152,33 @@ type plan struct {
 	result *item
 	// err is the first item put could not encode: the plan is not committed.
 	err error
+	// refusals maps the index of an action whose condition guards something outside the
+	// partition (a component ID's claim) to the error its failure means, which no re-read of
+	// the partition can resolve.
+	refusals map[int]error
+}
+
+// claim plans putting it only if no item has its key, and refuses the mutation with refusal
+// when one has.
+func (p *plan) claim(it *item, refusal error) {
+	if p.refusals == nil {
+		p.refusals = map[int]error{}
+	}
+	p.refusals[len(p.actions)] = refusal
+	p.put(it, notExists, nil)
+}
+
+// release plans deleting the claim of a component ID held by capabilityID; a claim another
+// capability holds refuses the mutation with refusal.
+func (p *plan) release(capabilityID, componentID string, refusal error) {
+	if p.refusals == nil {
+		p.refusals = map[int]error{}
+	}
+	p.refusals[len(p.actions)] = refusal
+	p.del(claimPK(componentID), claimSK, "attribute_not_exists(PK) OR #d.#cap = :cap",
+		map[string]types.AttributeValue{":cap": &types.AttributeValueMemberS{Value: capabilityID}})
+	d := p.actions[len(p.actions)-1].Delete
+	d.ExpressionAttributeNames = map[string]string{"#d": attrData, "#cap": "capabilityId"}
 }
 
 func (p *plan) put(it *item, cond string, values map[string]types.AttributeValue) {
@@ -210,6 +237,14 @@ func (s *Store) mutate(ctx context.Context, capabilityID string, want Segment, i
 			return nil, err
 		}
 		err = s.commit(ctx, capabilityID, st, p, idem, now)
+		var refused *refusal
+		if errors.As(err, &refused) && idem.Token != "" {
+			// A backend may report only the first failed condition: a request retried with
+			// its token after it committed finds its claim taken, by itself.
+			if recorded, rerr := s.recorded(ctx, capabilityID, idem); recorded != nil || rerr != nil {
+				return recorded, rerr
+			}
+		}
 		var lost *lostRace
 		if !errors.As(err, &lost) {
 			if err != nil {
@@ -230,10 +265,21 @@ func (s *Store) mutate(ctx context.Context, capabilityID string, want Segment, i
 }
 
 // lostRace means a condition of the transaction failed because something changed since the
-// state was read; token tells whether it was the idempotency token.
-type lostRace struct{ token bool }
+// state was read; token tells whether it was the idempotency token, failed lists the indexes
+// of the actions whose condition failed.
+type lostRace struct {
+	token  bool
+	failed []int
+}
 
 func (e *lostRace) Error() string { return "lost a race with another writer" }
+
+// refusal is a plan's refusal error: a condition that guards something outside the partition
+// failed.
+type refusal struct{ err error }
+
+func (r *refusal) Error() string { return r.err.Error() }
+func (r *refusal) Unwrap() error { return r.err }
 
 // recorded returns the result recorded for an idempotency token already used with the same
 // request on capabilityID, ErrTokenReused for another request or another capability, and nil,
@@ -294,7 +340,16 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 		return err
 	}
 	actions := append(append([]types.TransactWriteItem{}, p.actions...), tail.actions...)
-	return s.commitActions(ctx, capabilityID, seq, actions, idem, p.result, now)
+	err = s.commitActions(ctx, capabilityID, seq, actions, idem, p.result, now)
+	var lost *lostRace
+	if errors.As(err, &lost) && !lost.token {
+		for _, i := range lost.failed {
+			if err := p.refusals[i]; err != nil {
+				return &refusal{err}
+			}
+		}
+	}
+	return err
 }
 
 // commitActions adds the idempotency token to actions and runs them as one TransactWriteItems.
@@ -366,11 +421,17 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 				return &lostRace{token: true}
 			}
 		}
-		for _, r := range tce.CancellationReasons {
+		lost := &lostRace{}
+		for i, r := range tce.CancellationReasons {
 			switch aws.ToString(r.Code) {
-			case "ConditionalCheckFailed", "TransactionConflict":
-				return &lostRace{}
+			case "ConditionalCheckFailed":
+				lost.failed = append(lost.failed, i)
+			case "TransactionConflict":
+				lost.failed = append(lost.failed, -1)
 			}
+		}
+		if len(lost.failed) > 0 {
+			return lost
 		}
 		if len(tce.CancellationReasons) == 0 {
 			return &lostRace{} // a backend that gives no reasons: re-read and decide

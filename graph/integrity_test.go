@@ -2,7 +2,9 @@ package graph_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
+	"time"
 )
 
 // checkCatalogue fails tb unless the whole catalogue is consistent: every GSI1 listing equals a
@@ -81,4 +83,93 @@ func TestDeleteCapabilityKeepsEveryListing(t *testing.T) {
 		t.Errorf("listings after the delete = %+v, want %+v (before %+v)", after, want, before)
 	}
 	checkCatalogue(t, h)
+}
+
+// A component ID names one component across the catalogue: adding a taken ID to another
+// capability is CONFLICT and writes nothing; removing the component, or deleting its
+// capability, releases the ID.
+func TestComponentIDUniqueAcrossCatalogue(t *testing.T) {
+	h := newHarness(t)
+	add := func(capID, compID string, order int) *gqlResponse {
+		return h.do(t, `mutation($c: ID!, $id: ID!, $o: Int!) { addComponent(capabilityId: $c, input: {componentId: $id, name: "Shared", componentType: "cache", order: $o}) { componentId capabilityId } }`,
+			map[string]any{"c": capID, "id": compID, "o": order})
+	}
+	if resp := add("CAP-ALERT-MGT-001", "shared-comp", 60); len(resp.Errors) > 0 {
+		t.Fatalf("first add: %s", resp.Body)
+	}
+	state := func(capID string) string {
+		var out struct {
+			Capability struct {
+				Revision   int
+				Components []struct{ ComponentID string }
+			}
+		}
+		h.ok(t, `query($c: ID!) { capability(id: $c) { revision components { componentId } } }`, map[string]any{"c": capID}, &out)
+		return fmt.Sprint(out.Capability)
+	}
+	for _, capID := range []string{"CAP-FRAUD-DET-001", "CAP-ALERT-MGT-001"} {
+		was := state(capID)
+		resp := add(capID, "shared-comp", 61)
+		if resp.code(0) != "CONFLICT" {
+			t.Errorf("add shared-comp to %s = %s, want CONFLICT", capID, resp.Body)
+		}
+		if now := state(capID); now != was {
+			t.Errorf("the refused add changed %s: %s, was %s", capID, now, was)
+		}
+	}
+	// The sample's own IDs are claimed too.
+	if resp := add("CAP-FRAUD-DET-001", "api-server-alert-001", 62); resp.code(0) != "CONFLICT" {
+		t.Errorf("add a sample component's ID to another capability = %s, want CONFLICT", resp.Body)
+	}
+	h.ok(t, `mutation { removeComponent(capabilityId: "CAP-ALERT-MGT-001", componentId: "shared-comp") }`, nil, nil)
+	if resp := add("CAP-FRAUD-DET-001", "shared-comp", 61); len(resp.Errors) > 0 {
+		t.Errorf("add after the remove: %s", resp.Body)
+	}
+	var verify struct {
+		Capability struct {
+			Revision   int
+			Components []struct{ ComponentID string }
+		}
+	}
+	h.ok(t, `{ capability(id: "CAP-ID-VERIFY-001") { revision components { componentId } } }`, nil, &verify)
+	h.ok(t, `mutation($rev: Int!) { deleteCapability(id: "CAP-ID-VERIFY-001", expectedRevision: $rev) }`, map[string]any{"rev": verify.Capability.Revision}, nil)
+	for i, c := range verify.Capability.Components {
+		if resp := add("CAP-PAY-PROC-001", c.ComponentID, 70+i); len(resp.Errors) > 0 {
+			t.Errorf("add %s after its capability was deleted: %s", c.ComponentID, resp.Body)
+		}
+	}
+}
+
+// componentMetrics gives the same points whatever the window and whether they are archived:
+// once every sample of a component is in S3, its capability comes from the claim of its ID (it
+// came from its newest sample left in DynamoDB, and there was none: []).
+func TestComponentMetricsAfterFullArchive(t *testing.T) {
+	h := newHybridHarness(t)
+	h.ok(t, `mutation { addComponent(capabilityId: "CAP-FRAUD-DET-001", input: {componentId: "arch-comp-1", name: "Archived", componentType: "cache", order: 60}) { componentId } }`, nil, nil)
+	var inputs []map[string]any
+	for i := range 4 {
+		inputs = append(inputs, map[string]any{"capabilityId": "CAP-FRAUD-DET-001", "componentId": "arch-comp-1", "metricType": "PERFORMANCE",
+			"timestamp": testNow.Add(-3*time.Hour + time.Duration(i)*5*time.Minute).Format(time.RFC3339), "interval": "5m",
+			"values": map[string]any{"availability": map[string]any{"value": 99.9}}})
+	}
+	h.ok(t, `mutation($in: [MetricInput!]!) { recordMetrics(inputs: $in) { recorded } }`, map[string]any{"in": inputs}, nil)
+	q := `query($from: DateTime) { componentMetrics(componentId: "arch-comp-1", from: $from, first: 100) { nodes { timestamp } } }`
+	windows := []map[string]any{{"from": testNow.Add(-4 * time.Hour).Format(time.RFC3339)}, {"from": testNow.Add(-30 * 24 * time.Hour).Format(time.RFC3339)}}
+	count := func() []int {
+		var n []int
+		for _, w := range windows {
+			var out struct {
+				ComponentMetrics struct{ Nodes []struct{ Timestamp string } }
+			}
+			h.ok(t, q, w, &out)
+			n = append(n, len(out.ComponentMetrics.Nodes))
+		}
+		return n
+	}
+	before := count()
+	h.ok(t, `mutation($b: DateTime!) { archiveMetrics(before: $b) { objectsWritten } }`, map[string]any{"b": testNow.Add(-time.Hour).Format(time.RFC3339)}, nil)
+	after := count()
+	if fmt.Sprint(before) != "[4 4]" || fmt.Sprint(after) != "[4 4]" {
+		t.Errorf("points by window before the archive %v, after %v; want 4 in each", before, after)
+	}
 }

@@ -94,7 +94,7 @@ func capabilityRef(ctx context.Context, id string) (*catalog.Capability, error) 
 // the archive boundary, it is a DynamoDB window through the loaders (sort-key order); when it
 // may reach archived hours it is read across DynamoDB and S3 in time order. owner is the
 // capability of the window's component when known; for componentMetrics it is empty and the
-// component's capability is looked up from its newest metric item.
+// component's capability is looked up from the claim of its ID.
 func (r *Resolver) metricsPage(ctx context.Context, k metricsKey, owner string) (*dynamo.Page[*catalog.Metric], error) {
 	from, err := parseKeyTime(k.From)
 	if err != nil {
@@ -113,14 +113,14 @@ func (r *Resolver) metricsPage(ctx context.Context, k metricsKey, owner string) 
 	q := blob.MetricsQuery{CapabilityID: owner, ComponentID: k.ComponentID, MetricType: k.MetricType, From: from, To: to, First: k.First, After: k.After}
 	switch {
 	case q.CapabilityID == "":
-		probe, err := r.store.ComponentMetrics(ctx, dynamo.MetricFilter{ComponentID: k.ComponentID}, 1, "")
+		owner, err := r.componentOwner(ctx, k.ComponentID)
 		if err != nil {
 			return nil, err
 		}
-		if len(probe.Items) == 0 {
-			return &dynamo.Page[*catalog.Metric]{}, nil // nothing left in DynamoDB names its capability
+		if owner == "" {
+			return &dynamo.Page[*catalog.Metric]{}, nil // no capability holds the component
 		}
-		q.CapabilityID = probe.Items[0].CapabilityID
+		q.CapabilityID = owner
 	case q.ComponentID == "":
 		p, err := partition(ctx, k.CapabilityID, dynamo.SegComponents)
 		if err != nil {
@@ -134,6 +134,21 @@ func (r *Resolver) metricsPage(ctx context.Context, k metricsKey, owner string) 
 		}
 	}
 	return r.archive.Metrics(ctx, q)
+}
+
+// componentOwner returns the capability that holds a component ID, from its claim; for a
+// component without one (a table loaded before claims existed, until `check -repair`) from its
+// newest metric left in DynamoDB; "" when neither names one.
+func (r *Resolver) componentOwner(ctx context.Context, componentID string) (string, error) {
+	owner, err := r.store.ComponentOwner(ctx, componentID)
+	if err == nil || !dynamo.IsNotFound(err) {
+		return owner, err
+	}
+	probe, err := r.store.ComponentMetrics(ctx, dynamo.MetricFilter{ComponentID: componentID}, 1, "")
+	if err != nil || len(probe.Items) == 0 {
+		return "", err
+	}
+	return probe.Items[0].CapabilityID, nil
 }
 
 // jobArtifacts lists a job's objects, or none when no object store is configured.

@@ -25,6 +25,7 @@ type Store interface {
 	Jobs(ctx context.Context, capabilityID string, f dynamo.JobFilter, first int, after string) (*dynamo.Page[*catalog.Job], error)
 	Metrics(ctx context.Context, capabilityID string, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
 	ComponentMetrics(ctx context.Context, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
+	ComponentOwner(ctx context.Context, componentID string) (string, error)
 	Ping(ctx context.Context) error
 
 	CapabilityHistory(ctx context.Context, id string, first int, after string) (*dynamo.Page[*catalog.Capability], error)
