@@ -110,6 +110,10 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.timeout <= 0 {
 		return nil, errors.New("-request-timeout must be positive")
 	}
+	if c.archiveMinAge >= dynamo.MetricRetention {
+		return nil, fmt.Errorf("-archive-min-age (ARCHIVE_MIN_AGE) %s is at or beyond the %s retention of metrics: samples would expire before they may be archived",
+			c.archiveMinAge, dynamo.MetricRetention)
+	}
 	if c.useAWS && c.endpoint != "" {
 		return nil, errors.New("-aws and -dynamodb-endpoint exclude each other")
 	}

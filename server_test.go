@@ -205,3 +205,16 @@ func TestArchiveMetricsCommand(t *testing.T) {
 		t.Error("archive-metrics -before yesterday accepted")
 	}
 }
+
+// ARCHIVE_MIN_AGE at or beyond the metrics' retention is refused at start: samples would expire
+// before they could be archived.
+func TestArchiveMinAgeWithinRetention(t *testing.T) {
+	for _, v := range []string{"2160h", "3000h"} {
+		if _, err := parseConfig(nil, func(k string) string { return map[string]string{"ARCHIVE_MIN_AGE": v}[k] }, io.Discard); err == nil {
+			t.Errorf("ARCHIVE_MIN_AGE=%s accepted", v)
+		}
+	}
+	if _, err := parseConfig([]string{"-archive-min-age", "2159h"}, func(string) string { return "" }, io.Discard); err != nil {
+		t.Errorf("-archive-min-age 2159h: %v", err)
+	}
+}

@@ -222,6 +222,10 @@ func checkMove[T ~string](field string, from, to T, allowed []T) error {
 // MaxMetricSkew is how far in the future a metric timestamp may lie.
 const MaxMetricSkew = 5 * time.Minute
 
+// MetricRetention is how long a metric sample stays in the table (its TTL): an older sample
+// could never be read, so it is refused.
+const MetricRetention = 90 * 24 * time.Hour
+
 // ValidateMetric checks a metric sample, its bounds included, and truncates its timestamp to its
 // interval.
 func ValidateMetric(m *Metric, now time.Time) error {
@@ -236,6 +240,9 @@ func ValidateMetric(m *Metric, now time.Time) error {
 	}
 	if m.Timestamp.After(now.Add(MaxMetricSkew)) {
 		return Invalid("timestamp", "%s is more than %s in the future", m.Timestamp, MaxMetricSkew)
+	}
+	if m.Timestamp.Before(now.Add(-MetricRetention)) {
+		return Invalid("timestamp", "%s is older than the %d-day retention of metrics: it would expire unread", m.Timestamp, int(MetricRetention.Hours()/24))
 	}
 	t, err := TruncateToInterval(m.Timestamp.Time, m.Interval)
 	if err != nil {

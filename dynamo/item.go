@@ -280,7 +280,7 @@ func jobItem(j *catalog.Job, now time.Time) (*item, error) {
 }
 
 // MetricRetention is how long a metric stays in the table: its TTL is timestamp + 90 days.
-const MetricRetention = 90 * 24 * time.Hour
+const MetricRetention = catalog.MetricRetention
 
 func metricItem(m *catalog.Metric, now time.Time) (*item, error) {
 	if m.Meta.CreatedAt.IsZero() {
