@@ -143,10 +143,11 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	archiveCmd := len(args) > 0 && args[0] == blob.ArchiveCommand
-	if archiveCmd {
+	checkCmd := len(args) > 0 && args[0] == checkCommand
+	if archiveCmd || checkCmd {
 		args = args[1:]
 	}
-	cfg, err := parseConfig(configArgs(args, archiveCmd), getenv, stderr)
+	cfg, err := parseConfig(configArgs(args, archiveCmd || checkCmd), getenv, stderr)
 	if err != nil {
 		return err
 	}
@@ -165,6 +166,13 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 				"To archive a running embedded server use the archiveMetrics mutation, or point DYNAMODB_ENDPOINT and S3_ENDPOINT at shared backends.")
 		}
 		return blob.RunArchiveCommand(ctx, archiveArgs(args), stdout, b.archiver)
+	}
+	if checkCmd {
+		if cfg.embedded() {
+			fmt.Fprintln(stdout, "note: the embedded backend lives inside one process; this command checks its own fresh copy. "+
+				"Point DYNAMODB_ENDPOINT (or -aws) at the table to check.")
+		}
+		return runCheck(ctx, archiveArgs(args), stdout, b.store)
 	}
 	store := b.store
 	log.Info("runtime", "gogc", tune.GC(getenv), "gomaxprocs", runtime.GOMAXPROCS(0))
@@ -445,7 +453,43 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 	return b, nil
 }
 
-// configArgs and archiveArgs split the arguments of `archive-metrics`: the server's connection
+// checkCommand names the command that checks the whole table (and with -repair fixes it).
+const checkCommand = "check"
+
+// runCheck runs `check [-repair]`: it prints every finding (and with -repair every repair) and
+// returns an error when findings remain, so the process exits non-zero.
+func runCheck(ctx context.Context, args []string, stdout io.Writer, store *dynamo.Store) error {
+	fs := flag.NewFlagSet(checkCommand, flag.ContinueOnError)
+	fs.SetOutput(stdout)
+	repair := fs.Bool("repair", false, "fix what can be fixed (safe to rerun), then check again")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("check: unexpected arguments %q", fs.Args())
+	}
+	report, err := store.Check(ctx, *repair)
+	if err != nil {
+		return err
+	}
+	for _, f := range report.Repaired {
+		fmt.Fprintf(stdout, "repaired  %s\n", f)
+	}
+	for _, f := range report.Findings {
+		how := "cannot be repaired"
+		if f.Repairable {
+			how = "repairable with -repair"
+		}
+		fmt.Fprintf(stdout, "finding   %s (%s)\n", f, how)
+	}
+	fmt.Fprintf(stdout, "checked %d items: %d findings, %d repaired\n", report.Items, len(report.Findings), len(report.Repaired))
+	if len(report.Findings) > 0 {
+		return fmt.Errorf("check: %d findings", len(report.Findings))
+	}
+	return nil
+}
+
+// configArgs and archiveArgs split the arguments of `archive-metrics` and `check`: the server's connection
 // flags go to parseConfig, the rest to the archive command.
 func configArgs(args []string, archive bool) []string {
 	if !archive {

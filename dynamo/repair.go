@@ -1,0 +1,380 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// Kinds of Finding.
+const (
+	FindingIndex           = "index"                  // a GSI1 listing differs from the table
+	FindingAggregates      = "aggregates"             // a capability's aggregates or index items differ from a recount
+	FindingUnfinished      = "unfinished-delete"      // a capability marked deleting whose delete did not finish
+	FindingOrphanItems     = "orphan-items"           // items of a partition without METADATA
+	FindingMissingClaim    = "missing-claim"          // a component whose ID has no claim
+	FindingOrphanClaim     = "orphan-claim"           // a claim whose capability does not hold the component
+	FindingDuplicateID     = "duplicate-component-id" // one component ID in two capabilities
+	FindingUnreadableItems = "unreadable-item"        // an item the store cannot parse
+)
+
+// Finding is one thing Check found wrong. Repairable findings are fixed by Check with repair.
+type Finding struct {
+	Kind       string `json:"kind"`
+	Subject    string `json:"subject"`
+	Detail     string `json:"detail"`
+	Repairable bool   `json:"repairable"`
+}
+
+func (f Finding) String() string { return f.Kind + " " + f.Subject + ": " + f.Detail }
+
+// CheckReport is what Check found, and with repair what it fixed.
+type CheckReport struct {
+	// Items is how many items the scan read.
+	Items int
+	// Findings are what is wrong after Check ran (after the repairs, with repair).
+	Findings []Finding
+	// Repaired are the findings that the repair fixed.
+	Repaired []Finding
+}
+
+// Check walks the whole table (a parallel, paginated Scan) and reports what is inconsistent:
+// index listings that differ from the table, partitions whose aggregates or index items differ
+// from a recount, deletes that did not finish, items left without their capability, component
+// IDs without a claim, claims without their component, and IDs in two capabilities. With
+// repair it fixes what can be fixed (resumes deletes, recounts, deletes orphans, puts and
+// deletes claims: every repair is conditional or idempotent, so a rerun is safe), then checks
+// again. It reads every item: an audit, not a hot path.
+func (s *Store) Check(ctx context.Context, repair bool) (*CheckReport, error) {
+	report, err := s.check(ctx)
+	if err != nil || !repair {
+		return report, err
+	}
+	var fixed []Finding
+	for _, f := range report.Findings {
+		if !f.Repairable {
+			continue
+		}
+		if err := s.repair(ctx, f); err != nil {
+			return nil, fmt.Errorf("repair %s: %w", f, err)
+		}
+		fixed = append(fixed, f)
+	}
+	after, err := s.check(ctx)
+	if err != nil {
+		return nil, err
+	}
+	after.Repaired = fixed
+	return after, nil
+}
+
+// scanItems returns every item of the table, read by a parallel, paginated Scan (kept once
+// each, for a backend that ignores segments).
+func (s *Store) scanItems(ctx context.Context) ([]map[string]types.AttributeValue, error) {
+	var mu sync.Mutex
+	seen := map[[2]string]map[string]types.AttributeValue{}
+	g, gctx := errgroup.WithContext(ctx)
+	for seg := range scanSegments {
+		g.Go(func() error {
+			in := &dynamodb.ScanInput{TableName: &s.table, Segment: int32Ptr(seg), TotalSegments: int32Ptr(scanSegments), ConsistentRead: boolPtr(true)}
+			for {
+				out, err := s.db.Scan(gctx, in)
+				if err != nil {
+					return classify("scan", err)
+				}
+				mu.Lock()
+				for _, m := range out.Items {
+					seen[[2]string{str(m[attrPK]), str(m[attrSK])}] = m
+				}
+				mu.Unlock()
+				if len(out.LastEvaluatedKey) == 0 {
+					return nil
+				}
+				in.ExclusiveStartKey = out.LastEvaluatedKey
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return slices.Collect(maps.Values(seen)), nil
+}
+
+func int32Ptr(n int) *int32 { v := int32(n); return &v }
+func boolPtr(b bool) *bool  { return &b }
+
+// partitionScan is what the scan found of one capability's partition.
+type partitionScan struct {
+	meta       *item
+	items      int
+	components []string
+}
+
+func (s *Store) check(ctx context.Context) (*CheckReport, error) {
+	raw, err := s.scanItems(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("check: %w", err)
+	}
+	report := &CheckReport{Items: len(raw)}
+	add := func(kind, subject string, repairable bool, format string, args ...any) {
+		report.Findings = append(report.Findings, Finding{Kind: kind, Subject: subject, Detail: fmt.Sprintf(format, args...), Repairable: repairable})
+	}
+	parts := map[string]*partitionScan{}
+	claims := map[string]string{} // component ID -> capability its claim names
+	for _, m := range raw {
+		it, err := readItem(m)
+		if err != nil {
+			add(FindingUnreadableItems, str(m[attrPK])+" "+str(m[attrSK]), false, "%v", err)
+			continue
+		}
+		if id, ok := cutPrefix(it.PK, claimPrefix); ok {
+			claims[id] = str(it.Data["capabilityId"])
+			continue
+		}
+		id, err := parseCapabilityPK(it.PK)
+		if err != nil {
+			continue // tokens and anything else outside the capability partitions
+		}
+		p := parts[id]
+		if p == nil {
+			p = &partitionScan{}
+			parts[id] = p
+		}
+		p.items++
+		switch it.EntityType {
+		case entityCapability:
+			if it.SK == metadataSK {
+				p.meta = it
+			}
+		case entityComponent:
+			if _, componentID, err := parseComponentSK(it.SK); err == nil {
+				p.components = append(p.components, componentID)
+			}
+		}
+	}
+	owners := map[string][]string{} // component ID -> capabilities holding it
+	for _, id := range slices.Sorted(maps.Keys(parts)) {
+		p := parts[id]
+		switch {
+		case p.meta == nil:
+			add(FindingOrphanItems, id, true, "%d items and no METADATA", p.items)
+			continue
+		case p.meta.Deleting:
+			add(FindingUnfinished, id, true, "marked deleting, %d items left", p.items)
+			continue
+		}
+		for _, c := range p.components {
+			owners[c] = append(owners[c], id)
+		}
+		if err := s.CheckPartition(ctx, id); err != nil {
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			add(FindingAggregates, id, true, "%v", err)
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(owners)) {
+		caps := owners[c]
+		if len(caps) > 1 {
+			add(FindingDuplicateID, c, false, "held by %v: rename or remove all but one", caps)
+		}
+		if claim, ok := claims[c]; !ok {
+			add(FindingMissingClaim, c, len(caps) == 1, "held by %s, unclaimed", caps[0])
+		} else if !slices.Contains(caps, claim) {
+			add(FindingOrphanClaim, c, true, "claimed for %s, which does not hold it (held by %v)", claim, caps)
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(claims)) {
+		if _, held := owners[c]; !held {
+			if p := parts[claims[c]]; p != nil && p.meta != nil && p.meta.Deleting {
+				continue // the unfinished delete releases it
+			}
+			add(FindingOrphanClaim, c, true, "claimed for %s, which does not hold it", claims[c])
+		}
+	}
+	index, err := s.CheckIndexes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range index {
+		add(FindingIndex, "GSI1", false, "%s", f)
+	}
+	sort.SliceStable(report.Findings, func(i, j int) bool { return repairOrder(report.Findings[i].Kind) < repairOrder(report.Findings[j].Kind) })
+	return report, nil
+}
+
+// repairOrder puts deletes first: an orphan claim goes before the claim that replaces it.
+func repairOrder(kind string) int {
+	switch kind {
+	case FindingUnfinished, FindingOrphanItems:
+		return 0
+	case FindingOrphanClaim:
+		return 1
+	case FindingMissingClaim:
+		return 2
+	}
+	return 3
+}
+
+func cutPrefix(s, prefix string) (string, bool) {
+	if len(s) > len(prefix) && s[:len(prefix)] == prefix {
+		return s[len(prefix):], true
+	}
+	return "", false
+}
+
+// repair fixes one finding. Each repair is conditional or idempotent.
+func (s *Store) repair(ctx context.Context, f Finding) error {
+	switch f.Kind {
+	case FindingUnfinished:
+		meta, err := s.readItem(ctx, capabilityPK(f.Subject), metadataSK, true)
+		if err != nil {
+			return err
+		}
+		return s.DeleteCapability(ctx, f.Subject, meta.Revision, Idempotency{})
+	case FindingOrphanItems:
+		return s.deleteOrphans(ctx, f.Subject)
+	case FindingAggregates:
+		return s.recount(ctx, f.Subject)
+	case FindingMissingClaim:
+		return s.claimFor(ctx, f.Subject)
+	case FindingOrphanClaim:
+		return s.releaseOrphanClaim(ctx, f.Subject)
+	}
+	return fmt.Errorf("no repair for %s", f.Kind)
+}
+
+// deleteOrphans deletes the items of a partition that has no METADATA.
+func (s *Store) deleteOrphans(ctx context.Context, id string) error {
+	if _, err := s.readItem(ctx, capabilityPK(id), metadataSK, true); err == nil {
+		return nil // the capability exists (again): nothing is orphaned
+	}
+	items, _, err := s.run(ctx, query{pk: capabilityPK(id), consistent: true})
+	if err != nil {
+		return err
+	}
+	var reqs []types.WriteRequest
+	for _, it := range items {
+		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it.PK, it.SK)}})
+	}
+	return s.batchWrite(ctx, reqs, 4)
+}
+
+// recount rewrites a capability's aggregates and index items from a recount of its partition,
+// as one conditioned write (a concurrent writer wins and the recount is planned again).
+func (s *Store) recount(ctx context.Context, id string) error {
+	_, err := s.mutate(ctx, id, 0, Idempotency{}, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(id)
+		if err != nil {
+			return nil, err
+		}
+		items, _, err := s.run(ctx, query{pk: capabilityPK(id), consistent: true})
+		if err != nil {
+			return nil, err
+		}
+		var comps []*catalog.Component
+		var jobs []*catalog.Job
+		var rules []*catalog.Rule
+		deps := 0
+		for _, it := range items {
+			switch it.EntityType {
+			case entityComponent:
+				c, err := toComponent(it)
+				if err != nil {
+					return nil, err
+				}
+				comps = append(comps, c)
+			case entityDependency:
+				deps++
+			case entityJob:
+				j, err := toJob(it)
+				if err != nil {
+					return nil, err
+				}
+				jobs = append(jobs, j)
+			case entityRule:
+				r, err := toRule(it)
+				if err != nil {
+					return nil, err
+				}
+				rules = append(rules, r)
+			}
+		}
+		catalog.Aggregate(&capability.Aggregates, comps, deps, jobs, rules)
+		return &plan{capability: capability}, nil
+	})
+	return err
+}
+
+// claimFor puts the claim of a component ID for the one capability that holds it, unless a
+// claim exists.
+func (s *Store) claimFor(ctx context.Context, componentID string) error {
+	owner := ""
+	raw, err := s.scanItems(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range raw {
+		if str(m[attrEntityType]) != entityComponent {
+			continue
+		}
+		if _, c, err := parseComponentSK(str(m[attrSK])); err == nil && c == componentID {
+			owner, _ = parseCapabilityPK(str(m[attrPK]))
+		}
+	}
+	if owner == "" {
+		return nil
+	}
+	p := &plan{}
+	p.put(claimItem(&catalog.Component{CapabilityID: owner, ComponentID: componentID}, s.now()), notExists, nil)
+	if p.err != nil {
+		return p.err
+	}
+	err = s.commitActions(ctx, owner, 0, p.actions, Idempotency{}, nil, s.now())
+	var lost *lostRace
+	if errors.As(err, &lost) {
+		return nil // claimed meanwhile
+	}
+	return err
+}
+
+// releaseOrphanClaim deletes a claim whose capability does not hold the component, on the
+// condition that it still names that capability.
+func (s *Store) releaseOrphanClaim(ctx context.Context, componentID string) error {
+	claim, err := s.readItem(ctx, claimPK(componentID), claimSK, true)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	owner := str(claim.Data["capabilityId"])
+	if owner != "" {
+		st, err := s.loadState(ctx, owner, SegComponents)
+		if err != nil {
+			return err
+		}
+		if st.meta != nil && !st.meta.Deleting && indexOf(st.Components, componentID) >= 0 {
+			return nil // it holds it after all
+		}
+	}
+	p := &plan{}
+	p.release(owner, componentID, nil)
+	err = s.commitActions(ctx, owner, 0, p.actions, Idempotency{}, nil, s.now())
+	var lost *lostRace
+	if errors.As(err, &lost) {
+		return nil // changed meanwhile: the next check says
+	}
+	return err
+}
