@@ -210,7 +210,9 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 	for _, f := range index {
 		add(FindingIndex, "GSI1", false, "%s", f)
 	}
-	sort.SliceStable(report.Findings, func(i, j int) bool { return repairOrder(report.Findings[i].Kind) < repairOrder(report.Findings[j].Kind) })
+	sort.SliceStable(report.Findings, func(i, j int) bool {
+		return repairOrder(report.Findings[i].Kind) < repairOrder(report.Findings[j].Kind)
+	})
 	return report, nil
 }
 

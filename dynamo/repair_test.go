@@ -48,7 +48,9 @@ func TestCheckAndRepair(t *testing.T) {
 		}
 	}
 	table := aws.String(env.Table)
-	key := func(pk, sk string) map[string]types.AttributeValue { return map[string]types.AttributeValue{"PK": s(pk), "SK": s(sk)} }
+	key := func(pk, sk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": s(pk), "SK": s(sk)}
+	}
 	// Aggregates that lie.
 	_, err = env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: table, Key: key("CAPABILITY#"+alertID, "METADATA"),
 		UpdateExpression: aws.String("SET #d.#a.#t = :n"), ExpressionAttributeNames: map[string]string{"#d": "Data", "#a": "aggregates", "#t": "totalComponents"},
