@@ -176,6 +176,16 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	store := b.store
 	log.Info("runtime", "gogc", tune.GC(getenv), "gomaxprocs", runtime.GOMAXPROCS(0))
+	go func() {
+		// Deletes that a crash stopped after their first step are finished now.
+		n, err := store.ResumeDeletes(ctx)
+		switch {
+		case err != nil:
+			log.Warn("resume deletes", "err", err, "finished", n)
+		case n > 0:
+			log.Info("resumed unfinished deletes", "finished", n)
+		}
+	}()
 	reg.MustRegister(graph.NewCatalogueCollector(store, 15*time.Second))
 	auth, generatedKey, err := loadAuth(cfg)
 	if err != nil {

@@ -16,6 +16,36 @@ import (
 // deletePage is how many keys one pass of DeleteCapability reads and deletes.
 const deletePage = 500
 
+// DeleteTimeout bounds the steps of DeleteCapability after its first transaction, which run
+// detached from the caller's context.
+const DeleteTimeout = 10 * time.Minute
+
+// ResumeDeletes finishes every delete that stopped after its first step (a crash, a deadline):
+// it lists the capabilities marked deleting from the CAPABILITIES index and deletes the rest of
+// each. It returns how many it finished. The server runs it at start.
+func (s *Store) ResumeDeletes(ctx context.Context) (int, error) {
+	items, _, err := s.run(ctx, query{index: true, pk: capabilitiesPK, withDeleting: true,
+		filter: "attribute_exists(#del)", names: map[string]string{"#del": attrDeleting}})
+	if err != nil {
+		return 0, fmt.Errorf("resume deletes: %w", err)
+	}
+	done := 0
+	for _, it := range items {
+		if !it.Deleting {
+			continue
+		}
+		id, err := parseCapabilityPK(it.PK)
+		if err != nil {
+			continue
+		}
+		if err := s.DeleteCapability(ctx, id, it.Revision, Idempotency{}); err != nil && !errors.Is(err, ErrNotFound) {
+			return done, fmt.Errorf("resume delete of %s: %w", id, err)
+		}
+		done++
+	}
+	return done, nil
+}
+
 // DeleteCapability removes a capability's whole partition. It runs in three steps that a rerun
 // resumes after any interruption: (1) one transaction checks expectedRevision, marks METADATA as
 // deleting (every read skips it from then on, the CAPABILITIES listing included) and deletes
@@ -62,6 +92,11 @@ func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevisio
 			return err
 		}
 	}
+	// From here the capability is gone from every read: the rest runs detached from the
+	// caller (a client that hangs up does not stop it), under a deadline of its own. Stopped
+	// anyway (a crash), it is resumed at the next start (ResumeDeletes) and by `check -repair`.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DeleteTimeout)
+	defer cancel()
 	if err := s.deleteChildren(ctx, id); err != nil {
 		return fmt.Errorf("delete capability %s: %w", id, err)
 	}

@@ -224,6 +224,8 @@ type query struct {
 	projection string
 	// consistent asks for a strongly consistent read (base table only).
 	consistent bool
+	// withDeleting keeps items marked deleting, which every other read skips.
+	withDeleting bool
 }
 
 // run executes q, following LastEvaluatedKey until want items matched or the range is done.
@@ -288,7 +290,7 @@ func (s *Store) run(ctx context.Context, q query) (items []*item, more bool, err
 			return nil, false, err
 		}
 		for _, it := range got {
-			if it.Deleting || (!q.now.IsZero() && it.expired(q.now)) {
+			if (it.Deleting && !q.withDeleting) || (!q.now.IsZero() && it.expired(q.now)) {
 				continue // a capability being deleted is gone from every read
 			}
 			items = append(items, it)
