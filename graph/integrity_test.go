@@ -3,6 +3,8 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"io"
+	"net/http"
 	"testing"
 	"time"
 )
@@ -171,5 +173,45 @@ func TestComponentMetricsAfterFullArchive(t *testing.T) {
 	after := count()
 	if fmt.Sprint(before) != "[4 4]" || fmt.Sprint(after) != "[4 4]" {
 		t.Errorf("points by window before the archive %v, after %v; want 4 in each", before, after)
+	}
+}
+
+// From the first transaction of deleteCapability the capability is gone from every read,
+// index reads included: a delete that stopped after its first step (its batch deletes failing
+// here, a crash in life) left its components in componentsByType and its jobs in job(id).
+func TestDeletingCapabilityGoneFromIndexReads(t *testing.T) {
+	h := newHarness(t)
+	h.env.Counter.Before = func(op string, w http.ResponseWriter) bool {
+		if op == "BatchWriteItem" {
+			w.WriteHeader(http.StatusBadRequest)
+			_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ValidationException","message":"crash"}`)
+			return true
+		}
+		return false
+	}
+	if resp := h.do(t, `mutation { deleteCapability(id: "CAP-ID-VERIFY-001", expectedRevision: 1) }`, nil); len(resp.Errors) == 0 {
+		t.Fatalf("the interrupted delete succeeded: %s", resp.Body)
+	}
+	h.env.Counter.Before = nil
+	var out struct {
+		ComponentsByType struct{ Nodes []struct{ ComponentID, CapabilityID string } }
+		Job              *struct{ JobID string }
+		ComponentMetrics struct{ Nodes []struct{ Timestamp string } }
+	}
+	h.ok(t, `{
+		componentsByType(type: "api-server", first: 100) { nodes { componentId capabilityId } }
+		job(id: "JOB-CONFIG-IDV-501") { jobId }
+		componentMetrics(componentId: "api-server-idverify-001", first: 100) { nodes { timestamp } }
+	}`, nil, &out)
+	for _, c := range out.ComponentsByType.Nodes {
+		if c.CapabilityID == "CAP-ID-VERIFY-001" {
+			t.Errorf("componentsByType lists %s of the capability being deleted", c.ComponentID)
+		}
+	}
+	if len(out.ComponentsByType.Nodes) == 0 {
+		t.Error("componentsByType lost the other capabilities' components")
+	}
+	if out.Job != nil || len(out.ComponentMetrics.Nodes) != 0 {
+		t.Errorf("job = %+v, %d metrics of the capability being deleted", out.Job, len(out.ComponentMetrics.Nodes))
 	}
 }

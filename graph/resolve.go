@@ -151,6 +151,45 @@ func (r *Resolver) componentOwner(ctx context.Context, componentID string) (stri
 	return probe.Items[0].CapabilityID, nil
 }
 
+// liveOnly drops from a page of index reads (components by type, a job by ID, a component's
+// metrics) the items whose capability is being deleted or gone: the index lists them until the
+// delete's second step has removed them, and a capability is gone from every read from the
+// delete's first transaction. The capabilities are read through the loader, in one
+// BatchGetItem shared with the query's capability fields.
+func liveOnly[T any](ctx context.Context, p *dynamo.Page[T], capabilityOf func(T) string) (*dynamo.Page[T], error) {
+	if p == nil || len(p.Items) == 0 {
+		return p, nil
+	}
+	var ids []string
+	seen := map[string]bool{}
+	for _, it := range p.Items {
+		if id := capabilityOf(it); !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	l := For(ctx)
+	l.PrefetchCapabilities(ctx, ids)
+	live := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		c, err := l.Capability(ctx, id)
+		if err != nil && !dynamo.IsNotFound(err) {
+			return nil, err
+		}
+		live[id] = err == nil && c != nil
+	}
+	out := &dynamo.Page[T]{HasNext: p.HasNext}
+	for i, it := range p.Items {
+		if live[capabilityOf(it)] {
+			out.Items = append(out.Items, it)
+			if i < len(p.Cursors) {
+				out.Cursors = append(out.Cursors, p.Cursors[i])
+			}
+		}
+	}
+	return out, nil
+}
+
 // jobArtifacts lists a job's objects, or none when no object store is configured.
 func (r *Resolver) jobArtifacts(ctx context.Context, j *catalog.Job) ([]*blob.Artifact, error) {
 	if r.artifacts == nil {

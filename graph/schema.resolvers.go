@@ -445,6 +445,9 @@ func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, fi
 		return nil, err
 	}
 	prefetchComponents(ctx, p.Items, selected(ctx).nodes(ctx))
+	if p, err = liveOnly(ctx, p, func(c *catalog.Component) string { return c.CapabilityID }); err != nil {
+		return nil, err
+	}
 	return componentConnection(p), nil
 }
 
@@ -453,7 +456,14 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error
 	if dynamo.IsNotFound(err) {
 		return nil, nil
 	}
-	return j, err
+	if err != nil {
+		return nil, err
+	}
+	live, err := liveOnly(ctx, &dynamo.Page[*catalog.Job]{Items: []*catalog.Job{j}}, func(j *catalog.Job) string { return j.CapabilityID })
+	if err != nil || len(live.Items) == 0 {
+		return nil, err
+	}
+	return j, nil
 }
 
 func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error) {
@@ -464,6 +474,9 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 		ComponentID: componentID, From: timeKey(from), To: timeKey(to), First: deref(first, 100), After: deref(after, ""),
 	}, "")
 	if err != nil {
+		return nil, err
+	}
+	if p, err = liveOnly(ctx, p, func(m *catalog.Metric) string { return m.CapabilityID }); err != nil {
 		return nil, err
 	}
 	return metricConnection(p), nil
