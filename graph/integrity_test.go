@@ -194,7 +194,9 @@ func TestDeletingCapabilityGoneFromIndexReads(t *testing.T) {
 	}
 	h.env.Counter.Before = nil
 	var out struct {
-		ComponentsByType struct{ Nodes []struct{ ComponentID, CapabilityID string } }
+		ComponentsByType struct {
+			Nodes []struct{ ComponentID, CapabilityID string }
+		}
 		Job              *struct{ JobID string }
 		ComponentMetrics struct{ Nodes []struct{ Timestamp string } }
 	}
