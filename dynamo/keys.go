@@ -34,6 +34,7 @@ const (
 	metadataSK     = "METADATA"
 	tokenSK        = "TOKEN"
 	claimSK        = "CLAIM"
+	resultSK       = "RESULT"
 	domainIndexSK  = "INDEX#DOMAIN"
 	healthIndexSK  = "INDEX#HEALTH"
 	capabilitiesPK = "CAPABILITIES"
@@ -71,6 +72,7 @@ const (
 	entityRule        = "ConfigurationRule"
 	entityToken       = "IdempotencyToken"
 	entityClaim       = "ComponentClaim"
+	entityResult      = "Result"
 	entityVersion     = "Version"
 )
 
@@ -311,6 +313,10 @@ func ruleGSI1SK(t catalog.RuleType, order int, ruleID string) string {
 // one item across the catalogue, outside every capability's partition, so that it names one
 // request whatever capability the request touched.
 func tokenPK(token string) string { return tokenPrefix + token }
+
+// tokenPart is the token of one capability's part of a call that spans several capabilities
+// (recordMetrics): a client's token cannot hold '#', so no client token equals it.
+func tokenPart(token, capabilityID string) string { return token + "#" + capabilityID }
 
 // claimPK is the partition of a component ID's claim (its only item has SK claimSK): a
 // component ID names one component across the catalogue, and its claim says whose it is.

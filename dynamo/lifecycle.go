@@ -214,10 +214,19 @@ func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, id
 		}
 		byCapability[m.CapabilityID] = append(byCapability[m.CapabilityID], m)
 	}
+	// With a token: the whole call's result is recorded last, under the token; each
+	// capability's health under a token of its own (the call's token and the capability). A
+	// retry returns the recorded result, or, after an attempt that stopped between
+	// capabilities, completes the rest: the samples are rewritten (the same keys), a capability
+	// whose health was applied answers from its own token, the others are applied.
 	if rec, err := s.recorded(ctx, order[0], idem); err != nil {
 		return nil, err
 	} else if rec != nil {
-		return &MetricsResult{Metrics: metrics}, nil
+		comps, err := s.resultComponents(ctx, rec)
+		return &MetricsResult{Metrics: metrics, Components: comps}, err
+	}
+	if err := s.checkPartTokens(ctx, order, idem); err != nil {
+		return nil, err
 	}
 	var items []*item
 	for _, id := range order {
@@ -251,18 +260,119 @@ func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, id
 		return nil, fmt.Errorf("record metrics: %w", err)
 	}
 	res := &MetricsResult{Metrics: metrics}
-	for i, id := range order {
-		token := Idempotency{}
-		if i == 0 {
-			token = idem
-		}
-		comps, err := s.applyHealth(ctx, id, byCapability[id], token)
+	for _, id := range order {
+		comps, err := s.applyHealth(ctx, id, byCapability[id], idem.part(id))
 		if err != nil {
 			return nil, fmt.Errorf("record metrics: %w", err)
 		}
 		res.Components = append(res.Components, comps...)
 	}
+	if idem.Token == "" {
+		return res, nil
+	}
+	result, err := componentsResult(idem.Token, res.Components, now)
+	if err != nil {
+		return nil, err
+	}
+	err = s.commitActions(ctx, order[0], 0, nil, idem, result, now)
+	var lost *lostRace
+	if errors.As(err, &lost) {
+		// A concurrent retry recorded it first: answer as it did.
+		rec, err := s.recorded(ctx, order[0], idem)
+		if err != nil || rec == nil {
+			return nil, err
+		}
+		comps, err := s.resultComponents(ctx, rec)
+		return &MetricsResult{Metrics: metrics, Components: comps}, err
+	}
+	if err != nil {
+		return nil, fmt.Errorf("record metrics: %w", err)
+	}
 	return res, nil
+}
+
+// part returns the token of one capability's part of a call that spans several: the call's
+// token and the capability's ID, with the call's hash. The zero Idempotency stays zero.
+func (idem Idempotency) part(capabilityID string) Idempotency {
+	if idem.Token == "" {
+		return idem
+	}
+	return Idempotency{Token: tokenPart(idem.Token, capabilityID), Hash: idem.Hash}
+}
+
+// checkPartTokens refuses, before anything is written, a token whose parts an earlier call
+// with other input recorded (one BatchGetItem).
+func (s *Store) checkPartTokens(ctx context.Context, capabilities []string, idem Idempotency) error {
+	if idem.Token == "" {
+		return nil
+	}
+	keys := make([][2]string, len(capabilities))
+	for i, id := range capabilities {
+		keys[i] = [2]string{tokenPK(tokenPart(idem.Token, id)), tokenSK}
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return err
+	}
+	now := s.now()
+	for i, it := range items {
+		if it == nil || it.expired(now) {
+			continue
+		}
+		data, err := it.data()
+		if err != nil {
+			return err
+		}
+		if str(data["hash"]) != idem.Hash || str(data["capabilityId"]) != capabilities[i] {
+			return ErrTokenReused
+		}
+	}
+	return nil
+}
+
+// componentsResult is the item a token records for a call whose result is a list of
+// components (recordMetrics, and each capability's part of it): their capability and ID only,
+// so that it stays small; a retry reads the components as they are then.
+func componentsResult(token string, comps []*catalog.Component, now time.Time) (*item, error) {
+	list := make([]types.AttributeValue, 0, len(comps))
+	for _, c := range comps {
+		list = append(list, &types.AttributeValueMemberM{Value: map[string]types.AttributeValue{
+			"capabilityId": &types.AttributeValueMemberS{Value: c.CapabilityID},
+			"componentId":  &types.AttributeValueMemberS{Value: c.ComponentID},
+		}})
+	}
+	return &item{PK: tokenPK(token), SK: resultSK, EntityType: entityResult, CreatedAt: now, UpdatedAt: now, Revision: 1,
+		Data: map[string]types.AttributeValue{"components": &types.AttributeValueMemberL{Value: list}}}, nil
+}
+
+// resultComponents reads the components a token recorded, as they are now (none for a token
+// recorded before results were kept, or components since removed).
+func (s *Store) resultComponents(ctx context.Context, rec *item) ([]*catalog.Component, error) {
+	list, _ := rec.Data["components"].(*types.AttributeValueMemberL)
+	comps := []*catalog.Component{}
+	if list == nil {
+		return comps, nil
+	}
+	states := map[string]*partitionState{}
+	for _, v := range list.Value {
+		m, ok := v.(*types.AttributeValueMemberM)
+		if !ok {
+			continue
+		}
+		capID, compID := str(m.Value["capabilityId"]), str(m.Value["componentId"])
+		st := states[capID]
+		if st == nil {
+			var err error
+			if st, err = s.loadState(ctx, capID, SegComponents); err != nil {
+				return nil, err
+			}
+			states[capID] = st
+		}
+		if i := indexOf(st.Components, compID); i >= 0 {
+			comps = append(comps, st.Components[i])
+		}
+	}
+	return comps, nil
 }
 
 // applyHealth updates the health of the components that ms report on from their newest
@@ -278,7 +388,8 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 		}
 	}
 	var updated []*catalog.Component
-	_, err := s.mutate(ctx, capabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
+	var mine *item // this attempt's result, when it records one
+	rec, err := s.mutate(ctx, capabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
 		capability, err := st.existing(capabilityID)
 		if err != nil {
 			return nil, err
@@ -317,9 +428,21 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 			updated = append(updated, n)
 		}
 		withComponents(capability, comps)
+		if idem.Token != "" {
+			if p.result, err = componentsResult(idem.Token, updated, now); err != nil {
+				return nil, err
+			}
+			mine = p.result
+		}
 		return p, nil
 	})
-	return updated, err
+	if err != nil || idem.Token == "" {
+		return updated, err
+	}
+	if rec == mine {
+		return updated, nil // this attempt applied the health
+	}
+	return s.resultComponents(ctx, rec) // an earlier attempt did: answer with what it updated
 }
 
 // CapabilityHistory lists the previous versions of a capability, newest first.

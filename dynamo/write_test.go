@@ -404,3 +404,82 @@ func TestResumeDeletes(t *testing.T) {
 		t.Errorf("second ResumeDeletes = %d, %v; want 0", n, err)
 	}
 }
+
+// recordMetrics across two capabilities, stopped between them (the second capability's
+// transaction fails), is completed by a retry with its token: the retry answers with both
+// capabilities' components, applies the second one's health, and does not apply the first
+// one's again; a further retry changes nothing; the token with other input is refused before
+// any sample is written. (The token once covered the first capability only: the retry skipped
+// the rest and answered components: [].)
+func TestRecordMetricsRetryCompletesEveryCapability(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	loadSample(t, env)
+	at := sampleNow.Add(2 * time.Minute) // newer than every sample: the health moves
+	sample := func(capID, compID string, avail float64) *catalog.Metric {
+		return &catalog.Metric{CapabilityID: capID, ComponentID: compID, MetricType: catalog.MetricPerformance, Interval: "1m",
+			Timestamp: catalog.NewTimestamp(at), Values: &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: avail}}}
+	}
+	input := func() []*catalog.Metric {
+		return []*catalog.Metric{sample(alertID, "api-server-alert-001", 97), sample("CAP-FRAUD-DET-001", "api-server-fraud-001", 96)}
+	}
+	idem, _ := dynamo.NewIdempotency("tok-metrics-1", "recordMetrics", "two capabilities")
+	revision := func(capID, compID string) int {
+		p, err := env.Store.ReadPartition(ctx, capID, dynamo.SegComponents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, c := range p.Components {
+			if c.ComponentID == compID {
+				return c.Revision
+			}
+		}
+		t.Fatalf("no %s in %s", compID, capID)
+		return 0
+	}
+	alertBefore, fraudBefore := revision(alertID, "api-server-alert-001"), revision("CAP-FRAUD-DET-001", "api-server-fraud-001")
+	transactions := 0
+	env.Counter.Before = func(op string, w http.ResponseWriter) bool {
+		if op == "TransactWriteItems" {
+			transactions++
+			if transactions == 2 { // the crash: the second capability's health never lands
+				w.WriteHeader(http.StatusBadRequest)
+				_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ValidationException","message":"crash"}`)
+				return true
+			}
+		}
+		return false
+	}
+	if _, err := env.Store.RecordMetrics(ctx, input(), idem); err == nil {
+		t.Fatal("the interrupted call succeeded")
+	}
+	env.Counter.Before = nil
+	if got := revision(alertID, "api-server-alert-001"); got != alertBefore+1 {
+		t.Fatalf("first capability's component at revision %d, want %d", got, alertBefore+1)
+	}
+	for attempt := 1; attempt <= 2; attempt++ {
+		res, err := env.Store.RecordMetrics(ctx, input(), idem)
+		if err != nil {
+			t.Fatalf("retry %d: %v", attempt, err)
+		}
+		var ids []string
+		for _, c := range res.Components {
+			ids = append(ids, c.CapabilityID+"/"+c.ComponentID)
+		}
+		if fmt.Sprint(ids) != "[CAP-ALERT-MGT-001/api-server-alert-001 CAP-FRAUD-DET-001/api-server-fraud-001]" {
+			t.Errorf("retry %d answered components %v", attempt, ids)
+		}
+		if a, f := revision(alertID, "api-server-alert-001"), revision("CAP-FRAUD-DET-001", "api-server-fraud-001"); a != alertBefore+1 || f != fraudBefore+1 {
+			t.Errorf("after retry %d: revisions %d and %d, want %d and %d (each health applied once)", attempt, a, f, alertBefore+1, fraudBefore+1)
+		}
+	}
+	other, _ := dynamo.NewIdempotency("tok-metrics-1", "recordMetrics", "other input")
+	env.Counter.Reset()
+	if _, err := env.Store.RecordMetrics(ctx, input(), other); !errors.Is(err, dynamo.ErrTokenReused) {
+		t.Errorf("the token with other input = %v, want ErrTokenReused", err)
+	}
+	if ops := env.Counter.Ops(); ops["BatchWriteItem"] != 0 {
+		t.Errorf("the refused call wrote samples: %v", ops)
+	}
+}
