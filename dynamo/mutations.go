@@ -259,12 +259,13 @@ func indexOf[T interface{ ID() string }](xs []T, id string) int {
 }
 
 // UpdateComponent applies change to a copy of the component at expectedRevision. A new order
-// moves the item to its new sort key in the same transaction.
+// moves the item to its new sort key, and a new name renames the copies its dependencies keep,
+// in the same transaction.
 func (s *Store) UpdateComponent(ctx context.Context, capabilityID, componentID string, expectedRevision int, change func(*catalog.Component) error, idem Idempotency) (*catalog.Component, error) {
 	if err := ValidateID("componentId", componentID); err != nil {
 		return nil, err
 	}
-	it, err := s.mutate(ctx, capabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
+	it, err := s.mutate(ctx, capabilityID, SegComponents|SegDependencies, idem, func(st *partitionState, now time.Time) (*plan, error) {
 		capability, err := st.existing(capabilityID)
 		if err != nil {
 			return nil, err
@@ -312,6 +313,27 @@ func (s *Store) replaceComponent(capability *catalog.Capability, st *partitionSt
 		p.put(ci, notExists, nil)
 	} else {
 		p.put(ci, cond, vals)
+	}
+	if n.Name != old.Name {
+		// The edges keep a copy of their ends' names: renamed in the same transaction.
+		for _, d := range st.Dependencies {
+			if d.SourceComponentID != n.ComponentID && d.TargetComponentID != n.ComponentID {
+				continue
+			}
+			e := *d
+			if e.SourceComponentID == n.ComponentID {
+				e.SourceComponentName = n.Name
+			}
+			if e.TargetComponentID == n.ComponentID {
+				e.TargetComponentName = n.Name
+			}
+			di, err := dependencyItem(&e, now)
+			if err != nil {
+				return nil, err
+			}
+			dcond, dvals := revisionIs(d.Revision)
+			p.put(di, dcond, dvals)
+		}
 	}
 	return p, nil
 }

@@ -729,6 +729,8 @@ type JobResolver interface {
 	Components(ctx context.Context, obj *catalog.Job) ([]*catalog.Component, error)
 }
 type MetricResolver interface {
+	ComponentName(ctx context.Context, obj *catalog.Metric) (*string, error)
+
 	Component(ctx context.Context, obj *catalog.Metric) (*catalog.Component, error)
 }
 type MutationResolver interface {
@@ -4424,11 +4426,11 @@ type Dependency {
   capabilityId: ID!
   "The depending component's ID."
   sourceComponentId: ID!
-  "The depending component's name."
+  "The depending component's name (renamed with the component)."
   sourceComponentName: String
   "The component depended on."
   targetComponentId: ID!
-  "Its name."
+  "Its name (renamed with the component)."
   targetComponentName: String
   "Kind of dependency."
   dependencyType: DependencyType!
@@ -4732,7 +4734,7 @@ type Metric {
   capabilityId: ID!
   "The component measured."
   componentId: ID!
-  "Its name."
+  "Its name as it is now (for a component since removed, the name it had)."
   componentName: String
   "Kind of sample."
   metricType: MetricType!
@@ -15196,18 +15198,18 @@ func (ec *executionContext) _Metric_componentName(ctx context.Context, field gra
 			return ec.fieldContext_Metric_componentName(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.ComponentName, nil
+			return ec.Resolvers.Metric().ComponentName(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalOString2string(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Metric_componentName(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Metric", field, false, false, "String")
+	return graphql.NewScalarFieldContext("Metric", field, true, true, "String")
 }
 
 func (ec *executionContext) _Metric_metricType(ctx context.Context, field graphql.CollectedField, obj *catalog.Metric) (ret graphql.Marshaler) {
@@ -27186,10 +27188,11 @@ func (ec *executionContext) _Metric(ctx context.Context, sel ast.SelectionSet, o
 				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "componentName":
-			out.Values[i] = ec._Metric_componentName(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				atomic.AddUint32(&out.Invalids, 1)
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Metric_componentName(ctx, field, obj)
+				})
 		case "metricType":
 			out.Values[i] = ec._Metric_metricType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {

@@ -217,3 +217,63 @@ func TestDeletingCapabilityGoneFromIndexReads(t *testing.T) {
 		t.Errorf("job = %+v, %d metrics of the capability being deleted", out.Job, len(out.ComponentMetrics.Nodes))
 	}
 }
+
+// A rename reaches every copy of the name: the dependencies' source and target names (renamed
+// in the component's transaction) and the samples' componentName (resolved from the component).
+func TestRenameLeavesNoStaleCopies(t *testing.T) {
+	h := newHarness(t)
+	var before struct {
+		Capability struct {
+			Components []struct {
+				ComponentID string
+				Revision    int
+			}
+		}
+	}
+	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { components { componentId revision } } }`, nil, &before)
+	rev := 0
+	for _, c := range before.Capability.Components {
+		if c.ComponentID == "api-server-alert-001" {
+			rev = c.Revision
+		}
+	}
+	h.ok(t, `mutation($rev: Int!) { updateComponent(capabilityId: "CAP-ALERT-MGT-001", componentId: "api-server-alert-001", expectedRevision: $rev, input: {name: "Alert Ingest API"}) { name } }`,
+		map[string]any{"rev": rev}, nil)
+	var after struct {
+		Capability struct {
+			Dependencies []struct {
+				SourceComponentID, SourceComponentName, TargetComponentID, TargetComponentName string
+			}
+			Metrics struct {
+				Nodes []struct{ ComponentName string }
+			}
+		}
+	}
+	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") {
+		dependencies { sourceComponentId sourceComponentName targetComponentId targetComponentName }
+		metrics(componentId: "api-server-alert-001", first: 5) { nodes { componentName } }
+	} }`, nil, &after)
+	edges := 0
+	for _, d := range after.Capability.Dependencies {
+		if d.SourceComponentID == "api-server-alert-001" {
+			edges++
+			if d.SourceComponentName != "Alert Ingest API" {
+				t.Errorf("edge %s->%s keeps the source name %q", d.SourceComponentID, d.TargetComponentID, d.SourceComponentName)
+			}
+		}
+		if d.TargetComponentID == "api-server-alert-001" {
+			edges++
+			if d.TargetComponentName != "Alert Ingest API" {
+				t.Errorf("edge %s->%s keeps the target name %q", d.SourceComponentID, d.TargetComponentID, d.TargetComponentName)
+			}
+		}
+	}
+	if edges == 0 || len(after.Capability.Metrics.Nodes) == 0 {
+		t.Fatalf("nothing to look at: %d edges, %d samples", edges, len(after.Capability.Metrics.Nodes))
+	}
+	for _, m := range after.Capability.Metrics.Nodes {
+		if m.ComponentName != "Alert Ingest API" {
+			t.Errorf("a sample's componentName = %q", m.ComponentName)
+		}
+	}
+}

@@ -31,6 +31,12 @@ var entityKeys = map[string]map[string]string{
 	"Rule":       jsonKeys(catalog.Rule{}, "id", "revision", "createdAt", "updatedAt", "history"),
 }
 
+// borrowed are the fields of other types that resolve from a partition entity's Data: a
+// sample's componentName is its component's name now.
+var borrowed = map[string]map[string][2]string{
+	"Metric": {"componentName": {"Component", "name"}},
+}
+
 // wholeEntities are the fields that compute over whole components, dependencies or rules.
 var wholeEntities = map[string]map[string]bool{
 	"Capability": {"dependencyGraph": true, "impact": true, "evaluateRules": true, "slaReport": true, "slaBreaches": true},
@@ -101,6 +107,9 @@ func (w *fieldWalk) field(f *ast.Field, typ string, depth int) bool {
 	}
 	if wholeEntities[typ][f.Name] {
 		return false
+	}
+	if b, ok := borrowed[typ][f.Name]; ok {
+		w.keys[b[0]] = append(w.keys[b[0]], b[1])
 	}
 	if keys, entity := entityKeys[typ]; entity {
 		key, known := keys[f.Name]

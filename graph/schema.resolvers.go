@@ -186,6 +186,20 @@ func (r *jobResolver) Components(ctx context.Context, obj *catalog.Job) ([]*cata
 	return filter(p.Components, func(c *catalog.Component) bool { return targets[c.ComponentID] }), nil
 }
 
+func (r *metricResolver) ComponentName(ctx context.Context, obj *catalog.Metric) (*string, error) {
+	c, err := componentByID(ctx, obj.CapabilityID, obj.ComponentID)
+	if err != nil {
+		return nil, err
+	}
+	if c != nil {
+		return &c.Name, nil
+	}
+	if obj.ComponentName == "" {
+		return nil, nil
+	}
+	return &obj.ComponentName, nil // a component since removed: the name it had
+}
+
 func (r *metricResolver) Component(ctx context.Context, obj *catalog.Metric) (*catalog.Component, error) {
 	return componentByID(ctx, obj.CapabilityID, obj.ComponentID)
 }
