@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"runtime"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -117,11 +118,34 @@ type Embedded struct {
 // handler (to count or delay requests).
 func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
 	mini := miniserver.NewServer()
-	srv, err := loopback.Serve(mini, wrap)
+	srv, err := loopback.Serve(abandonable(mini, runtime.GOMAXPROCS(0)), wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded dynamodb: %w", err)
 	}
 	return &Embedded{URL: srv.URL, Key: srv.Key, Mini: mini, srv: srv}, nil
+}
+
+// abandonable serves h at most n requests at a time, and drops a request whose caller has gone
+// (its deadline passed, its client hung up) while it waited its turn. minidyn answers one
+// Query at a time by scanning the whole table, tens of milliseconds each on the sample: without
+// this, the calls of requests that ended long ago kept it busy for a minute while key holders
+// waited behind them.
+func abandonable(h http.Handler, n int) http.Handler {
+	turns := make(chan struct{}, max(1, n))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case turns <- struct{}{}:
+		case <-r.Context().Done():
+			http.Error(w, "the caller has gone", http.StatusServiceUnavailable)
+			return
+		}
+		defer func() { <-turns }()
+		if r.Context().Err() != nil {
+			http.Error(w, "the caller has gone", http.StatusServiceUnavailable)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // Close stops the embedded server; its data is gone.

@@ -51,6 +51,9 @@ func ParseRole(s string) (Role, error) {
 	return RoleNone, fmt.Errorf("unknown role %q: want viewer, devops or admin", s)
 }
 
+// anonymousCaller is the name of a caller without a key.
+const anonymousCaller = "anonymous"
+
 // Caller is who made a request.
 type Caller struct {
 	Name string
@@ -193,7 +196,7 @@ func (a *Auth) authenticate(r *http.Request) (Caller, error) {
 		if a.Anonymous == RoleNone {
 			return Caller{}, errors.New("an API key is required: send Authorization: Bearer <key>")
 		}
-		return Caller{Name: "anonymous", Role: a.Anonymous}, nil
+		return Caller{Name: anonymousCaller, Role: a.Anonymous}, nil
 	}
 	// RFC 9110 section 11.1: the scheme is case-insensitive, one or more spaces follow it.
 	scheme, key, ok := strings.Cut(h, " ")

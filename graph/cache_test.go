@@ -21,6 +21,16 @@ func TestDocCacheBounded(t *testing.T) {
 	if _, ok := c.Get(ctx, big); ok {
 		t.Error("a document over the per-entry bound was cached")
 	}
+	// A short text whose syntax tree is large weighs what its tree weighs.
+	heavy := &ast.QueryDocument{Operations: ast.OperationList{{SelectionSet: ast.SelectionSet{&ast.Field{Name: "f",
+		Arguments: ast.ArgumentList{{Name: "a", Value: &ast.Value{Kind: ast.ListValue, Children: make(ast.ChildValueList, 100)}}}}}}}}
+	for i := range heavy.Operations[0].SelectionSet[0].(*ast.Field).Arguments[0].Value.Children {
+		heavy.Operations[0].SelectionSet[0].(*ast.Field).Arguments[0].Value.Children[i] = &ast.ChildValue{Value: &ast.Value{Kind: ast.IntValue, Raw: "1"}}
+	}
+	c.Add(ctx, "{ f(a: [1 1 1 ...]) }", heavy)
+	if _, ok := c.Get(ctx, "{ f(a: [1 1 1 ...]) }"); ok {
+		t.Error("a document whose tree is over the per-entry bound was cached")
+	}
 	q := func(i int) string { return fmt.Sprintf("%0900d", i) }
 	for i := range 100 {
 		c.Add(ctx, q(i), doc)

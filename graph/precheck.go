@@ -35,8 +35,8 @@ const (
 	// its length multiplies the response.
 	maxNameBytes = 100
 	// maxIntrospection bounds the __schema and __type fields of an operation, fragments
-	// expanded (GraphiQL asks for __schema once).
-	maxIntrospection = 2
+	// expanded (GraphiQL asks for __schema once): each answers up to about 300 KB.
+	maxIntrospection = 1
 )
 
 // span is what a selection set amounts to once its fragments are expanded: its fields,

@@ -341,3 +341,18 @@ func TestRequestBudget(t *testing.T) {
 		t.Errorf("mutation under the budget: %s", resp.Body)
 	}
 }
+
+// Callers without a key have a quarter of the request budget.
+func TestAnonymousRequestBudget(t *testing.T) {
+	h := newHarnessWith(t, func(o *graph.Options) {
+		o.Limits.MaxDynamoDBRequests = 8
+		o.Auth = &graph.Auth{Keys: keyFile(t, "viewer "+graph.HashKey("ui-key")+" ui"), Anonymous: graph.RoleViewer}
+	})
+	q := `{ capabilities(first: 7) { nodes { name components { name } } } }` // 1 + 7 calls
+	if resp := h.doAs(t, "", q, nil); resp.code(0) != "REQUEST_BUDGET_EXCEEDED" {
+		t.Errorf("anonymous: %.300s", resp.Body)
+	}
+	if resp := h.doAs(t, "ui-key", q, nil); len(resp.Errors) > 0 {
+		t.Errorf("with a key: %.300s", resp.Body)
+	}
+}
