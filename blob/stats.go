@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go/middleware"
 
+	"github.com/capcat/catalogue/internal/budget"
+
 	"github.com/capcat/catalogue/dynamo"
 )
 
@@ -26,30 +28,14 @@ type Stats struct {
 	requests   int
 	bytes      int64
 	operations map[string]int
-	budget     int
-	calls      int
-}
-
-// Limit bounds the API calls of the unit of work to n (each call up to its retries): the call
-// after the n-th fails with dynamo.ErrRequestBudget without being sent. Zero means no bound.
-func (s *Stats) Limit(n int) {
-	s.mu.Lock()
-	s.budget = n
-	s.mu.Unlock()
-}
-
-// spend takes one call from the budget, and reports false when none is left.
-func (s *Stats) spend() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls++
-	return s.budget <= 0 || s.calls <= s.budget
+	// Budget bounds the calls (Limit): past it a call fails with dynamo.ErrRequestBudget, unsent.
+	budget.Budget
 }
 
 // budgetMiddleware refuses a call once the context's Stats has spent its budget.
 func budgetMiddleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CatalogueS3Budget", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-		if s := StatsFrom(ctx); s != nil && !s.spend() {
+		if s := StatsFrom(ctx); s != nil && !s.Spend() {
 			return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("%s: %w", middleware.GetOperationName(ctx), dynamo.ErrRequestBudget)
 		}
 		return next.HandleInitialize(ctx, in)

@@ -8,11 +8,6 @@ import (
 	"reflect"
 	"slices"
 	"strings"
-	"sync"
-
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"golang.org/x/sync/errgroup"
 
 	"github.com/capcat/catalogue/catalog"
 )
@@ -27,10 +22,6 @@ func (s *Store) CheckPartition(ctx context.Context, id string) error {
 		return err
 	}
 	var meta, domain, health *item
-	var comps []*catalog.Component
-	var jobs []*catalog.Job
-	var rules []*catalog.Rule
-	deps := 0
 	for _, it := range items {
 		switch it.EntityType {
 		case entityCapability:
@@ -39,27 +30,11 @@ func (s *Store) CheckPartition(ctx context.Context, id string) error {
 			domain = it
 		case entityHealthIndex:
 			health = it
-		case entityComponent:
-			c, err := toComponent(it)
-			if err != nil {
-				return err
-			}
-			comps = append(comps, c)
-		case entityDependency:
-			deps++
-		case entityJob:
-			j, err := toJob(it)
-			if err != nil {
-				return err
-			}
-			jobs = append(jobs, j)
-		case entityRule:
-			r, err := toRule(it)
-			if err != nil {
-				return err
-			}
-			rules = append(rules, r)
 		}
+	}
+	count, err := recountItems(items)
+	if err != nil {
+		return err
 	}
 	if meta == nil {
 		return fmt.Errorf("check %s: %w", id, ErrNotFound)
@@ -69,7 +44,7 @@ func (s *Store) CheckPartition(ctx context.Context, id string) error {
 		return err
 	}
 	want := c.Aggregates
-	catalog.Aggregate(&want, comps, deps, jobs, rules)
+	count.aggregate(&want)
 	var diffs []string
 	got := c.Aggregates
 	cmp := func(name string, g, w any) {
@@ -126,6 +101,49 @@ func (s *Store) CheckPartition(ctx context.Context, id string) error {
 	return nil
 }
 
+// recount is what a partition holds, as its aggregates count it.
+type recount struct {
+	components []*catalog.Component
+	jobs       []*catalog.Job
+	rules      []*catalog.Rule
+	deps       int
+}
+
+// recountItems decodes the entities of a partition's items that its aggregates count.
+func recountItems(items []*item) (*recount, error) {
+	r := &recount{}
+	for _, it := range items {
+		switch it.EntityType {
+		case entityComponent:
+			c, err := toComponent(it)
+			if err != nil {
+				return nil, err
+			}
+			r.components = append(r.components, c)
+		case entityDependency:
+			r.deps++
+		case entityJob:
+			j, err := toJob(it)
+			if err != nil {
+				return nil, err
+			}
+			r.jobs = append(r.jobs, j)
+		case entityRule:
+			x, err := toRule(it)
+			if err != nil {
+				return nil, err
+			}
+			r.rules = append(r.rules, x)
+		}
+	}
+	return r, nil
+}
+
+// aggregate sets a's derived aggregates from the recount.
+func (r *recount) aggregate(a *catalog.Aggregates) {
+	catalog.Aggregate(a, r.components, r.deps, r.jobs, r.rules)
+}
+
 // keyRow is an item's table and index keys, as a check compares them.
 type keyRow struct{ pk, sk, gsi1PK, gsi1SK string }
 
@@ -134,48 +152,17 @@ func (k keyRow) String() string { return k.pk + " " + k.sk + " (" + k.gsi1SK + "
 // scanSegments is how many parallel segments a whole-table scan uses.
 const scanSegments = 4
 
-// scanKeys returns the keys of every item of the table, or of every entry of GSI1, read by a
-// parallel, paginated Scan. (A backend that ignores segments, as minidyn does, returns each
-// item once per segment: the rows are kept once.)
+// scanKeys returns the keys of every item of the table, or of every entry of GSI1.
 func (s *Store) scanKeys(ctx context.Context, index bool) ([]keyRow, error) {
-	var mu sync.Mutex
-	seen := map[[2]string]keyRow{}
-	g, ctx := errgroup.WithContext(ctx)
-	for seg := range scanSegments {
-		g.Go(func() error {
-			in := &dynamodb.ScanInput{
-				TableName:            &s.table,
-				ProjectionExpression: aws.String("PK, SK, GSI1PK, GSI1SK"),
-				Segment:              aws.Int32(int32(seg)),
-				TotalSegments:        aws.Int32(scanSegments),
-			}
-			if index {
-				in.IndexName = aws.String(gsi1Name)
-			} else {
-				in.ConsistentRead = aws.Bool(true)
-			}
-			for {
-				out, err := s.db.Scan(ctx, in)
-				if err != nil {
-					return classify("scan", err)
-				}
-				mu.Lock()
-				for _, m := range out.Items {
-					r := keyRow{str(m[attrPK]), str(m[attrSK]), str(m[attrGSI1PK]), str(m[attrGSI1SK])}
-					seen[[2]string{r.pk, r.sk}] = r
-				}
-				mu.Unlock()
-				if len(out.LastEvaluatedKey) == 0 {
-					return nil
-				}
-				in.ExclusiveStartKey = out.LastEvaluatedKey
-			}
-		})
-	}
-	if err := g.Wait(); err != nil {
+	raw, err := s.scan(ctx, index, "PK, SK, GSI1PK, GSI1SK")
+	if err != nil {
 		return nil, err
 	}
-	return slices.Collect(maps.Values(seen)), nil
+	rows := make([]keyRow, len(raw))
+	for i, m := range raw {
+		rows[i] = keyRow{str(m[attrPK]), str(m[attrSK]), str(m[attrGSI1PK]), str(m[attrGSI1SK])}
+	}
+	return rows, nil
 }
 
 // CheckIndexes compares GSI1 with a recount from a full scan of the table: under each index

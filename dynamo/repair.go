@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"golang.org/x/sync/errgroup"
@@ -79,15 +80,24 @@ func (s *Store) Check(ctx context.Context, repair bool) (*CheckReport, error) {
 	return after, nil
 }
 
-// scanItems returns every item of the table, read by a parallel, paginated Scan (kept once
-// each, for a backend that ignores segments).
-func (s *Store) scanItems(ctx context.Context) ([]map[string]types.AttributeValue, error) {
+// scan returns every item of the table, or every entry of GSI1, read by a parallel, paginated
+// Scan, with the attributes of projection ("" for all). A backend that ignores segments, as
+// minidyn does, returns each item once per segment: each is kept once.
+func (s *Store) scan(ctx context.Context, index bool, projection string) ([]map[string]types.AttributeValue, error) {
 	var mu sync.Mutex
 	seen := map[[2]string]map[string]types.AttributeValue{}
 	g, gctx := errgroup.WithContext(ctx)
 	for seg := range scanSegments {
 		g.Go(func() error {
-			in := &dynamodb.ScanInput{TableName: &s.table, Segment: int32Ptr(seg), TotalSegments: int32Ptr(scanSegments), ConsistentRead: boolPtr(true)}
+			in := &dynamodb.ScanInput{TableName: &s.table, Segment: aws.Int32(int32(seg)), TotalSegments: aws.Int32(scanSegments)}
+			if projection != "" {
+				in.ProjectionExpression = aws.String(projection)
+			}
+			if index {
+				in.IndexName = aws.String(gsi1Name)
+			} else {
+				in.ConsistentRead = aws.Bool(true)
+			}
 			for {
 				out, err := s.db.Scan(gctx, in)
 				if err != nil {
@@ -111,9 +121,6 @@ func (s *Store) scanItems(ctx context.Context) ([]map[string]types.AttributeValu
 	return slices.Collect(maps.Values(seen)), nil
 }
 
-func int32Ptr(n int) *int32 { v := int32(n); return &v }
-func boolPtr(b bool) *bool  { return &b }
-
 // partitionScan is what the scan found of one capability's partition.
 type partitionScan struct {
 	meta       *item
@@ -122,7 +129,7 @@ type partitionScan struct {
 }
 
 func (s *Store) check(ctx context.Context) (*CheckReport, error) {
-	raw, err := s.scanItems(ctx)
+	raw, err := s.scan(ctx, false, "")
 	if err != nil {
 		return nil, fmt.Errorf("check: %w", err)
 	}
@@ -285,35 +292,11 @@ func (s *Store) recount(ctx context.Context, id string) error {
 		if err != nil {
 			return nil, err
 		}
-		var comps []*catalog.Component
-		var jobs []*catalog.Job
-		var rules []*catalog.Rule
-		deps := 0
-		for _, it := range items {
-			switch it.EntityType {
-			case entityComponent:
-				c, err := toComponent(it)
-				if err != nil {
-					return nil, err
-				}
-				comps = append(comps, c)
-			case entityDependency:
-				deps++
-			case entityJob:
-				j, err := toJob(it)
-				if err != nil {
-					return nil, err
-				}
-				jobs = append(jobs, j)
-			case entityRule:
-				r, err := toRule(it)
-				if err != nil {
-					return nil, err
-				}
-				rules = append(rules, r)
-			}
+		count, err := recountItems(items)
+		if err != nil {
+			return nil, err
 		}
-		catalog.Aggregate(&capability.Aggregates, comps, deps, jobs, rules)
+		count.aggregate(&capability.Aggregates)
 		return &plan{capability: capability}, nil
 	})
 	return err
@@ -323,7 +306,7 @@ func (s *Store) recount(ctx context.Context, id string) error {
 // claim exists.
 func (s *Store) claimFor(ctx context.Context, componentID string) error {
 	owner := ""
-	raw, err := s.scanItems(ctx)
+	raw, err := s.scan(ctx, false, "")
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+
+	"github.com/capcat/catalogue/internal/budget"
 )
 
 // Stats counts the DynamoDB requests and capacity of one unit of work (one GraphQL operation).
@@ -22,24 +24,8 @@ type Stats struct {
 	requests   int
 	operations map[string]int
 	rcu, wcu   float64
-	budget     int
-	calls      int
-}
-
-// Limit bounds the API calls of the unit of work to n (each call up to its retries): the call
-// after the n-th fails with ErrRequestBudget without being sent. Zero means no bound.
-func (s *Stats) Limit(n int) {
-	s.mu.Lock()
-	s.budget = n
-	s.mu.Unlock()
-}
-
-// spend takes one call from the budget, and reports false when none is left.
-func (s *Stats) spend() bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	s.calls++
-	return s.budget <= 0 || s.calls <= s.budget
+	// Budget bounds the calls (Limit): past it a call fails with ErrRequestBudget, unsent.
+	budget.Budget
 }
 
 // StatsSnapshot is a copy of a Stats at one moment.
@@ -122,7 +108,7 @@ func statsMiddleware(obs Observer) func(*middleware.Stack) error {
 			return err
 		}
 		call := middleware.InitializeMiddlewareFunc("CatalogueCapacity", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
-			if s := StatsFrom(ctx); s != nil && !s.spend() {
+			if s := StatsFrom(ctx); s != nil && !s.Spend() {
 				return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("%s: %w", middleware.GetOperationName(ctx), ErrRequestBudget)
 			}
 			out, md, err := next.HandleInitialize(ctx, in)
