@@ -43,6 +43,9 @@ type Report struct {
 	// ItemsDeleted counts the metric items deleted from the table after their object was
 	// verified.
 	ItemsDeleted int `json:"itemsDeleted"`
+	// ItemsKept counts the metric items rewritten after the archive read them: they keep their
+	// new value in the table for the next run, which archives it.
+	ItemsKept int `json:"itemsKept"`
 	// BytesWritten is the compressed size of the objects written.
 	BytesWritten int64 `json:"bytesWritten"`
 }
@@ -206,10 +209,8 @@ func (a *Archiver) archiveHour(ctx context.Context, capabilityID, componentID st
 		}
 		merged = len(prev)
 	}
-	keys := make([]dynamo.MetricKey, len(table))
-	for i, m := range table {
-		keys[i] = dynamo.MetricKeyOf(m)
-		union[keys[i]] = m
+	for _, m := range table {
+		union[dynamo.MetricKeyOf(m)] = m
 	}
 	all := make([]*catalog.Metric, 0, len(union))
 	for _, m := range union {
@@ -232,9 +233,10 @@ func (a *Archiver) archiveHour(ctx context.Context, capabilityID, componentID st
 	}
 	rep.PointsArchived += len(union)
 	rep.BytesWritten += int64(len(data))
-	// (4) Only now delete the table's copies.
-	n, err := a.db.DeleteMetrics(ctx, keys)
+	// (4) Only now delete the table's copies, each only if it is still the one archived.
+	n, kept, err := a.db.DeleteArchived(ctx, table)
 	rep.ItemsDeleted += n
+	rep.ItemsKept += kept
 	if err != nil {
 		return fmt.Errorf("archive %s: %w", where, err)
 	}

@@ -13,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -244,13 +248,13 @@ func TestMetricsKey(t *testing.T) {
 	}
 }
 
-// failBatchWrites makes the table answer BatchWriteItem calls after the first n with a 500,
-// until cleared.
-func failBatchWrites(e *env, n int) {
+// failDeletes makes the table answer the archive's delete calls (TransactWriteItems) after
+// the first n with a 500, until cleared.
+func failDeletes(e *env, n int) {
 	var mu sync.Mutex
 	seen := 0
 	e.db.Counter.Before = func(op string, w http.ResponseWriter) bool {
-		if op != "BatchWriteItem" {
+		if op != "TransactWriteItems" { // the archive's conditional deletes
 			return false
 		}
 		mu.Lock()
@@ -303,15 +307,15 @@ func TestArchiveFaults(t *testing.T) {
 		},
 		{
 			name:   "after the upload, before any delete",
-			inject: func(e *env) { failBatchWrites(e, 0) },
+			inject: func(e *env) { failDeletes(e, 0) },
 		},
 		{
-			name: "after half the deletes",
+			name: "after some hours' deletes",
 			inject: func(e *env) {
-				// db-1's hours hold 60 samples: three BatchWriteItem calls each. Let the archive
-				// reach db-1 (CAP-ARC-A's api-1 comes first: 26 hours of 24 samples, one call
-				// each) and fail its first hour's second call, 25 of 60 items deleted.
-				failBatchWrites(e, 26+1)
+				// Each hour's deletes are one TransactWriteItems (up to 100 items). Let the
+				// archive delete CAP-ARC-A's api-1 (26 hours, one call each) and fail db-1's
+				// first hour.
+				failDeletes(e, 26)
 			},
 		},
 		{
@@ -723,5 +727,65 @@ func TestStatsCountRequestsAndBytes(t *testing.T) {
 	}
 	if after := stats.Snapshot(); after.Requests != 2 {
 		t.Errorf("a request without the Stats context was counted: %+v", after)
+	}
+}
+
+// The archive deletes a table item only if it is still the item it archived: a sample rewritten
+// between the archive's read and its delete keeps its new value in the table, and the next run
+// archives that value. (The deletes were unconditional: the new value was lost.)
+func TestArchiveKeepsRewrittenSamples(t *testing.T) {
+	e := newEnv(t)
+	e.load(t, testBundles())
+	ctx := context.Background()
+	const hourKey = "/capability-metrics/capabilities/CAP-ARC-A/components/db-1/2026/03/08/metrics-11.json.gz"
+	hour := time.Date(2026, 3, 8, 11, 0, 0, 0, time.UTC)
+	page, _, err := e.db.Store.MetricsInRange(ctx, dynamo.MetricRange{CapabilityID: "CAP-ARC-A", ComponentID: "db-1", From: hour, Before: hour.Add(time.Hour)}, dynamo.MaxMetricRangePage)
+	if err != nil || len(page) == 0 {
+		t.Fatalf("MetricsInRange(db-1, 11:00) = %d, %v", len(page), err)
+	}
+	victim := page[0]
+	sk := fmt.Sprintf("METRIC#db-1#%s#%s", victim.MetricType, victim.Timestamp.UTC().Format(catalog.TimeLayout))
+	var once sync.Once
+	e.faults.set(func(method, key string) bool {
+		if method == http.MethodPut && key == hourKey {
+			once.Do(func() { // the hour's object is being written: its samples were read
+				_, err := e.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(e.db.Table),
+					Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CAPABILITY#CAP-ARC-A"}, "SK": &types.AttributeValueMemberS{Value: sk}},
+					UpdateExpression:          aws.String("SET UpdatedAt = :u, #d.componentName = :n"),
+					ExpressionAttributeNames:  map[string]string{"#d": "Data"},
+					ExpressionAttributeValues: map[string]types.AttributeValue{":u": &types.AttributeValueMemberS{Value: "2026-03-09T12:00:00.000000Z"}, ":n": &types.AttributeValueMemberS{Value: "rewritten"}},
+				})
+				if err != nil {
+					t.Errorf("rewrite %s: %v", sk, err)
+				}
+			})
+		}
+		return false
+	})
+	rep, err := e.arch.Archive(ctx, time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC), nil)
+	if err != nil || rep.ItemsKept != 1 || rep.ItemsDeleted != rep.PointsArchived-1 {
+		t.Fatalf("Archive = %+v, %v; want 1 item kept", rep, err)
+	}
+	e.faults.set(nil)
+	left, _, err := e.db.Store.MetricsInRange(ctx, dynamo.MetricRange{CapabilityID: "CAP-ARC-A", ComponentID: "db-1", From: hour, Before: hour.Add(time.Hour)}, dynamo.MaxMetricRangePage)
+	if err != nil || len(left) != 1 || left[0].ComponentName != "rewritten" {
+		t.Fatalf("table after the archive = %+v, %v; want the rewritten sample", left, err)
+	}
+	if rep, err := e.arch.Archive(ctx, time.Date(2026, 3, 9, 0, 0, 0, 0, time.UTC), nil); err != nil || rep.ItemsDeleted != 1 || rep.ItemsKept != 0 {
+		t.Fatalf("second Archive = %+v, %v; want the rewritten sample archived", rep, err)
+	}
+	obj := e.objects(t)[strings.TrimPrefix(hourKey, "/capability-metrics/")]
+	ms, err := blob.DecodeMetrics(obj)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, m := range ms {
+		if m.MetricType == victim.MetricType && m.Timestamp.Equal(victim.Timestamp.Time) {
+			found = m.ComponentName == "rewritten"
+		}
+	}
+	if !found {
+		t.Errorf("the archived object lacks the rewritten value (%d samples)", len(ms))
 	}
 }

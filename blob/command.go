@@ -72,8 +72,8 @@ func RunArchiveCommand(ctx context.Context, args []string, stdout io.Writer, a *
 	} else {
 		rep, err = a.Archive(ctx, boundary, progress)
 	}
-	_, _ = fmt.Fprintf(stdout, "%d capabilities, %d components scanned; %d objects written (%d merged), %d points archived, %d items deleted, %d bytes\n",
-		rep.Capabilities, rep.Components, rep.ObjectsWritten, rep.ObjectsMerged, rep.PointsArchived, rep.ItemsDeleted, rep.BytesWritten)
+	_, _ = fmt.Fprintf(stdout, "%d capabilities, %d components scanned; %d objects written (%d merged), %d points archived, %d items deleted (%d kept: rewritten meanwhile), %d bytes\n",
+		rep.Capabilities, rep.Components, rep.ObjectsWritten, rep.ObjectsMerged, rep.PointsArchived, rep.ItemsDeleted, rep.ItemsKept, rep.BytesWritten)
 	if err != nil {
 		_, _ = fmt.Fprintf(stdout, "stopped: %v (rerun to resume: nothing is lost or archived twice)\n", err)
 		return err

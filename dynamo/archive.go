@@ -2,10 +2,13 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/capcat/catalogue/catalog"
@@ -212,6 +215,64 @@ func (s *Store) MetricComponentIDs(ctx context.Context, capabilityID string) ([]
 		ids = append(ids, id)
 		lo = prefixEnd(metricComponentPrefix(id))
 	}
+}
+
+// DeleteArchived deletes the metric items of metrics, each only if it is still the item that
+// was read (its UpdatedAt unchanged, or already gone): a sample rewritten after the archive read
+// it keeps its new value in the table, for the next run to archive. It deletes maxTransact items
+// a TransactWriteItems and leaves out those whose condition failed; it returns how many it
+// deleted and how many it kept. Rerunning it is safe.
+func (s *Store) DeleteArchived(ctx context.Context, metrics []*catalog.Metric) (deleted, kept int, err error) {
+	actions := make([]types.TransactWriteItem, len(metrics))
+	for i, m := range metrics {
+		k := MetricKeyOf(m)
+		if err := k.validate(fmt.Sprintf("metrics[%d]", i)); err != nil {
+			return 0, 0, err
+		}
+		actions[i] = types.TransactWriteItem{Delete: &types.Delete{
+			TableName:                &s.table,
+			Key:                      keyOf(capabilityPK(k.CapabilityID), metricSK(k.ComponentID, k.MetricType, k.Timestamp)),
+			ConditionExpression:      aws.String("attribute_not_exists(PK) OR #u = :u"),
+			ExpressionAttributeNames: map[string]string{"#u": attrUpdatedAt},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":u": &types.AttributeValueMemberS{Value: keyTime(m.UpdatedAt.Time)},
+			},
+		}}
+	}
+	for start := 0; start < len(actions); start += maxTransact {
+		chunk := actions[start:min(start+maxTransact, len(actions))]
+		for attempt := 0; len(chunk) > 0; attempt++ {
+			_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: chunk, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+			if err == nil {
+				deleted += len(chunk)
+				break
+			}
+			var tce *types.TransactionCanceledException
+			if !errors.As(err, &tce) || attempt >= maxWriteAttempts {
+				return deleted, kept, fmt.Errorf("delete archived metrics: %w", classify("delete archived metrics", err))
+			}
+			// Leave out the items that changed since they were read; retry the rest (a
+			// conflict with another writer is retried as it is).
+			var rest []types.TransactWriteItem
+			for i, r := range tce.CancellationReasons {
+				if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+					kept++
+					continue
+				}
+				if i < len(chunk) {
+					rest = append(rest, chunk[i])
+				}
+			}
+			if len(tce.CancellationReasons) == 0 {
+				rest = chunk
+			}
+			chunk = rest
+			if err := sleep(ctx, backoff(min(attempt+1, 4))); err != nil {
+				return deleted, kept, err
+			}
+		}
+	}
+	return deleted, kept, nil
 }
 
 // DeleteMetrics deletes the metric items of keys with BatchWriteItem, maxBatchWrite keys a
