@@ -458,9 +458,13 @@ func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, fi
 	if err != nil {
 		return nil, err
 	}
-	prefetchComponents(ctx, p.Items, selected(ctx).nodes(ctx))
-	if p, err = liveOnly(ctx, p, func(c *catalog.Component) string { return c.CapabilityID }); err != nil {
-		return nil, err
+	nodes := selected(ctx).nodes(ctx)
+	prefetchComponents(ctx, p.Items, nodes)
+	if nodes.child(ctx, "capability").needsMetadata() {
+		// The capabilities are read anyway: drop the components of one being deleted.
+		if p, err = liveOnly(ctx, p, func(c *catalog.Component) string { return c.CapabilityID }); err != nil {
+			return nil, err
+		}
 	}
 	return componentConnection(p), nil
 }
@@ -488,9 +492,6 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 		ComponentID: componentID, From: timeKey(from), To: timeKey(to), First: deref(first, 100), After: deref(after, ""),
 	}, "")
 	if err != nil {
-		return nil, err
-	}
-	if p, err = liveOnly(ctx, p, func(m *catalog.Metric) string { return m.CapabilityID }); err != nil {
 		return nil, err
 	}
 	return metricConnection(p), nil
