@@ -57,6 +57,7 @@ type config struct {
 	timeout       time.Duration
 	archiveMinAge time.Duration
 	maxInFlight   int
+	archiveEvery  time.Duration
 	metricsAddr   string
 	tlsCert       string
 	tlsKey        string
@@ -95,6 +96,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.timeout, "request-timeout", 10*time.Second, "deadline of each GraphQL request")
 	fs.DurationVar(&c.archiveMinAge, "archive-min-age", envDuration(getenv, "ARCHIVE_MIN_AGE", 0),
 		"how old metrics must be before they may move to S3 (env ARCHIVE_MIN_AGE; default 24h, 10m for the embedded default)")
+	fs.DurationVar(&c.archiveEvery, "archive-every", envDuration(getenv, "ARCHIVE_EVERY", 24*time.Hour),
+		"archive metrics older than -archive-min-age to S3 this often, one instance at a time across the fleet (env ARCHIVE_EVERY; 0 turns it off)")
 	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("METRICS_ADDR"), "serve /metrics on this address (e.g. 10.0.0.5:9090) without a key, and not on the API's; empty serves it on the API's address to API keys (env METRICS_ADDR)")
 	fs.StringVar(&c.tlsCert, "tls-cert", getenv("TLS_CERT_FILE"), "PEM certificate (chain) for HTTPS, reloaded when it changes or on SIGHUP (env TLS_CERT_FILE)")
@@ -176,6 +179,21 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	store := b.store
 	log.Info("runtime", "gogc", tune.GC(getenv), "gomaxprocs", runtime.GOMAXPROCS(0))
+	if cfg.archiveEvery > 0 {
+		// The first run comes a while after start (a restarted fleet does not archive at
+		// once), then one every interval; a lease in the table keeps it to one instance.
+		holder := "server-" + graph.NewAPIKey()[:12]
+		first := min(cfg.archiveEvery, 10*time.Minute)
+		go b.archiver.Schedule(ctx, first, cfg.archiveEvery, holder, func(r blob.ScheduleResult) {
+			switch {
+			case r.Err != nil:
+				log.Warn("scheduled archive stopped; the next run resumes it", "err", r.Err, "itemsDeleted", r.Report.ItemsDeleted)
+			case r.Ran:
+				log.Info("scheduled archive", "objectsWritten", r.Report.ObjectsWritten, "pointsArchived", r.Report.PointsArchived,
+					"itemsDeleted", r.Report.ItemsDeleted, "itemsKept", r.Report.ItemsKept)
+			}
+		})
+	}
 	go func() {
 		// Deletes that a crash stopped after their first step are finished now.
 		n, err := store.ResumeDeletes(ctx)

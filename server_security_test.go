@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"crypto/x509/pkix"
+	"encoding/json"
 	"encoding/pem"
 	"io"
 	"log/slog"
@@ -272,4 +273,29 @@ func TestSlowClientsCutOff(t *testing.T) {
 		t.Errorf("server timeouts = header %v read %v write %v idle %v: each must be set, write past the deadline",
 			srv.ReadHeaderTimeout, srv.ReadTimeout, srv.WriteTimeout, srv.IdleTimeout)
 	}
+}
+
+// The server archives by itself on a schedule (-archive-every), the embedded default included.
+func TestServerArchivesOnSchedule(t *testing.T) {
+	var stderr lockedBuffer
+	startWith(t, []string{"-port", "0", "-host", "127.0.0.1", "-archive-every", "100ms", "-archive-min-age", "2h"}, nil, &stderr)
+	deadline := time.Now().Add(60 * time.Second)
+	for time.Now().Before(deadline) {
+		for _, line := range strings.Split(stderr.String(), "\n") {
+			var run struct {
+				Msg                          string
+				PointsArchived, ItemsDeleted int
+			}
+			if json.Unmarshal([]byte(line), &run) != nil || run.Msg != "scheduled archive" {
+				continue
+			}
+			// The sample's metrics span 24 hours: those over 2 hours old move to S3.
+			if run.PointsArchived == 0 || run.ItemsDeleted != run.PointsArchived {
+				t.Errorf("scheduled run = %s", line)
+			}
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	t.Fatalf("no scheduled archive within 60 s:\n%s", stderr.String())
 }

@@ -789,3 +789,42 @@ func TestArchiveKeepsRewrittenSamples(t *testing.T) {
 		t.Errorf("the archived object lacks the rewritten value (%d samples)", len(ms))
 	}
 }
+
+// The server archives by itself: Schedule runs the archive on one instance at a time (a lease
+// in the table): while another holds the lease it does not run; once it is free it archives
+// what is older than the minimum age.
+func TestScheduledArchive(t *testing.T) {
+	e := newEnv(t)
+	e.load(t, testBundles())
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if ok, err := e.db.Store.AcquireLease(ctx, blob.ArchiveLease, "other-instance", time.Hour); err != nil || !ok {
+		t.Fatalf("AcquireLease = %v, %v", ok, err)
+	}
+	ticks := make(chan blob.ScheduleResult, 100)
+	go e.arch.Schedule(ctx, 0, 10*time.Millisecond, "this-instance", func(r blob.ScheduleResult) { ticks <- r })
+	if r := <-ticks; r.Ran || r.Err != nil {
+		t.Fatalf("a tick while another instance holds the lease ran: %+v", r)
+	}
+	if err := e.db.Store.ReleaseLease(ctx, blob.ArchiveLease, "other-instance"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.After(30 * time.Second)
+	for {
+		select {
+		case r := <-ticks:
+			if !r.Ran {
+				continue
+			}
+			if r.Err != nil || r.Report.ItemsDeleted == 0 {
+				t.Fatalf("scheduled run = %+v", r)
+			}
+			if ok, err := e.db.Store.AcquireLease(ctx, blob.ArchiveLease, "other-instance", time.Hour); err != nil || !ok {
+				t.Errorf("the lease was not given up after the run: %v, %v", ok, err)
+			}
+			return
+		case <-deadline:
+			t.Fatal("no scheduled run within 30 s")
+		}
+	}
+}

@@ -27,6 +27,7 @@ const (
 	rulePrefix       = "RULE#"
 	tokenPrefix      = "TOKEN#"
 	claimPrefix      = "COMPONENTID#"
+	leasePrefix      = "LEASE#"
 	versionPrefix    = "VERSION#"
 	domainPrefix     = "DOMAIN#"
 	healthPrefix     = "HEALTH#"
@@ -35,6 +36,7 @@ const (
 	tokenSK        = "TOKEN"
 	claimSK        = "CLAIM"
 	resultSK       = "RESULT"
+	leaseSK        = "LEASE"
 	domainIndexSK  = "INDEX#DOMAIN"
 	healthIndexSK  = "INDEX#HEALTH"
 	capabilitiesPK = "CAPABILITIES"
@@ -73,6 +75,7 @@ const (
 	entityToken       = "IdempotencyToken"
 	entityClaim       = "ComponentClaim"
 	entityResult      = "Result"
+	entityLease       = "Lease"
 	entityVersion     = "Version"
 )
 
@@ -313,6 +316,10 @@ func ruleGSI1SK(t catalog.RuleType, order int, ruleID string) string {
 // one item across the catalogue, outside every capability's partition, so that it names one
 // request whatever capability the request touched.
 func tokenPK(token string) string { return tokenPrefix + token }
+
+// leasePK is the partition of a lease: one holder at a time across the fleet (the scheduled
+// archive's).
+func leasePK(name string) string { return leasePrefix + name }
 
 // tokenPart is the token of one capability's part of a call that spans several capabilities
 // (recordMetrics): a client's token cannot hold '#', so no client token equals it.

@@ -483,3 +483,31 @@ func TestRecordMetricsRetryCompletesEveryCapability(t *testing.T) {
 		t.Errorf("the refused call wrote samples: %v", ops)
 	}
 }
+
+// A lease has one holder at a time until it expires; its holder may extend and release it.
+func TestLease(t *testing.T) {
+	now := sampleNow
+	env := dynamotest.New(t, dynamotest.Options{Now: func() time.Time { return now }})
+	ctx := context.Background()
+	take := func(holder string) bool {
+		t.Helper()
+		ok, err := env.Store.AcquireLease(ctx, "job", holder, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ok
+	}
+	if !take("a") || take("b") || !take("a") {
+		t.Fatal("a takes the lease, b cannot, a extends it")
+	}
+	now = now.Add(2 * time.Minute) // a stopped: the lease expires
+	if !take("b") || take("a") {
+		t.Fatal("after expiry b takes it and a cannot")
+	}
+	if err := env.Store.ReleaseLease(ctx, "job", "a"); err != nil || take("a") {
+		t.Fatalf("a released b's lease: %v", err)
+	}
+	if err := env.Store.ReleaseLease(ctx, "job", "b"); err != nil || !take("a") {
+		t.Fatalf("after b released it, a cannot take it: %v", err)
+	}
+}

@@ -1,0 +1,76 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// A lease is an item that one holder at a time may own until it expires: how a job that must
+// run on one instance of a fleet (the scheduled archive) is kept to one. Its expiry is a number
+// of Unix milliseconds in the attribute "expires".
+
+const attrExpires = "expires"
+
+// AcquireLease takes the lease name for holder until now + ttl, if nobody else holds an
+// unexpired one; it reports whether holder holds it now. Taking a lease one already holds
+// extends it.
+func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error) {
+	if err := ValidateID("lease", name); err != nil {
+		return false, err
+	}
+	now := s.now()
+	it := &item{PK: leasePK(name), SK: leaseSK, EntityType: entityLease, CreatedAt: now, UpdatedAt: now, Revision: 1,
+		Data: map[string]types.AttributeValue{"holder": &types.AttributeValueMemberS{Value: holder}}}
+	av, err := it.av()
+	if err != nil {
+		return false, err
+	}
+	av[attrExpires] = millis(now.Add(ttl))
+	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+		TableName:                &s.table,
+		Item:                     av,
+		ConditionExpression:      aws.String("attribute_not_exists(PK) OR #exp < :now OR #d.#h = :holder"),
+		ExpressionAttributeNames: map[string]string{"#exp": attrExpires, "#d": attrData, "#h": "holder"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":now": millis(now), ":holder": &types.AttributeValueMemberS{Value: holder},
+		},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return false, nil
+	}
+	if err != nil {
+		return false, classify("acquire lease "+name, err)
+	}
+	return true, nil
+}
+
+// ReleaseLease gives the lease name up, if holder holds it.
+func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:                 &s.table,
+		Key:                       keyOf(leasePK(name), leaseSK),
+		ConditionExpression:       aws.String("#d.#h = :holder"),
+		ExpressionAttributeNames:  map[string]string{"#d": attrData, "#h": "holder"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":holder": &types.AttributeValueMemberS{Value: holder}},
+	})
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil // someone else's now
+	}
+	if err != nil {
+		return fmt.Errorf("release lease %s: %w", name, classify("release lease", err))
+	}
+	return nil
+}
+
+func millis(t time.Time) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(t.UnixMilli(), 10)}
+}
