@@ -46,6 +46,9 @@ type Report struct {
 	// ItemsKept counts the metric items rewritten after the archive read them: they keep their
 	// new value in the table for the next run, which archives it.
 	ItemsKept int `json:"itemsKept"`
+	// OldestUnarchived is the timestamp of the oldest sample the table still holds after the
+	// run, among the components scanned (zero when none).
+	OldestUnarchived time.Time `json:"oldestUnarchived"`
 	// BytesWritten is the compressed size of the objects written.
 	BytesWritten int64 `json:"bytesWritten"`
 }
@@ -99,6 +102,12 @@ func (a *Archiver) Archive(ctx context.Context, before time.Time, progress func(
 			}
 		}
 		if !page.HasNext || len(page.Cursors) == 0 {
+			// A complete run: every instance's /metrics tells how old the oldest sample left
+			// in the table is.
+			state := dynamo.ArchiveState{RanAt: a.obj.now(), OldestUnarchived: rep.OldestUnarchived}
+			if err := a.db.PutArchiveState(ctx, state); err != nil {
+				return rep, fmt.Errorf("archive metrics: %w", err)
+			}
 			return rep, nil
 		}
 		after = page.Cursors[len(page.Cursors)-1]
@@ -176,7 +185,19 @@ func (a *Archiver) archiveComponent(ctx context.Context, capabilityID, component
 		r.From = ms[len(ms)-1].Timestamp.Add(time.Microsecond)
 	}
 	if len(pending) > 0 {
-		return a.archiveHour(ctx, capabilityID, componentID, hour, pending, rep, progress)
+		if err := a.archiveHour(ctx, capabilityID, componentID, hour, pending, rep, progress); err != nil {
+			return err
+		}
+	}
+	// The oldest sample left: the first in time order now.
+	left, _, err := a.db.MetricsInRange(ctx, dynamo.MetricRange{CapabilityID: capabilityID, ComponentID: componentID, IncludeExpired: true}, dynamo.MinMetricRangePage)
+	if err != nil {
+		return err
+	}
+	if len(left) > 0 {
+		if t := left[0].Timestamp.Time; rep.OldestUnarchived.IsZero() || t.Before(rep.OldestUnarchived) {
+			rep.OldestUnarchived = t
+		}
 	}
 	return nil
 }

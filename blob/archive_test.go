@@ -90,11 +90,29 @@ func TestArchiveThenRead(t *testing.T) {
 	}
 	cutoff := archiveBefore.Truncate(time.Hour)
 	points, hours := hoursBefore(bundles, cutoff)
-	want := blob.Report{Before: cutoff, Capabilities: 2, Components: 5, ObjectsWritten: hours, PointsArchived: points, ItemsDeleted: points, BytesWritten: rep.BytesWritten}
+	var oldest time.Time // the oldest sample left: the first at or after the cutoff
+	for _, b := range bundles {
+		for _, m := range b.Metrics {
+			if !m.Timestamp.Before(cutoff) && (oldest.IsZero() || m.Timestamp.Before(oldest)) {
+				oldest = m.Timestamp.Time
+			}
+		}
+	}
+	want := blob.Report{Before: cutoff, Capabilities: 2, Components: 5, ObjectsWritten: hours, PointsArchived: points, ItemsDeleted: points, BytesWritten: rep.BytesWritten, OldestUnarchived: oldest}
 	if rep != want || rep.BytesWritten == 0 {
 		t.Errorf("Archive(%s) = %+v, want %+v", archiveBefore.Format(time.RFC3339), rep, want)
 	}
-	if len(events) != hours || events[len(events)-1].Totals != rep {
+	st, err := e.db.Store.ArchiveState(ctx)
+	if err != nil || !st.OldestUnarchived.Equal(oldest) || st.RanAt.IsZero() {
+		t.Errorf("ArchiveState after the run = %+v, %v; want oldest %s", st, err, oldest)
+	}
+	totals, last := rep, blob.Report{}
+	totals.OldestUnarchived = time.Time{} // known once every component is done
+	if len(events) > 0 {
+		last = events[len(events)-1].Totals
+		last.OldestUnarchived = time.Time{}
+	}
+	if len(events) != hours || last != totals {
 		t.Errorf("Archive(%s) reported %d progress events, want %d ending with the totals", archiveBefore.Format(time.RFC3339), len(events), hours)
 	}
 	ev := events[0]

@@ -28,6 +28,7 @@ const (
 	tokenPrefix      = "TOKEN#"
 	claimPrefix      = "COMPONENTID#"
 	leasePrefix      = "LEASE#"
+	statePK          = "STATE#archive-metrics"
 	versionPrefix    = "VERSION#"
 	domainPrefix     = "DOMAIN#"
 	healthPrefix     = "HEALTH#"
@@ -37,6 +38,7 @@ const (
 	claimSK        = "CLAIM"
 	resultSK       = "RESULT"
 	leaseSK        = "LEASE"
+	stateSK        = "STATE"
 	domainIndexSK  = "INDEX#DOMAIN"
 	healthIndexSK  = "INDEX#HEALTH"
 	capabilitiesPK = "CAPABILITIES"
@@ -76,6 +78,7 @@ const (
 	entityClaim       = "ComponentClaim"
 	entityResult      = "Result"
 	entityLease       = "Lease"
+	entityState       = "ArchiveState"
 	entityVersion     = "Version"
 )
 

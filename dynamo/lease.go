@@ -10,6 +10,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/catalog"
 )
 
 // A lease is an item that one holder at a time may own until it expires: how a job that must
@@ -73,4 +75,50 @@ func (s *Store) ReleaseLease(ctx context.Context, name, holder string) error {
 
 func millis(t time.Time) types.AttributeValue {
 	return &types.AttributeValueMemberN{Value: strconv.FormatInt(t.UnixMilli(), 10)}
+}
+
+// ArchiveState is what the last complete archive run left in the table.
+type ArchiveState struct {
+	// RanAt is when the run finished.
+	RanAt time.Time
+	// OldestUnarchived is the timestamp of the oldest sample the table still held after it
+	// (zero when it held none).
+	OldestUnarchived time.Time
+}
+
+// PutArchiveState records the state of an archive run that just finished.
+func (s *Store) PutArchiveState(ctx context.Context, st ArchiveState) error {
+	now := s.now()
+	data := map[string]types.AttributeValue{"ranAt": &types.AttributeValueMemberS{Value: keyTime(st.RanAt)}}
+	if !st.OldestUnarchived.IsZero() {
+		data["oldestUnarchived"] = &types.AttributeValueMemberS{Value: keyTime(st.OldestUnarchived)}
+	}
+	it := &item{PK: statePK, SK: stateSK, EntityType: entityState, CreatedAt: now, UpdatedAt: now, Revision: 1, Data: data}
+	av, err := it.av()
+	if err != nil {
+		return err
+	}
+	if _, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av}); err != nil {
+		return classify("put archive state", err)
+	}
+	return nil
+}
+
+// ArchiveState returns the state the last complete archive run recorded. It returns
+// ErrNotFound when none has run.
+func (s *Store) ArchiveState(ctx context.Context) (ArchiveState, error) {
+	it, err := s.readItem(ctx, statePK, stateSK, false)
+	if err != nil {
+		return ArchiveState{}, err
+	}
+	var st ArchiveState
+	if st.RanAt, err = time.Parse(catalog.TimeLayout, str(it.Data["ranAt"])); err != nil {
+		return ArchiveState{}, fmt.Errorf("archive state: %w", err)
+	}
+	if v := str(it.Data["oldestUnarchived"]); v != "" {
+		if st.OldestUnarchived, err = time.Parse(catalog.TimeLayout, v); err != nil {
+			return ArchiveState{}, fmt.Errorf("archive state: %w", err)
+		}
+	}
+	return st, nil
 }

@@ -7,6 +7,10 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/capcat/catalogue/graph"
 )
 
 // checkCatalogue fails tb unless the whole catalogue is consistent: every GSI1 listing equals a
@@ -276,5 +280,38 @@ func TestRenameLeavesNoStaleCopies(t *testing.T) {
 		if m.ComponentName != "Alert Ingest API" {
 			t.Errorf("a sample's componentName = %q", m.ComponentName)
 		}
+	}
+}
+
+// /metrics tells how old the oldest sample left in the table is after the last archive run,
+// and when that run finished: an alert can fire long before samples expire unread.
+func TestMetricsReportUnarchivedAge(t *testing.T) {
+	h := newHybridHarness(t)
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(graph.NewCatalogueCollector(h.env.Store, 0))
+	gather := func() map[string]float64 {
+		families, err := reg.Gather()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]float64{}
+		for _, f := range families {
+			for _, m := range f.GetMetric() {
+				if m.GetGauge() != nil {
+					out[f.GetName()] = m.GetGauge().GetValue()
+				}
+			}
+		}
+		return out
+	}
+	if _, ok := gather()["catalogue_metrics_oldest_unarchived_age_seconds"]; ok {
+		t.Error("an age reported before any archive run")
+	}
+	h.ok(t, `mutation($b: DateTime!) { archiveMetrics(before: $b) { objectsWritten } }`, map[string]any{"b": testNow.Add(-2 * time.Hour).Format(time.RFC3339)}, nil)
+	got := gather()
+	age := got["catalogue_metrics_oldest_unarchived_age_seconds"]
+	// The sample's samples every 5 minutes over 24 hours: the oldest left is about 2 hours old.
+	if age < 3600 || age > 3*3600 || got["catalogue_metrics_last_archive_timestamp_seconds"] == 0 {
+		t.Errorf("after archiving up to 2 hours ago: age %.0f s, last run %v", age, got["catalogue_metrics_last_archive_timestamp_seconds"])
 	}
 }

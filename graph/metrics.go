@@ -142,10 +142,12 @@ type CatalogueCollector struct {
 
 	health, success, rules, components *prometheus.Desc
 	up                                 *prometheus.Desc
+	archivedAt, unarchivedAge          *prometheus.Desc
 
 	mu      sync.Mutex
 	at      time.Time
 	cached  []*catalog.Capability
+	archive *dynamo.ArchiveState
 	lastErr error
 }
 
@@ -159,12 +161,16 @@ func NewCatalogueCollector(store Store, refresh time.Duration) *CatalogueCollect
 		rules:      prometheus.NewDesc("catalogue_capability_active_rules", "Active configuration rules.", labels, nil),
 		components: prometheus.NewDesc("catalogue_capability_active_components", "Active components.", labels, nil),
 		up:         prometheus.NewDesc("catalogue_catalogue_scrape_ok", "1 when the CAPABILITIES index could be read.", nil, nil),
+		archivedAt: prometheus.NewDesc("catalogue_metrics_last_archive_timestamp_seconds",
+			"When the last complete metrics archive run finished (Unix seconds).", nil, nil),
+		unarchivedAge: prometheus.NewDesc("catalogue_metrics_oldest_unarchived_age_seconds",
+			"Age of the oldest sample the table held after the last complete archive run (0: none); samples expire unread at 90 days.", nil, nil),
 	}
 }
 
 // Describe implements prometheus.Collector.
 func (c *CatalogueCollector) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{c.health, c.success, c.rules, c.components, c.up} {
+	for _, d := range []*prometheus.Desc{c.health, c.success, c.rules, c.components, c.up, c.archivedAt, c.unarchivedAge} {
 		ch <- d
 	}
 }
@@ -177,6 +183,17 @@ func (c *CatalogueCollector) Collect(ch chan<- prometheus.Metric) {
 		ok = 0
 	}
 	ch <- prometheus.MustNewConstMetric(c.up, prometheus.GaugeValue, ok)
+	c.mu.Lock()
+	archive := c.archive
+	c.mu.Unlock()
+	if archive != nil {
+		ch <- prometheus.MustNewConstMetric(c.archivedAt, prometheus.GaugeValue, float64(archive.RanAt.Unix()))
+		age := 0.0
+		if !archive.OldestUnarchived.IsZero() {
+			age = max(0, time.Since(archive.OldestUnarchived).Seconds())
+		}
+		ch <- prometheus.MustNewConstMetric(c.unarchivedAge, prometheus.GaugeValue, age)
+	}
 	for _, cp := range caps {
 		l := []string{cp.CapabilityID, cp.BusinessDomain}
 		a := cp.Aggregates
@@ -210,6 +227,10 @@ func (c *CatalogueCollector) capabilities() ([]*catalog.Capability, error) {
 			break
 		}
 		after = p.Cursors[len(p.Cursors)-1]
+	}
+	// The last archive run's state, when one has run (one GetItem per refresh).
+	if st, err := c.store.ArchiveState(ctx); err == nil {
+		c.archive = &st
 	}
 	c.cached, c.lastErr, c.at = all, nil, time.Now()
 	return all, nil

@@ -26,6 +26,7 @@ type Store interface {
 	Metrics(ctx context.Context, capabilityID string, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
 	ComponentMetrics(ctx context.Context, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
 	ComponentOwner(ctx context.Context, componentID string) (string, error)
+	ArchiveState(ctx context.Context) (dynamo.ArchiveState, error)
 	Ping(ctx context.Context) error
 
 	CapabilityHistory(ctx context.Context, id string, first int, after string) (*dynamo.Page[*catalog.Capability], error)
