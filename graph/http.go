@@ -214,7 +214,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			}
 			caller = c
 		}
-		anonymous := r.Header.Get("Authorization") == ""
+		anonymous := caller.Name == anonymousCaller
 		if !opts.inFlight.acquire(anonymous) {
 			rec.Header().Set("Retry-After", "1")
 			writeHTTPError(rec, http.StatusServiceUnavailable, "OVERLOADED", "the server is at its limit of concurrent requests: retry in a moment")

@@ -151,9 +151,6 @@ func (limiter) Validate(graphql.ExecutableSchema) error { return nil }
 // walk is the state of one pass over an operation.
 type walk struct {
 	op        *graphql.OperationContext
-	fields    int
-	aliases   int
-	depth     int
 	cost      int
 	badFirst  *gqlerror.Error
 	fragments map[string]bool
@@ -183,19 +180,15 @@ func (l limiter) MutateOperationContext(ctx context.Context, op *graphql.Operati
 		}
 	}
 	w := &walk{op: op, fragments: map[string]bool{}}
-	w.selections(op.Operation.SelectionSet, 1, 1)
+	w.selections(op.Operation.SelectionSet, 1)
 	if info := requestInfoFrom(ctx); info != nil {
 		info.setCost(w.cost)
 	}
+	// Depth, fields and aliases were judged before validation (checkDocument); what needs the
+	// schema is judged here.
 	switch {
 	case w.badFirst != nil:
 		return w.badFirst
-	case w.depth > l.limits.MaxDepth:
-		return limitError(CodeDepthLimit, "the query nests %d levels deep; the limit is %d", w.depth, l.limits.MaxDepth)
-	case w.fields > l.limits.MaxFields:
-		return limitError(CodeFieldLimit, "the query selects %d fields; the limit is %d", w.fields, l.limits.MaxFields)
-	case w.aliases > l.limits.MaxAliases:
-		return limitError(CodeAliasLimit, "the query uses %d aliases; the limit is %d", w.aliases, l.limits.MaxAliases)
 	case w.cost > l.limits.MaxCost:
 		return limitError(CodeCostLimit, "the query may request %d nodes; the limit is %d: ask for smaller pages", w.cost, l.limits.MaxCost)
 	}
@@ -206,33 +199,27 @@ func limitError(code, format string, args ...any) *gqlerror.Error {
 	return &gqlerror.Error{Message: fmt.Sprintf(format, args...), Extensions: map[string]any{"code": code}}
 }
 
-// selections walks a selection set at a nesting depth, under connections whose sizes multiply to
-// fanout.
-func (w *walk) selections(set ast.SelectionSet, depth, fanout int) {
+// selections walks a selection set under connections whose sizes multiply to fanout.
+func (w *walk) selections(set ast.SelectionSet, fanout int) {
 	for _, sel := range set {
 		switch s := sel.(type) {
 		case *ast.Field:
-			w.field(s, depth, fanout)
+			w.field(s, fanout)
 		case *ast.InlineFragment:
-			w.selections(s.SelectionSet, depth, fanout)
+			w.selections(s.SelectionSet, fanout)
 		case *ast.FragmentSpread:
 			if s.Definition != nil && !w.fragments[s.Name] {
 				w.fragments[s.Name] = true // a fragment spread inside itself is a validation error anyway
-				w.selections(s.Definition.SelectionSet, depth, fanout)
+				w.selections(s.Definition.SelectionSet, fanout)
 				delete(w.fragments, s.Name)
 			}
 		}
 	}
 }
 
-func (w *walk) field(f *ast.Field, depth, fanout int) {
-	w.fields++
-	if f.Alias != "" && f.Alias != f.Name {
-		w.aliases++
-	}
-	w.depth = max(w.depth, depth)
+func (w *walk) field(f *ast.Field, fanout int) {
 	if f.Definition == nil || f.Definition.Type == nil || strings.HasPrefix(f.Name, "__") {
-		w.selections(f.SelectionSet, depth+1, fanout)
+		w.selections(f.SelectionSet, fanout)
 		return
 	}
 	named := f.Definition.Type.Name()
@@ -244,7 +231,7 @@ func (w *walk) field(f *ast.Field, depth, fanout int) {
 	case f.Definition.Type.Elem != nil && len(f.SelectionSet) > 0 && !pageOf(f):
 		fanout = saturatingMul(fanout, unpaginatedFanout)
 	}
-	w.selections(f.SelectionSet, depth+1, fanout)
+	w.selections(f.SelectionSet, fanout)
 }
 
 // first returns a connection's page size, recording a BAD_USER_INPUT error for one out of range.

@@ -477,8 +477,14 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error
 	if err != nil {
 		return nil, err
 	}
-	live, err := liveOnly(ctx, &dynamo.Page[*catalog.Job]{Items: []*catalog.Job{j}}, func(j *catalog.Job) string { return j.CapabilityID })
-	if err != nil || len(live.Items) == 0 {
+	// The job of a capability being deleted is gone with it. Its ID is known: read it now,
+	// without the batch window.
+	l := For(ctx)
+	l.PrefetchCapabilities(ctx, []string{j.CapabilityID})
+	if _, err := l.Capability(ctx, j.CapabilityID); err != nil {
+		if dynamo.IsNotFound(err) {
+			return nil, nil
+		}
 		return nil, err
 	}
 	return j, nil
