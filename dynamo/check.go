@@ -21,6 +21,11 @@ func (s *Store) CheckPartition(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
+	return checkPartitionItems(id, items)
+}
+
+// checkPartitionItems is CheckPartition over the items of the partition, read already.
+func checkPartitionItems(id string, items []*item) error {
 	var meta, domain, health *item
 	for _, it := range items {
 		switch it.EntityType {

@@ -36,6 +36,8 @@ type Finding struct {
 	Subject    string `json:"subject"`
 	Detail     string `json:"detail"`
 	Repairable bool   `json:"repairable"`
+	// owner is the capability that holds the component of a missing claim.
+	owner string
 }
 
 func (f Finding) String() string { return f.Kind + " " + f.Subject + ": " + f.Detail }
@@ -124,7 +126,7 @@ func (s *Store) scan(ctx context.Context, index bool, projection string) ([]map[
 // partitionScan is what the scan found of one capability's partition.
 type partitionScan struct {
 	meta       *item
-	items      int
+	items      []*item
 	components []string
 }
 
@@ -158,7 +160,7 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 			p = &partitionScan{}
 			parts[id] = p
 		}
-		p.items++
+		p.items = append(p.items, it)
 		switch it.EntityType {
 		case entityCapability:
 			if it.SK == metadataSK {
@@ -175,19 +177,17 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		p := parts[id]
 		switch {
 		case p.meta == nil:
-			add(FindingOrphanItems, id, true, "%d items and no METADATA", p.items)
+			add(FindingOrphanItems, id, true, "%d items and no METADATA", len(p.items))
 			continue
 		case p.meta.Deleting:
-			add(FindingUnfinished, id, true, "marked deleting, %d items left", p.items)
+			add(FindingUnfinished, id, true, "marked deleting, %d items left", len(p.items))
 			continue
 		}
 		for _, c := range p.components {
 			owners[c] = append(owners[c], id)
 		}
-		if err := s.CheckPartition(ctx, id); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
+		// The scan read the partition already: recount from its items.
+		if err := checkPartitionItems(id, p.items); err != nil {
 			add(FindingAggregates, id, true, "%v", err)
 		}
 	}
@@ -198,6 +198,7 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		}
 		if claim, ok := claims[c]; !ok {
 			add(FindingMissingClaim, c, len(caps) == 1, "held by %s, unclaimed", caps[0])
+			report.Findings[len(report.Findings)-1].owner = caps[0]
 		} else if !slices.Contains(caps, claim) {
 			add(FindingOrphanClaim, c, true, "claimed for %s, which does not hold it (held by %v)", claim, caps)
 		}
@@ -257,7 +258,7 @@ func (s *Store) repair(ctx context.Context, f Finding) error {
 	case FindingAggregates:
 		return s.recount(ctx, f.Subject)
 	case FindingMissingClaim:
-		return s.claimFor(ctx, f.Subject)
+		return s.claimFor(ctx, f.owner, f.Subject)
 	case FindingOrphanClaim:
 		return s.releaseOrphanClaim(ctx, f.Subject)
 	}
@@ -302,24 +303,15 @@ func (s *Store) recount(ctx context.Context, id string) error {
 	return err
 }
 
-// claimFor puts the claim of a component ID for the one capability that holds it, unless a
-// claim exists.
-func (s *Store) claimFor(ctx context.Context, componentID string) error {
-	owner := ""
-	raw, err := s.scan(ctx, false, "")
+// claimFor puts the claim of a component ID for owner, the capability the check found holding
+// it, if it still does and no claim exists.
+func (s *Store) claimFor(ctx context.Context, owner, componentID string) error {
+	st, err := s.loadState(ctx, owner, SegComponents)
 	if err != nil {
 		return err
 	}
-	for _, m := range raw {
-		if str(m[attrEntityType]) != entityComponent {
-			continue
-		}
-		if _, c, err := parseComponentSK(str(m[attrSK])); err == nil && c == componentID {
-			owner, _ = parseCapabilityPK(str(m[attrPK]))
-		}
-	}
-	if owner == "" {
-		return nil
+	if st.capability == nil || indexOf(st.Components, componentID) < 0 {
+		return nil // removed meanwhile: nothing to claim
 	}
 	p := &plan{}
 	p.put(claimItem(&catalog.Component{CapabilityID: owner, ComponentID: componentID}, s.now()), notExists, nil)
