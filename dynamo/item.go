@@ -25,6 +25,10 @@ const (
 	attrData       = "Data"
 	attrWriteSeq   = "WriteSeq"
 	attrDeleting   = "Deleting"
+	attrActorName  = "ActorName"
+	attrActorRole  = "ActorRole"
+	attrRequestID  = "RequestId"
+	attrDeleted    = "Deleted"
 
 	gsi1Name = "GSI1"
 )
@@ -47,6 +51,11 @@ type item struct {
 	WriteSeq int
 	// Deleting (METADATA only) marks a capability whose partition is being removed.
 	Deleting bool
+	// ActorName, ActorRole and RequestID name who wrote the item and in which request: every
+	// write stamps them (commitActions), and a version keeps those of the revision it copies.
+	ActorName, ActorRole, RequestID string
+	// Deleted (versions only) marks a capability's tombstone: the version its delete wrote.
+	Deleted bool
 }
 
 // av returns the item as DynamoDB attributes, or a *catalog.ValidationError if one of its keys is
@@ -80,6 +89,14 @@ func (it *item) av() (map[string]types.AttributeValue, error) {
 	}
 	if it.Deleting {
 		m[attrDeleting] = &types.AttributeValueMemberBOOL{Value: true}
+	}
+	if it.Deleted {
+		m[attrDeleted] = &types.AttributeValueMemberBOOL{Value: true}
+	}
+	for k, v := range map[string]string{attrActorName: it.ActorName, attrActorRole: it.ActorRole, attrRequestID: it.RequestID} {
+		if v != "" {
+			m[k] = &types.AttributeValueMemberS{Value: v}
+		}
 	}
 	return m, nil
 }
@@ -119,6 +136,10 @@ func readItem(m map[string]types.AttributeValue) (*item, error) {
 	if b, ok := m[attrDeleting].(*types.AttributeValueMemberBOOL); ok {
 		it.Deleting = b.Value
 	}
+	if b, ok := m[attrDeleted].(*types.AttributeValueMemberBOOL); ok {
+		it.Deleted = b.Value
+	}
+	it.ActorName, it.ActorRole, it.RequestID = str(m[attrActorName]), str(m[attrActorRole]), str(m[attrRequestID])
 	if d, ok := m[attrData].(*types.AttributeValueMemberM); ok {
 		it.Data = d.Value
 	}

@@ -340,6 +340,20 @@ func capabilityVersionSK(n int) string {
 // capabilityVersionPrefix is the sort-key prefix of a capability's versions.
 func capabilityVersionPrefix() string { return versionPrefix + "CAPABILITY#v" }
 
+// rangesBesideHistory returns the SK ranges (BETWEEN lo AND hi) of every item of a partition
+// but its capability versions, which sort between them: what a delete removes.
+func rangesBesideHistory() [][2]string {
+	h := versionPrefix + "CAPABILITY"
+	// Every sort key begins with an upper-case letter, after "0" and before "~".
+	return [][2]string{{"0", h + "#"}, {h + rangeEnd, "~"}}
+}
+
+// isCapabilityVersion reports whether sk is the key of a capability version.
+func isCapabilityVersion(sk string) bool {
+	_, ok := cutPrefix(sk, capabilityVersionPrefix())
+	return ok
+}
+
 // ruleVersionSK is the key of version n of a rule.
 func ruleVersionSK(ruleID string, n int) string {
 	return versionPrefix + "RULE#" + ruleID + "#v" + fmt.Sprintf("%06d", n)

@@ -128,6 +128,9 @@ func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Id
 	}
 	p := &plan{}
 	p.put(&marked, cond, values)
+	// The history outlives the capability: its last revision becomes a version, and a
+	// tombstone one revision later (the same fields, marked deleted) names who deleted it.
+	p.entomb(ctx, meta, capabilityVersionSK, now)
 	p.del(capabilityPK(id), domainIndexSK, "", nil)
 	p.del(capabilityPK(id), healthIndexSK, "", nil)
 	if p.err != nil {
@@ -136,12 +139,22 @@ func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Id
 	return s.commitActions(ctx, id, meta.WriteSeq, p.actions, idem, nil, now)
 }
 
-// deleteChildren deletes every item of the partition but METADATA, a page at a time, until none
-// is left. (A partition may still hold TOKEN# items written before tokens moved to their own
-// partition: they go too, no read looks for them.)
+// deleteChildren deletes every item of the partition but METADATA and the capability's versions
+// (its history and tombstone), a page at a time, until none is left. (A partition may still
+// hold TOKEN# items written before tokens moved to their own partition: they go too, no read
+// looks for them.)
 func (s *Store) deleteChildren(ctx context.Context, id string) error {
+	for _, r := range rangesBesideHistory() {
+		if err := s.deleteRange(ctx, id, r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) deleteRange(ctx context.Context, id, lo, hi string) error {
 	for {
-		items, _, err := s.run(ctx, query{pk: capabilityPK(id), want: deletePage, consistent: true})
+		items, _, err := s.run(ctx, query{pk: capabilityPK(id), lo: lo, hi: hi, want: deletePage, consistent: true})
 		if err != nil {
 			return err
 		}
@@ -445,8 +458,13 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 	return s.resultComponents(ctx, rec) // an earlier attempt did: answer with what it updated
 }
 
-// CapabilityHistory lists the previous versions of a capability, newest first.
-func (s *Store) CapabilityHistory(ctx context.Context, id string, first int, after string) (*Page[*catalog.Capability], error) {
+// CapabilityHistory lists the versions of a capability, newest first: every revision before
+// the current one, and for a deleted capability its tombstone (first) and last revision. It
+// reads the history of a deleted capability as well as a live one's.
+func (s *Store) CapabilityHistory(ctx context.Context, id string, first int, after string) (*Page[*catalog.CapabilityVersion], error) {
+	if err := ValidateID("id", id); err != nil {
+		return nil, err
+	}
 	if err := checkFirst(first, MaxPage); err != nil {
 		return nil, err
 	}
@@ -455,18 +473,31 @@ func (s *Store) CapabilityHistory(ctx context.Context, id string, first int, aft
 	return page(s, ctx, "capabilityHistory|"+id, q, first, after, decodeVersion(toCapabilityVersion))
 }
 
-// RuleHistory lists the previous versions of a rule, newest first.
-func (s *Store) RuleHistory(ctx context.Context, capabilityID, ruleID string, first int, after string) (*Page[*catalog.Rule], error) {
+// RuleHistory lists the previous versions of a rule, newest first (with those of a deleted rule
+// that had its ID, each ending in its tombstone).
+func (s *Store) RuleHistory(ctx context.Context, capabilityID, ruleID string, first int, after string) (*Page[*catalog.RuleVersion], error) {
 	if err := checkFirst(first, MaxPage); err != nil {
 		return nil, err
 	}
 	p := ruleVersionPrefix(ruleID)
 	q := query{pk: capabilityPK(capabilityID), lo: p, hi: p + "~", reverse: true}
-	return page(s, ctx, "ruleHistory|"+capabilityID+"|"+ruleID, q, first, after, decodeVersion(toRule))
+	return page(s, ctx, "ruleHistory|"+capabilityID+"|"+ruleID, q, first, after, decodeVersion(toRuleVersion))
 }
 
-func toCapabilityVersion(it *item) (*catalog.Capability, error) {
-	return decodeEntity[catalog.Capability](it)
+func toCapabilityVersion(it *item) (*catalog.CapabilityVersion, error) {
+	c, err := decodeEntity[catalog.Capability](it)
+	if err != nil {
+		return nil, err
+	}
+	return &catalog.CapabilityVersion{Capability: c, Change: it.change()}, nil
+}
+
+func toRuleVersion(it *item) (*catalog.RuleVersion, error) {
+	r, err := toRule(it)
+	if err != nil {
+		return nil, err
+	}
+	return &catalog.RuleVersion{Rule: r, Change: it.change()}, nil
 }
 
 func decodeVersion[T any](conv func(*item) (T, error)) func(*item) (T, error) {

@@ -111,29 +111,39 @@ func (s *Store) CreateCapability(ctx context.Context, c *catalog.Capability, ide
 	if err := catalog.ValidateCapability(c); err != nil {
 		return nil, err
 	}
-	it, err := s.mutate(ctx, c.CapabilityID, 0, idem, func(st *partitionState, now time.Time) (*plan, error) {
-		if st.meta != nil {
-			return nil, &ConflictError{Reason: fmt.Sprintf("capability %s exists already", c.CapabilityID), CurrentRevision: st.meta.Revision}
-		}
-		n, err := clone(c)
-		if err != nil {
-			return nil, err
-		}
-		reported := c.Aggregates
-		n.Aggregates = catalog.Aggregates{TotalIncidents: reported.TotalIncidents, AverageDeploymentTime: reported.AverageDeploymentTime,
-			MonthlyOperationalCost: reported.MonthlyOperationalCost, UserCount: reported.UserCount}
-		withComponents(n, nil)
-		n.Meta = catalog.Meta{Revision: 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
-		items, err := capabilityItems(n, now)
-		if err != nil {
-			return nil, err
-		}
-		return &plan{capability: n, create: true, result: items[0]}, nil
+	it, err := s.continueHistory(ctx, c.CapabilityID, capabilityVersionPrefix(), func(base int) (*item, error) {
+		return s.mutate(ctx, c.CapabilityID, 0, idem, func(st *partitionState, now time.Time) (*plan, error) {
+			return s.planCreateCapability(c, st, base, now)
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create capability %s: %w", c.CapabilityID, err)
 	}
 	return toCapability(it)
+}
+
+// planCreateCapability plans the first revision of c, base + 1 (base is the newest revision of
+// a capability deleted with the same ID, whose history it continues).
+func (s *Store) planCreateCapability(c *catalog.Capability, st *partitionState, base int, now time.Time) (*plan, error) {
+	if st.meta != nil {
+		return nil, &ConflictError{Reason: fmt.Sprintf("capability %s exists already", c.CapabilityID), CurrentRevision: st.meta.Revision}
+	}
+	n, err := clone(c)
+	if err != nil {
+		return nil, err
+	}
+	reported := c.Aggregates
+	n.Aggregates = catalog.Aggregates{TotalIncidents: reported.TotalIncidents, AverageDeploymentTime: reported.AverageDeploymentTime,
+		MonthlyOperationalCost: reported.MonthlyOperationalCost, UserCount: reported.UserCount}
+	withComponents(n, nil)
+	n.Meta = catalog.Meta{Revision: base + 1, CreatedAt: catalog.NewTimestamp(now), UpdatedAt: catalog.NewTimestamp(now)}
+	items, err := capabilityItems(n, now)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{capability: n, create: true, result: items[0]}
+	p.require(capabilityPK(c.CapabilityID), capabilityVersionSK(base+1), notExists, errHistoryExists)
+	return p, nil
 }
 
 // UpdateCapability applies change to a copy of the capability at expectedRevision, keeps the
@@ -170,10 +180,7 @@ func (s *Store) UpdateCapability(ctx context.Context, id string, expectedRevisio
 		}
 		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		p := &plan{capability: n}
-		version := *st.meta
-		version.SK, version.EntityType, version.GSI1PK, version.GSI1SK = capabilityVersionSK(old.Revision), entityVersion, "", ""
-		version.WriteSeq, version.UpdatedAt = 0, now
-		p.put(&version, notExists, nil)
+		p.put(versionOf(st.meta, capabilityVersionSK(old.Revision)), notExists, nil)
 		items, err := capabilityItems(n, now)
 		if err != nil {
 			return nil, err
@@ -558,21 +565,29 @@ func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotenc
 	if err := validateRuleIDs(r); err != nil {
 		return nil, err
 	}
-	it, err := s.mutate(ctx, r.CapabilityID, SegRules, idem, func(st *partitionState, now time.Time) (*plan, error) {
-		capability, err := st.existing(r.CapabilityID)
-		if err != nil {
-			return nil, err
-		}
-		if i := indexOf(st.Rules, r.RuleID); i >= 0 {
-			return nil, &ConflictError{Reason: fmt.Sprintf("rule %s exists already", r.RuleID), CurrentRevision: st.Rules[i].Revision}
-		}
-		n, err := created(r, now)
-		if err != nil {
-			return nil, err
-		}
-		capability.Aggregates.TotalRules = len(st.Rules) + 1
-		capability.Aggregates.ActiveRules = countActive(st.Rules) + activeRule(n)
-		return (&plan{capability: capability}).insert(ruleItem(n, now))
+	it, err := s.continueHistory(ctx, r.CapabilityID, ruleVersionPrefix(r.RuleID), func(base int) (*item, error) {
+		return s.mutate(ctx, r.CapabilityID, SegRules, idem, func(st *partitionState, now time.Time) (*plan, error) {
+			capability, err := st.existing(r.CapabilityID)
+			if err != nil {
+				return nil, err
+			}
+			if i := indexOf(st.Rules, r.RuleID); i >= 0 {
+				return nil, &ConflictError{Reason: fmt.Sprintf("rule %s exists already", r.RuleID), CurrentRevision: st.Rules[i].Revision}
+			}
+			n, err := created(r, now)
+			if err != nil {
+				return nil, err
+			}
+			n.Revision = base + 1
+			capability.Aggregates.TotalRules = len(st.Rules) + 1
+			capability.Aggregates.ActiveRules = countActive(st.Rules) + activeRule(n)
+			p, err := (&plan{capability: capability}).insert(ruleItem(n, now))
+			if err != nil {
+				return nil, err
+			}
+			p.require(capabilityPK(r.CapabilityID), ruleVersionSK(r.RuleID, base+1), notExists, errHistoryExists)
+			return p, nil
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("create rule %s: %w", r.RuleID, err)
@@ -621,9 +636,7 @@ func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, exp
 		}
 		p := &plan{capability: capability, result: ri}
 		oldItem := st.items[ruleSK(old.Order, ruleID)]
-		version := *oldItem
-		version.SK, version.EntityType, version.GSI1PK, version.GSI1SK, version.UpdatedAt = ruleVersionSK(ruleID, old.Revision), entityVersion, "", "", now
-		p.put(&version, notExists, nil)
+		p.put(versionOf(oldItem, ruleVersionSK(ruleID, old.Revision)), notExists, nil)
 		cond, vals := revisionIs(old.Revision)
 		if oldItem.SK != ri.SK {
 			p.del(capabilityPK(capabilityID), oldItem.SK, cond, vals)
@@ -660,6 +673,7 @@ func (s *Store) DeleteRule(ctx context.Context, capabilityID, ruleID string, ide
 		p := &plan{capability: capability}
 		cond, vals := revisionIs(old.Revision)
 		p.del(capabilityPK(capabilityID), ruleSK(old.Order, ruleID), cond, vals)
+		p.entomb(ctx, st.items[ruleSK(old.Order, ruleID)], func(rev int) string { return ruleVersionSK(ruleID, rev) }, now)
 		return p, nil
 	})
 	if err != nil {

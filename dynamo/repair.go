@@ -155,6 +155,9 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		if err != nil {
 			continue // tokens and anything else outside the capability partitions
 		}
+		if isCapabilityVersion(it.SK) {
+			continue // history, which outlives the capability
+		}
 		p := parts[id]
 		if p == nil {
 			p = &partitionScan{}
@@ -270,15 +273,7 @@ func (s *Store) deleteOrphans(ctx context.Context, id string) error {
 	if _, err := s.readItem(ctx, capabilityPK(id), metadataSK, true); err == nil {
 		return nil // the capability exists (again): nothing is orphaned
 	}
-	items, _, err := s.run(ctx, query{pk: capabilityPK(id), consistent: true})
-	if err != nil {
-		return err
-	}
-	var reqs []types.WriteRequest
-	for _, it := range items {
-		reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it.PK, it.SK)}})
-	}
-	return s.batchWrite(ctx, reqs, 4)
+	return s.deleteChildren(ctx, id) // the history and tombstone stay
 }
 
 // recount rewrites a capability's aggregates and index items from a recount of its partition,

@@ -414,6 +414,14 @@ func (s *wireScanner) item(items []*item, data []byte) ([]*item, []byte) {
 			it.WriteSeq = int(s.scalarInt())
 		case `"` + attrDeleting + `"`:
 			it.Deleting = string(s.scalar("BOOL")) == "true"
+		case `"` + attrDeleted + `"`:
+			it.Deleted = string(s.scalar("BOOL")) == "true"
+		case `"` + attrActorName + `"`:
+			it.ActorName = s.scalarString("S")
+		case `"` + attrActorRole + `"`:
+			it.ActorRole = s.scalarString("S")
+		case `"` + attrRequestID + `"`:
+			it.RequestID = s.scalarString("S")
 		case `"` + attrData + `"`:
 			start, at := len(data), s.i
 			data = s.value(data)

@@ -181,6 +181,16 @@ func (p *plan) release(capabilityID, componentID string, refusal error) {
 	d.ExpressionAttributeNames = map[string]string{"#d": attrData, "#cap": "capabilityId"}
 }
 
+// require plans a condition on an item the plan does not write, and refuses the mutation with
+// refusal when it fails.
+func (p *plan) require(pk, sk, cond string, refusal error) {
+	if p.refusals == nil {
+		p.refusals = map[int]error{}
+	}
+	p.refusals[len(p.actions)] = refusal
+	p.actions = append(p.actions, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{Key: keyOf(pk, sk), ConditionExpression: aws.String(cond)}})
+}
+
 func (p *plan) put(it *item, cond string, values map[string]types.AttributeValue) {
 	av, err := it.av()
 	if err != nil {
@@ -391,6 +401,9 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 		switch {
 		case a.Put != nil:
 			a.Put.TableName = &s.table
+			if stamped(str(a.Put.Item[attrEntityType])) {
+				stampWriter(ctx, a.Put.Item)
+			}
 			if n := itemSize(a.Put.Item); n > maxItemSize {
 				return catalog.Invalid("input", "the item would be %d bytes, over DynamoDB's 400 KB limit", n)
 			}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/dynamo/dynamotest"
@@ -363,8 +365,8 @@ func TestDeleteSurvivesTheCaller(t *testing.T) {
 	}
 	_ = env.Store.DeleteCapability(ctx, "CAP-DEL-2", 1, dynamo.Idempotency{})
 	env.Counter.Before = nil
-	if items := partitionItems(t, env, "CAPABILITY#CAP-DEL-2"); len(items) != 0 {
-		t.Errorf("%d items left after the caller hung up", len(items))
+	if items := leftAfterDelete(t, env, "CAPABILITY#CAP-DEL-2"); len(items) != 0 {
+		t.Errorf("%d items left after the caller hung up: %v", len(items), items)
 	}
 	if _, err := env.Store.ComponentOwner(context.Background(), "e-00"); !dynamo.IsNotFound(err) {
 		t.Errorf("claim of e-00 after the delete: %v", err)
@@ -397,8 +399,8 @@ func TestResumeDeletes(t *testing.T) {
 	if err != nil || n != 1 {
 		t.Fatalf("ResumeDeletes = %d, %v; want 1", n, err)
 	}
-	if items := partitionItems(t, env, "CAPABILITY#CAP-ID-VERIFY-001"); len(items) != 0 {
-		t.Errorf("%d items left after ResumeDeletes", len(items))
+	if items := leftAfterDelete(t, env, "CAPABILITY#CAP-ID-VERIFY-001"); len(items) != 0 {
+		t.Errorf("%d items left after ResumeDeletes: %v", len(items), items)
 	}
 	if n, err := env.Store.ResumeDeletes(ctx); err != nil || n != 0 {
 		t.Errorf("second ResumeDeletes = %d, %v; want 0", n, err)
@@ -510,4 +512,25 @@ func TestLease(t *testing.T) {
 	if err := env.Store.ReleaseLease(ctx, "job", "b"); err != nil || !take("a") {
 		t.Fatalf("after b released it, a cannot take it: %v", err)
 	}
+}
+
+// leftAfterDelete returns the SKs of a deleted capability's partition beside its history, and
+// fails unless the history ends in a tombstone.
+func leftAfterDelete(tb testing.TB, env *dynamotest.Env, pk string) []string {
+	tb.Helper()
+	var left []string
+	tomb := false
+	for sk, it := range partitionItems(tb, env, pk) {
+		if !strings.HasPrefix(sk, "VERSION#CAPABILITY#") {
+			left = append(left, sk)
+			continue
+		}
+		if b, ok := it["Deleted"].(*types.AttributeValueMemberBOOL); ok && b.Value {
+			tomb = true
+		}
+	}
+	if !tomb {
+		tb.Errorf("%s: no tombstone", pk)
+	}
+	return left
 }

@@ -63,12 +63,22 @@ func metricConnection(p *dynamo.Page[*catalog.Metric]) *model.MetricConnection {
 	}
 }
 
-func ruleConnection(p *dynamo.Page[*catalog.Rule]) *model.RuleConnection {
-	return &model.RuleConnection{
+func capabilityVersionConnection(p *dynamo.Page[*catalog.CapabilityVersion]) *model.CapabilityVersionConnection {
+	return &model.CapabilityVersionConnection{
 		Nodes:    p.Items,
 		PageInfo: pageInfo(p),
-		Edges: edges(p, func(c string, n *catalog.Rule) *model.RuleEdge {
-			return &model.RuleEdge{Cursor: c, Node: n}
+		Edges: edges(p, func(c string, n *catalog.CapabilityVersion) *model.CapabilityVersionEdge {
+			return &model.CapabilityVersionEdge{Cursor: c, Node: n}
+		}),
+	}
+}
+
+func ruleVersionConnection(p *dynamo.Page[*catalog.RuleVersion]) *model.RuleVersionConnection {
+	return &model.RuleVersionConnection{
+		Nodes:    p.Items,
+		PageInfo: pageInfo(p),
+		Edges: edges(p, func(c string, n *catalog.RuleVersion) *model.RuleVersionEdge {
+			return &model.RuleVersionEdge{Cursor: c, Node: n}
 		}),
 	}
 }

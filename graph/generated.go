@@ -52,6 +52,11 @@ type ComplexityRoot struct {
 		Type       func(childComplexity int) int
 	}
 
+	Actor struct {
+		Name func(childComplexity int) int
+		Role func(childComplexity int) int
+	}
+
 	Aggregates struct {
 		ActiveComponents       func(childComplexity int) int
 		ActiveRules            func(childComplexity int) int
@@ -188,6 +193,42 @@ type ComplexityRoot struct {
 	}
 
 	CapabilityEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	CapabilityVersion struct {
+		Actor           func(childComplexity int) int
+		Aggregates      func(childComplexity int) int
+		Architecture    func(childComplexity int) int
+		At              func(childComplexity int) int
+		BusinessDomain  func(childComplexity int) int
+		BusinessMetrics func(childComplexity int) int
+		CapabilityID    func(childComplexity int) int
+		Compliance      func(childComplexity int) int
+		CreatedAt       func(childComplexity int) int
+		CreatedBy       func(childComplexity int) int
+		Deleted         func(childComplexity int) int
+		Description     func(childComplexity int) int
+		ID              func(childComplexity int) int
+		Lifecycle       func(childComplexity int) int
+		Name            func(childComplexity int) int
+		Owner           func(childComplexity int) int
+		Priority        func(childComplexity int) int
+		RequestID       func(childComplexity int) int
+		Revision        func(childComplexity int) int
+		Status          func(childComplexity int) int
+		Tags            func(childComplexity int) int
+		Version         func(childComplexity int) int
+	}
+
+	CapabilityVersionConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	CapabilityVersionEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
@@ -529,6 +570,7 @@ type ComplexityRoot struct {
 		CapabilitiesByDomain func(childComplexity int, domain string, first *int, after *string) int
 		CapabilitiesByHealth func(childComplexity int, status catalog.HealthStatus, first *int, after *string) int
 		Capability           func(childComplexity int, id string) int
+		CapabilityHistory    func(childComplexity int, id string, first *int, after *string) int
 		ComponentMetrics     func(childComplexity int, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) int
 		ComponentsByType     func(childComplexity int, typeArg string, first *int, after *string) int
 		Job                  func(childComplexity int, id string) int
@@ -589,17 +631,6 @@ type ComplexityRoot struct {
 		Version        func(childComplexity int) int
 	}
 
-	RuleConnection struct {
-		Edges    func(childComplexity int) int
-		Nodes    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
-	}
-
-	RuleEdge struct {
-		Cursor func(childComplexity int) int
-		Node   func(childComplexity int) int
-	}
-
 	RuleEvaluation struct {
 		Actions    func(childComplexity int) int
 		Conditions func(childComplexity int) int
@@ -622,6 +653,45 @@ type ComplexityRoot struct {
 		ExecutionCount       func(childComplexity int) int
 		LastExecuted         func(childComplexity int) int
 		SuccessRate          func(childComplexity int) int
+	}
+
+	RuleVersion struct {
+		Actions        func(childComplexity int) int
+		Actor          func(childComplexity int) int
+		ApprovedBy     func(childComplexity int) int
+		At             func(childComplexity int) int
+		Author         func(childComplexity int) int
+		CapabilityID   func(childComplexity int) int
+		Conditions     func(childComplexity int) int
+		CreatedAt      func(childComplexity int) int
+		Deleted        func(childComplexity int) int
+		Description    func(childComplexity int) int
+		EffectiveFrom  func(childComplexity int) int
+		EffectiveUntil func(childComplexity int) int
+		ID             func(childComplexity int) int
+		Metadata       func(childComplexity int) int
+		Metrics        func(childComplexity int) int
+		Name           func(childComplexity int) int
+		Order          func(childComplexity int) int
+		Priority       func(childComplexity int) int
+		RequestID      func(childComplexity int) int
+		Revision       func(childComplexity int) int
+		RuleID         func(childComplexity int) int
+		RuleType       func(childComplexity int) int
+		Scope          func(childComplexity int) int
+		Status         func(childComplexity int) int
+		Version        func(childComplexity int) int
+	}
+
+	RuleVersionConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	RuleVersionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	SaturationValue struct {
@@ -710,7 +780,7 @@ type CapabilityResolver interface {
 	Impact(ctx context.Context, obj *catalog.Capability, componentID string, direction *catalog.ImpactDirection, maxDepth *int, types []catalog.DependencyType) (*catalog.ImpactResult, error)
 	EvaluateRules(ctx context.Context, obj *catalog.Capability, input any, ruleType *catalog.RuleType) ([]*catalog.RuleEvaluation, error)
 	SLAReport(ctx context.Context, obj *catalog.Capability) (*catalog.SLAReport, error)
-	History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.CapabilityConnection, error)
+	History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.CapabilityVersionConnection, error)
 }
 type ComponentResolver interface {
 	Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error)
@@ -759,10 +829,11 @@ type QueryResolver interface {
 	CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first *int, after *string) (*model.CapabilityConnection, error)
 	ComponentsByType(ctx context.Context, typeArg string, first *int, after *string) (*model.ComponentConnection, error)
 	Job(ctx context.Context, id string) (*catalog.Job, error)
+	CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.CapabilityVersionConnection, error)
 	ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error)
 }
 type RuleResolver interface {
-	History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.RuleConnection, error)
+	History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.RuleVersionConnection, error)
 }
 type TargetComponentResolver interface {
 	Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error)
@@ -798,6 +869,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Action.Type(childComplexity), true
+
+	case "Actor.name":
+		if e.ComplexityRoot.Actor.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Actor.Name(childComplexity), true
+	case "Actor.role":
+		if e.ComplexityRoot.Actor.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Actor.Role(childComplexity), true
 
 	case "Aggregates.activeComponents":
 		if e.ComplexityRoot.Aggregates.ActiveComponents == nil {
@@ -1450,6 +1534,171 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CapabilityEdge.Node(childComplexity), true
+
+	case "CapabilityVersion.actor":
+		if e.ComplexityRoot.CapabilityVersion.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Actor(childComplexity), true
+	case "CapabilityVersion.aggregates":
+		if e.ComplexityRoot.CapabilityVersion.Aggregates == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Aggregates(childComplexity), true
+	case "CapabilityVersion.architecture":
+		if e.ComplexityRoot.CapabilityVersion.Architecture == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Architecture(childComplexity), true
+	case "CapabilityVersion.at":
+		if e.ComplexityRoot.CapabilityVersion.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.At(childComplexity), true
+	case "CapabilityVersion.businessDomain":
+		if e.ComplexityRoot.CapabilityVersion.BusinessDomain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.BusinessDomain(childComplexity), true
+	case "CapabilityVersion.businessMetrics":
+		if e.ComplexityRoot.CapabilityVersion.BusinessMetrics == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.BusinessMetrics(childComplexity), true
+	case "CapabilityVersion.capabilityId":
+		if e.ComplexityRoot.CapabilityVersion.CapabilityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.CapabilityID(childComplexity), true
+	case "CapabilityVersion.compliance":
+		if e.ComplexityRoot.CapabilityVersion.Compliance == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Compliance(childComplexity), true
+	case "CapabilityVersion.createdAt":
+		if e.ComplexityRoot.CapabilityVersion.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.CreatedAt(childComplexity), true
+	case "CapabilityVersion.createdBy":
+		if e.ComplexityRoot.CapabilityVersion.CreatedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.CreatedBy(childComplexity), true
+	case "CapabilityVersion.deleted":
+		if e.ComplexityRoot.CapabilityVersion.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Deleted(childComplexity), true
+	case "CapabilityVersion.description":
+		if e.ComplexityRoot.CapabilityVersion.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Description(childComplexity), true
+	case "CapabilityVersion.id":
+		if e.ComplexityRoot.CapabilityVersion.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.ID(childComplexity), true
+	case "CapabilityVersion.lifecycle":
+		if e.ComplexityRoot.CapabilityVersion.Lifecycle == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Lifecycle(childComplexity), true
+	case "CapabilityVersion.name":
+		if e.ComplexityRoot.CapabilityVersion.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Name(childComplexity), true
+	case "CapabilityVersion.owner":
+		if e.ComplexityRoot.CapabilityVersion.Owner == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Owner(childComplexity), true
+	case "CapabilityVersion.priority":
+		if e.ComplexityRoot.CapabilityVersion.Priority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Priority(childComplexity), true
+	case "CapabilityVersion.requestId":
+		if e.ComplexityRoot.CapabilityVersion.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.RequestID(childComplexity), true
+	case "CapabilityVersion.revision":
+		if e.ComplexityRoot.CapabilityVersion.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Revision(childComplexity), true
+	case "CapabilityVersion.status":
+		if e.ComplexityRoot.CapabilityVersion.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Status(childComplexity), true
+	case "CapabilityVersion.tags":
+		if e.ComplexityRoot.CapabilityVersion.Tags == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Tags(childComplexity), true
+	case "CapabilityVersion.version":
+		if e.ComplexityRoot.CapabilityVersion.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersion.Version(childComplexity), true
+
+	case "CapabilityVersionConnection.edges":
+		if e.ComplexityRoot.CapabilityVersionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersionConnection.Edges(childComplexity), true
+	case "CapabilityVersionConnection.nodes":
+		if e.ComplexityRoot.CapabilityVersionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersionConnection.Nodes(childComplexity), true
+	case "CapabilityVersionConnection.pageInfo":
+		if e.ComplexityRoot.CapabilityVersionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersionConnection.PageInfo(childComplexity), true
+
+	case "CapabilityVersionEdge.cursor":
+		if e.ComplexityRoot.CapabilityVersionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersionEdge.Cursor(childComplexity), true
+	case "CapabilityVersionEdge.node":
+		if e.ComplexityRoot.CapabilityVersionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityVersionEdge.Node(childComplexity), true
 
 	case "Compliance.certificationStatus":
 		if e.ComplexityRoot.Compliance.CertificationStatus == nil {
@@ -2931,6 +3180,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Capability(childComplexity, args["id"].(string)), true
+	case "Query.capabilityHistory":
+		if e.ComplexityRoot.Query.CapabilityHistory == nil {
+			break
+		}
+
+		args, err := ec.field_Query_capabilityHistory_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.CapabilityHistory(childComplexity, args["id"].(string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.componentMetrics":
 		if e.ComplexityRoot.Query.ComponentMetrics == nil {
 			break
@@ -3199,38 +3459,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Rule.Version(childComplexity), true
 
-	case "RuleConnection.edges":
-		if e.ComplexityRoot.RuleConnection.Edges == nil {
-			break
-		}
-
-		return e.ComplexityRoot.RuleConnection.Edges(childComplexity), true
-	case "RuleConnection.nodes":
-		if e.ComplexityRoot.RuleConnection.Nodes == nil {
-			break
-		}
-
-		return e.ComplexityRoot.RuleConnection.Nodes(childComplexity), true
-	case "RuleConnection.pageInfo":
-		if e.ComplexityRoot.RuleConnection.PageInfo == nil {
-			break
-		}
-
-		return e.ComplexityRoot.RuleConnection.PageInfo(childComplexity), true
-
-	case "RuleEdge.cursor":
-		if e.ComplexityRoot.RuleEdge.Cursor == nil {
-			break
-		}
-
-		return e.ComplexityRoot.RuleEdge.Cursor(childComplexity), true
-	case "RuleEdge.node":
-		if e.ComplexityRoot.RuleEdge.Node == nil {
-			break
-		}
-
-		return e.ComplexityRoot.RuleEdge.Node(childComplexity), true
-
 	case "RuleEvaluation.actions":
 		if e.ComplexityRoot.RuleEvaluation.Actions == nil {
 			break
@@ -3323,6 +3551,189 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RuleMetrics.SuccessRate(childComplexity), true
+
+	case "RuleVersion.actions":
+		if e.ComplexityRoot.RuleVersion.Actions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Actions(childComplexity), true
+	case "RuleVersion.actor":
+		if e.ComplexityRoot.RuleVersion.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Actor(childComplexity), true
+	case "RuleVersion.approvedBy":
+		if e.ComplexityRoot.RuleVersion.ApprovedBy == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.ApprovedBy(childComplexity), true
+	case "RuleVersion.at":
+		if e.ComplexityRoot.RuleVersion.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.At(childComplexity), true
+	case "RuleVersion.author":
+		if e.ComplexityRoot.RuleVersion.Author == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Author(childComplexity), true
+	case "RuleVersion.capabilityId":
+		if e.ComplexityRoot.RuleVersion.CapabilityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.CapabilityID(childComplexity), true
+	case "RuleVersion.conditions":
+		if e.ComplexityRoot.RuleVersion.Conditions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Conditions(childComplexity), true
+	case "RuleVersion.createdAt":
+		if e.ComplexityRoot.RuleVersion.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.CreatedAt(childComplexity), true
+	case "RuleVersion.deleted":
+		if e.ComplexityRoot.RuleVersion.Deleted == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Deleted(childComplexity), true
+	case "RuleVersion.description":
+		if e.ComplexityRoot.RuleVersion.Description == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Description(childComplexity), true
+	case "RuleVersion.effectiveFrom":
+		if e.ComplexityRoot.RuleVersion.EffectiveFrom == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.EffectiveFrom(childComplexity), true
+	case "RuleVersion.effectiveUntil":
+		if e.ComplexityRoot.RuleVersion.EffectiveUntil == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.EffectiveUntil(childComplexity), true
+	case "RuleVersion.id":
+		if e.ComplexityRoot.RuleVersion.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.ID(childComplexity), true
+	case "RuleVersion.metadata":
+		if e.ComplexityRoot.RuleVersion.Metadata == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Metadata(childComplexity), true
+	case "RuleVersion.metrics":
+		if e.ComplexityRoot.RuleVersion.Metrics == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Metrics(childComplexity), true
+	case "RuleVersion.name":
+		if e.ComplexityRoot.RuleVersion.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Name(childComplexity), true
+	case "RuleVersion.order":
+		if e.ComplexityRoot.RuleVersion.Order == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Order(childComplexity), true
+	case "RuleVersion.priority":
+		if e.ComplexityRoot.RuleVersion.Priority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Priority(childComplexity), true
+	case "RuleVersion.requestId":
+		if e.ComplexityRoot.RuleVersion.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.RequestID(childComplexity), true
+	case "RuleVersion.revision":
+		if e.ComplexityRoot.RuleVersion.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Revision(childComplexity), true
+	case "RuleVersion.ruleId":
+		if e.ComplexityRoot.RuleVersion.RuleID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.RuleID(childComplexity), true
+	case "RuleVersion.ruleType":
+		if e.ComplexityRoot.RuleVersion.RuleType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.RuleType(childComplexity), true
+	case "RuleVersion.scope":
+		if e.ComplexityRoot.RuleVersion.Scope == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Scope(childComplexity), true
+	case "RuleVersion.status":
+		if e.ComplexityRoot.RuleVersion.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Status(childComplexity), true
+	case "RuleVersion.version":
+		if e.ComplexityRoot.RuleVersion.Version == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersion.Version(childComplexity), true
+
+	case "RuleVersionConnection.edges":
+		if e.ComplexityRoot.RuleVersionConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersionConnection.Edges(childComplexity), true
+	case "RuleVersionConnection.nodes":
+		if e.ComplexityRoot.RuleVersionConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersionConnection.Nodes(childComplexity), true
+	case "RuleVersionConnection.pageInfo":
+		if e.ComplexityRoot.RuleVersionConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersionConnection.PageInfo(childComplexity), true
+
+	case "RuleVersionEdge.cursor":
+		if e.ComplexityRoot.RuleVersionEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersionEdge.Cursor(childComplexity), true
+	case "RuleVersionEdge.node":
+		if e.ComplexityRoot.RuleVersionEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleVersionEdge.Node(childComplexity), true
 
 	case "SaturationValue.cpu":
 		if e.ComplexityRoot.SaturationValue.CPU == nil {
@@ -3734,6 +4145,8 @@ type Query {
   componentsByType(type: String!, first: Int = 50, after: String): ComponentConnection!
   "The job with this ID (the JOB# index), or null when there is none."
   job(id: ID!): Job
+  "A capability's versions, newest first, live or deleted: for a deleted capability the tombstone comes first (who deleted it and when), then its last revision and every one before. Admin only."
+  capabilityHistory(id: ID!, first: Int = 20, after: String): CapabilityVersionConnection!
   "One component's metrics of every type in time order (the METRICS# index); ` + "`" + `from` + "`" + ` and ` + "`" + `to` + "`" + ` are inclusive."
   componentMetrics(componentId: ID!, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection!
 }
@@ -4034,8 +4447,8 @@ type Capability {
   evaluateRules(input: JSON!, ruleType: RuleType): [RuleEvaluation!]!
   "Each component's health against its SLA, and the capability's composite availability against businessMetrics.sla."
   slaReport: SlaReport!
-  "Previous versions of this capability's own fields, newest first (their nested fields show the current partition)."
-  history(first: Int = 20, after: String): CapabilityConnection!
+  "Every revision before the current one, newest first, with who wrote it."
+  history(first: Int = 20, after: String): CapabilityVersionConnection!
 }
 
 "A capability's dependency graph and what follows from it."
@@ -4914,26 +5327,8 @@ type Rule {
   createdAt: DateTime!
   "When it was last changed."
   updatedAt: DateTime!
-  "Previous versions of this rule, newest first."
-  history(first: Int = 20, after: String): RuleConnection!
-}
-
-"A page of rules."
-type RuleConnection {
-  "The rules with their cursors."
-  edges: [RuleEdge!]!
-  "The rules of the page."
-  nodes: [Rule!]!
-  "Where the page ends."
-  pageInfo: PageInfo!
-}
-
-"A rule and its cursor."
-type RuleEdge {
-  "Opaque position of this item: valid only as ` + "`" + `after` + "`" + ` of the same query."
-  cursor: String!
-  "The rule."
-  node: Rule!
+  "Every revision before the current one, newest first, with who wrote it; a rule deleted earlier with the same ID adds its revisions and its tombstone."
+  history(first: Int = 20, after: String): RuleVersionConnection!
 }
 
 "A weighted test: ` + "`" + `field` + "`" + ` is a dot path into the evaluated input."
@@ -4997,7 +5392,7 @@ type Mutation {
   updateCapability(id: ID!, expectedRevision: Int!, input: UpdateCapabilityInput!, clientRequestToken: String): Capability!
   "Moves a capability one lifecycle step: PLANNING -> DEVELOPMENT -> ACTIVE -> DEPRECATED -> RETIRING, and DEPRECATED -> ACTIVE."
   transitionCapability(id: ID!, to: CapabilityStatus!, expectedRevision: Int!, clientRequestToken: String): Capability!
-  "Removes a capability with its whole partition (components, dependencies, jobs, metrics, rules, history)."
+  "Removes a capability with its partition (components, dependencies, jobs, metrics, rules); its history stays, with a tombstone naming who deleted it (` + "`" + `capabilityHistory` + "`" + `)."
   deleteCapability(id: ID!, expectedRevision: Int!, clientRequestToken: String): Boolean!
   "Adds a component to a capability."
   addComponent(capabilityId: ID!, input: ComponentInput!, clientRequestToken: String): Component!
@@ -5019,7 +5414,7 @@ type Mutation {
   createRule(capabilityId: ID!, input: RuleInput!, clientRequestToken: String): Rule!
   "Changes a rule; the previous version is kept in its history, and a new order moves it."
   updateRule(capabilityId: ID!, ruleId: ID!, expectedRevision: Int!, input: UpdateRuleInput!, clientRequestToken: String): Rule!
-  "Removes a rule (its history stays)."
+  "Removes a rule; its history stays, with its last revision and a tombstone naming who deleted it."
   deleteRule(capabilityId: ID!, ruleId: ID!, clientRequestToken: String): Boolean!
   "Returns a presigned PUT URL with which a pipeline uploads an artifact of a job (devops role or above). Names are relative to the job: no '..', no absolute paths."
   createArtifactUpload(jobId: ID!, name: String!, contentType: String!): ArtifactUpload!
@@ -5806,6 +6201,158 @@ input RuleMetadataInput {
   "Last review."
   lastReview: DateTime
 }
+
+"Who made a change."
+type Actor {
+  "The API key's name; ` + "`" + `anonymous` + "`" + ` for a caller without a key; ` + "`" + `system` + "`" + ` for the server's own work (the scheduled archive, a resumed delete); ` + "`" + `unknown` + "`" + ` for versions written before actors were recorded."
+  name: String!
+  "The role it acted with: ` + "`" + `viewer` + "`" + `, ` + "`" + `devops` + "`" + `, ` + "`" + `admin` + "`" + `, ` + "`" + `system` + "`" + ` or ` + "`" + `unknown` + "`" + `."
+  role: String!
+}
+
+"""
+One revision of a capability as it was written: its own fields then, who wrote it and in which
+request. Never the live capability: its ` + "`" + `id` + "`" + ` is the version's.
+"""
+type CapabilityVersion {
+  "` + "`" + `{capabilityId}@{revision}` + "`" + `, e.g. ` + "`" + `CAP-ALERT-MGT-001@3` + "`" + `: one per version across the catalogue (no live entity's id has an ` + "`" + `@` + "`" + `)."
+  id: ID!
+  "The revision this version was (the tombstone's is one after the last)."
+  revision: Int!
+  "When this revision was written; for the tombstone, when the capability was deleted."
+  at: DateTime!
+  "Who wrote this revision (for the tombstone: who deleted the capability)."
+  actor: Actor!
+  "The X-Request-ID of the request that wrote it (null for the server's own work and for versions written before requests were recorded)."
+  requestId: String
+  "True for the tombstone of a deleted capability: its fields as they were when it was deleted."
+  deleted: Boolean!
+  "The capability's ID, e.g. CAP-ALERT-MGT-001."
+  capabilityId: ID!
+  "Display name."
+  name: String!
+  "What the capability does."
+  description: String
+  "The business domain that groups it (operations, risk...)."
+  businessDomain: String!
+  "Lifecycle stage."
+  status: CapabilityStatus!
+  "Business criticality."
+  priority: Priority!
+  "Owning team."
+  owner: String
+  "Who created it."
+  createdBy: String
+  "Version of the capability's definition."
+  version: String
+  "Free tags."
+  tags: [String!]!
+  "Service objectives (sla, rto, rpo)."
+  businessMetrics: BusinessMetrics
+  "How it is built and deployed."
+  architecture: Architecture
+  "Standards and audits."
+  compliance: Compliance
+  "Counters kept equal to what the capability's partition holds."
+  aggregates: Aggregates!
+  "Lifecycle dates."
+  lifecycle: Lifecycle
+  "When the capability was created."
+  createdAt: DateTime!
+}
+
+"A page of capability versions, newest first."
+type CapabilityVersionConnection {
+  "The versions with their cursors."
+  edges: [CapabilityVersionEdge!]!
+  "The versions of the page."
+  nodes: [CapabilityVersion!]!
+  "Where the page ends."
+  pageInfo: PageInfo!
+}
+
+"A capability version and its cursor."
+type CapabilityVersionEdge {
+  "Opaque position of this item: valid only as ` + "`" + `after` + "`" + ` of the same query."
+  cursor: String!
+  "The version."
+  node: CapabilityVersion!
+}
+
+"""
+One revision of a rule as it was written: its fields then, who wrote it and in which request.
+Never the live rule: its ` + "`" + `id` + "`" + ` is the version's.
+"""
+type RuleVersion {
+  "` + "`" + `{capabilityId}/{ruleId}@{revision}` + "`" + `: one per version across the catalogue."
+  id: ID!
+  "The revision this version was (a tombstone's is one after the rule's last)."
+  revision: Int!
+  "When this revision was written; for a tombstone, when the rule was deleted."
+  at: DateTime!
+  "Who wrote this revision (for a tombstone: who deleted the rule)."
+  actor: Actor!
+  "The X-Request-ID of the request that wrote it."
+  requestId: String
+  "True for the tombstone of a deleted rule: its fields as they were when it was deleted."
+  deleted: Boolean!
+  "The rule's ID."
+  ruleId: ID!
+  "The capability it belongs to."
+  capabilityId: ID!
+  "Display name."
+  name: String!
+  "What it does."
+  description: String
+  "Kind of rule."
+  ruleType: RuleType!
+  "Scope, e.g. capability."
+  scope: String
+  "Priority label."
+  priority: Priority!
+  "Execution order, 1..999, lower first; it places the rule in the partition (RULE#001#...)."
+  order: Int!
+  "State."
+  status: RuleStatus!
+  "Version of the rule."
+  version: String
+  "Author."
+  author: String
+  "Approver."
+  approvedBy: String
+  "In force from (inclusive)."
+  effectiveFrom: DateTime
+  "In force until (exclusive); null is open-ended."
+  effectiveUntil: DateTime
+  "Weighted conditions."
+  conditions: [Condition!]!
+  "Actions on a match."
+  actions: [Action!]!
+  "Tags and review facts."
+  metadata: RuleMetadata
+  "Execution statistics."
+  metrics: RuleMetrics
+  "When the rule was created."
+  createdAt: DateTime!
+}
+
+"A page of rule versions, newest first."
+type RuleVersionConnection {
+  "The versions with their cursors."
+  edges: [RuleVersionEdge!]!
+  "The versions of the page."
+  nodes: [RuleVersion!]!
+  "Where the page ends."
+  pageInfo: PageInfo!
+}
+
+"A rule version and its cursor."
+type RuleVersionEdge {
+  "Opaque position of this item: valid only as ` + "`" + `after` + "`" + ` of the same query."
+  cursor: String!
+  "The version."
+  node: RuleVersion!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -5822,6 +6369,16 @@ func (ec *executionContext) childFields_Action(ctx context.Context, field graphq
 		return ec.fieldContext_Action_parameters(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+}
+
+func (ec *executionContext) childFields_Actor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Actor_name(ctx, field)
+	case "role":
+		return ec.fieldContext_Actor_role(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Actor", field.Name)
 }
 
 func (ec *executionContext) childFields_Aggregates(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6102,6 +6659,78 @@ func (ec *executionContext) childFields_CapabilityEdge(ctx context.Context, fiel
 		return ec.fieldContext_CapabilityEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CapabilityEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CapabilityVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_CapabilityVersion_id(ctx, field)
+	case "revision":
+		return ec.fieldContext_CapabilityVersion_revision(ctx, field)
+	case "at":
+		return ec.fieldContext_CapabilityVersion_at(ctx, field)
+	case "actor":
+		return ec.fieldContext_CapabilityVersion_actor(ctx, field)
+	case "requestId":
+		return ec.fieldContext_CapabilityVersion_requestId(ctx, field)
+	case "deleted":
+		return ec.fieldContext_CapabilityVersion_deleted(ctx, field)
+	case "capabilityId":
+		return ec.fieldContext_CapabilityVersion_capabilityId(ctx, field)
+	case "name":
+		return ec.fieldContext_CapabilityVersion_name(ctx, field)
+	case "description":
+		return ec.fieldContext_CapabilityVersion_description(ctx, field)
+	case "businessDomain":
+		return ec.fieldContext_CapabilityVersion_businessDomain(ctx, field)
+	case "status":
+		return ec.fieldContext_CapabilityVersion_status(ctx, field)
+	case "priority":
+		return ec.fieldContext_CapabilityVersion_priority(ctx, field)
+	case "owner":
+		return ec.fieldContext_CapabilityVersion_owner(ctx, field)
+	case "createdBy":
+		return ec.fieldContext_CapabilityVersion_createdBy(ctx, field)
+	case "version":
+		return ec.fieldContext_CapabilityVersion_version(ctx, field)
+	case "tags":
+		return ec.fieldContext_CapabilityVersion_tags(ctx, field)
+	case "businessMetrics":
+		return ec.fieldContext_CapabilityVersion_businessMetrics(ctx, field)
+	case "architecture":
+		return ec.fieldContext_CapabilityVersion_architecture(ctx, field)
+	case "compliance":
+		return ec.fieldContext_CapabilityVersion_compliance(ctx, field)
+	case "aggregates":
+		return ec.fieldContext_CapabilityVersion_aggregates(ctx, field)
+	case "lifecycle":
+		return ec.fieldContext_CapabilityVersion_lifecycle(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_CapabilityVersion_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CapabilityVersion", field.Name)
+}
+
+func (ec *executionContext) childFields_CapabilityVersionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_CapabilityVersionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_CapabilityVersionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_CapabilityVersionConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CapabilityVersionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_CapabilityVersionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_CapabilityVersionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_CapabilityVersionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CapabilityVersionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Compliance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -6840,28 +7469,6 @@ func (ec *executionContext) childFields_Rule(ctx context.Context, field graphql.
 	return nil, fmt.Errorf("no field named %q was found under type Rule", field.Name)
 }
 
-func (ec *executionContext) childFields_RuleConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "edges":
-		return ec.fieldContext_RuleConnection_edges(ctx, field)
-	case "nodes":
-		return ec.fieldContext_RuleConnection_nodes(ctx, field)
-	case "pageInfo":
-		return ec.fieldContext_RuleConnection_pageInfo(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type RuleConnection", field.Name)
-}
-
-func (ec *executionContext) childFields_RuleEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-	switch field.Name {
-	case "cursor":
-		return ec.fieldContext_RuleEdge_cursor(ctx, field)
-	case "node":
-		return ec.fieldContext_RuleEdge_node(ctx, field)
-	}
-	return nil, fmt.Errorf("no field named %q was found under type RuleEdge", field.Name)
-}
-
 func (ec *executionContext) childFields_RuleEvaluation(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "rule":
@@ -6908,6 +7515,84 @@ func (ec *executionContext) childFields_RuleMetrics(ctx context.Context, field g
 		return ec.fieldContext_RuleMetrics_lastExecuted(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RuleMetrics", field.Name)
+}
+
+func (ec *executionContext) childFields_RuleVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_RuleVersion_id(ctx, field)
+	case "revision":
+		return ec.fieldContext_RuleVersion_revision(ctx, field)
+	case "at":
+		return ec.fieldContext_RuleVersion_at(ctx, field)
+	case "actor":
+		return ec.fieldContext_RuleVersion_actor(ctx, field)
+	case "requestId":
+		return ec.fieldContext_RuleVersion_requestId(ctx, field)
+	case "deleted":
+		return ec.fieldContext_RuleVersion_deleted(ctx, field)
+	case "ruleId":
+		return ec.fieldContext_RuleVersion_ruleId(ctx, field)
+	case "capabilityId":
+		return ec.fieldContext_RuleVersion_capabilityId(ctx, field)
+	case "name":
+		return ec.fieldContext_RuleVersion_name(ctx, field)
+	case "description":
+		return ec.fieldContext_RuleVersion_description(ctx, field)
+	case "ruleType":
+		return ec.fieldContext_RuleVersion_ruleType(ctx, field)
+	case "scope":
+		return ec.fieldContext_RuleVersion_scope(ctx, field)
+	case "priority":
+		return ec.fieldContext_RuleVersion_priority(ctx, field)
+	case "order":
+		return ec.fieldContext_RuleVersion_order(ctx, field)
+	case "status":
+		return ec.fieldContext_RuleVersion_status(ctx, field)
+	case "version":
+		return ec.fieldContext_RuleVersion_version(ctx, field)
+	case "author":
+		return ec.fieldContext_RuleVersion_author(ctx, field)
+	case "approvedBy":
+		return ec.fieldContext_RuleVersion_approvedBy(ctx, field)
+	case "effectiveFrom":
+		return ec.fieldContext_RuleVersion_effectiveFrom(ctx, field)
+	case "effectiveUntil":
+		return ec.fieldContext_RuleVersion_effectiveUntil(ctx, field)
+	case "conditions":
+		return ec.fieldContext_RuleVersion_conditions(ctx, field)
+	case "actions":
+		return ec.fieldContext_RuleVersion_actions(ctx, field)
+	case "metadata":
+		return ec.fieldContext_RuleVersion_metadata(ctx, field)
+	case "metrics":
+		return ec.fieldContext_RuleVersion_metrics(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_RuleVersion_createdAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RuleVersion", field.Name)
+}
+
+func (ec *executionContext) childFields_RuleVersionConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_RuleVersionConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_RuleVersionConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_RuleVersionConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RuleVersionConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_RuleVersionEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_RuleVersionEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_RuleVersionEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RuleVersionEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_SaturationValue(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8126,6 +8811,36 @@ func (ec *executionContext) field_Query_capabilities_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_capabilityHistory_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_capability_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -8370,6 +9085,52 @@ func (ec *executionContext) _Action_parameters(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Action_parameters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Action", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _Actor_name(ctx context.Context, field graphql.CollectedField, obj *catalog.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Actor_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Actor_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Actor", field, false, false, "String")
+}
+
+func (ec *executionContext) _Actor_role(ctx context.Context, field graphql.CollectedField, obj *catalog.Actor) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Actor_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Actor_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Actor", field, false, false, "String")
 }
 
 func (ec *executionContext) _Aggregates_totalComponents(ctx context.Context, field graphql.CollectedField, obj *catalog.Aggregates) (ret graphql.Marshaler) {
@@ -10777,8 +11538,8 @@ func (ec *executionContext) _Capability_history(ctx context.Context, field graph
 			return ec.Resolvers.Capability().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityConnection) graphql.Marshaler {
-			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityVersionConnection) graphql.Marshaler {
+			return ec.marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -10791,7 +11552,7 @@ func (ec *executionContext) fieldContext_Capability_history(ctx context.Context,
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_CapabilityConnection(ctx, field)
+			return ec.childFields_CapabilityVersionConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -10954,6 +11715,717 @@ func (ec *executionContext) fieldContext_CapabilityEdge_node(_ context.Context, 
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Capability(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersion_id(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, true, false, "ID")
+}
+
+func (ec *executionContext) _CapabilityVersion_revision(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CapabilityVersion_at(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, true, false, "DateTime")
+}
+
+func (ec *executionContext) _CapabilityVersion_actor(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Actor) graphql.Marshaler {
+			return ec.marshalNActor2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Actor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersion_requestId(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_requestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersion_deleted(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_deleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deleted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _CapabilityVersion_capabilityId(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_capabilityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CapabilityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_capabilityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "ID")
+}
+
+func (ec *executionContext) _CapabilityVersion_name(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersion_description(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersion_businessDomain(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_businessDomain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BusinessDomain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_businessDomain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersion_status(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.CapabilityStatus) graphql.Marshaler {
+			return ec.marshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "CapabilityStatus")
+}
+
+func (ec *executionContext) _CapabilityVersion_priority(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_priority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Priority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Priority) graphql.Marshaler {
+			return ec.marshalNPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_priority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "Priority")
+}
+
+func (ec *executionContext) _CapabilityVersion_owner(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Owner, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_owner(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersion_createdBy(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_createdBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_createdBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersion_version(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersion_tags(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_tags(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Tags, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_tags(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersion_businessMetrics(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_businessMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.BusinessMetrics, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.BusinessMetrics) graphql.Marshaler {
+			return ec.marshalOBusinessMetrics2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐBusinessMetrics(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_businessMetrics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_BusinessMetrics(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersion_architecture(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_architecture(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Architecture, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Architecture) graphql.Marshaler {
+			return ec.marshalOArchitecture2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐArchitecture(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_architecture(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Architecture(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersion_compliance(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_compliance(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Compliance, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Compliance) graphql.Marshaler {
+			return ec.marshalOCompliance2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCompliance(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_compliance(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Compliance(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersion_aggregates(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_aggregates(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Aggregates, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Aggregates) graphql.Marshaler {
+			return ec.marshalNAggregates2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAggregates(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_aggregates(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Aggregates(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersion_lifecycle(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_lifecycle(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Lifecycle, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Lifecycle) graphql.Marshaler {
+			return ec.marshalOLifecycle2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐLifecycle(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_lifecycle(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Lifecycle(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersion_createdAt(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersion_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersion_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _CapabilityVersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CapabilityVersionEdge) graphql.Marshaler {
+			return ec.marshalNCapabilityVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapabilityVersionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.CapabilityVersion) graphql.Marshaler {
+			return ec.marshalNCapabilityVersion2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapabilityVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityVersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityVersionEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _CapabilityVersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityVersionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.CapabilityVersion) graphql.Marshaler {
+			return ec.marshalNCapabilityVersion2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityVersion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityVersionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CapabilityVersionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapabilityVersion(ctx, field)
 		},
 	}
 	return fc, nil
@@ -17196,6 +18668,50 @@ func (ec *executionContext) fieldContext_Query_job(ctx context.Context, field gr
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_capabilityHistory(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_capabilityHistory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().CapabilityHistory(ctx, fc.Args["id"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityVersionConnection) graphql.Marshaler {
+			return ec.marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_capabilityHistory(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapabilityVersionConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_capabilityHistory_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_componentMetrics(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -18229,8 +19745,8 @@ func (ec *executionContext) _Rule_history(ctx context.Context, field graphql.Col
 			return ec.Resolvers.Rule().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.RuleConnection) graphql.Marshaler {
-			return ec.marshalNRuleConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.RuleVersionConnection) graphql.Marshaler {
+			return ec.marshalNRuleVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18243,7 +19759,7 @@ func (ec *executionContext) fieldContext_Rule_history(ctx context.Context, field
 		IsMethod:   true,
 		IsResolver: true,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_RuleConnection(ctx, field)
+			return ec.childFields_RuleVersionConnection(ctx, field)
 		},
 	}
 	defer func() {
@@ -18256,157 +19772,6 @@ func (ec *executionContext) fieldContext_Rule_history(ctx context.Context, field
 	if fc.Args, err = ec.field_Rule_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _RuleConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RuleConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RuleConnection_edges(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Edges, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.RuleEdge) graphql.Marshaler {
-			return ec.marshalNRuleEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleEdgeᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_RuleConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "RuleConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_RuleEdge(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _RuleConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.RuleConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RuleConnection_nodes(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Nodes, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Rule) graphql.Marshaler {
-			return ec.marshalNRule2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleᚄ(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_RuleConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "RuleConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Rule(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _RuleConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.RuleConnection) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RuleConnection_pageInfo(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.PageInfo, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
-			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_RuleConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "RuleConnection",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_PageInfo(ctx, field)
-		},
-	}
-	return fc, nil
-}
-
-func (ec *executionContext) _RuleEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RuleEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RuleEdge_cursor(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Cursor, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
-			return ec.marshalNString2string(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_RuleEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("RuleEdge", field, false, false, "String")
-}
-
-func (ec *executionContext) _RuleEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.RuleEdge) (ret graphql.Marshaler) {
-	return graphql.ResolveField(
-		ctx,
-		ec.OperationContext,
-		field,
-		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.fieldContext_RuleEdge_node(ctx, field)
-		},
-		func(ctx context.Context) (any, error) {
-			return obj.Node, nil
-		},
-		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Rule) graphql.Marshaler {
-			return ec.marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, selections, v)
-		},
-		true,
-		true,
-	)
-}
-func (ec *executionContext) fieldContext_RuleEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	fc = &graphql.FieldContext{
-		Object:     "RuleEdge",
-		Field:      field,
-		IsMethod:   false,
-		IsResolver: false,
-		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
-			return ec.childFields_Rule(ctx, field)
-		},
 	}
 	return fc, nil
 }
@@ -18772,6 +20137,777 @@ func (ec *executionContext) _RuleMetrics_lastExecuted(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_RuleMetrics_lastExecuted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RuleMetrics", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _RuleVersion_id(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, true, false, "ID")
+}
+
+func (ec *executionContext) _RuleVersion_revision(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RuleVersion_at(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At(), nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, true, false, "DateTime")
+}
+
+func (ec *executionContext) _RuleVersion_actor(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Actor) graphql.Marshaler {
+			return ec.marshalNActor2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Actor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleVersion_requestId(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_requestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleVersion_deleted(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_deleted(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Deleted, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_deleted(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RuleVersion_ruleId(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_ruleId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RuleID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_ruleId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RuleVersion_capabilityId(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_capabilityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CapabilityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_capabilityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "ID")
+}
+
+func (ec *executionContext) _RuleVersion_name(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleVersion_description(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_description(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Description, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_description(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleVersion_ruleType(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_ruleType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RuleType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.RuleType) graphql.Marshaler {
+			return ec.marshalNRuleType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_ruleType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "RuleType")
+}
+
+func (ec *executionContext) _RuleVersion_scope(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_scope(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Scope, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_scope(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleVersion_priority(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_priority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Priority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Priority) graphql.Marshaler {
+			return ec.marshalNPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_priority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "Priority")
+}
+
+func (ec *executionContext) _RuleVersion_order(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_order(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Order, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_order(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RuleVersion_status(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.RuleStatus) graphql.Marshaler {
+			return ec.marshalNRuleStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "RuleStatus")
+}
+
+func (ec *executionContext) _RuleVersion_version(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_version(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Version, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_version(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleVersion_author(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_author(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Author, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_author(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleVersion_approvedBy(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_approvedBy(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ApprovedBy, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalOString2string(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_approvedBy(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleVersion_effectiveFrom(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_effectiveFrom(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EffectiveFrom, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_effectiveFrom(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _RuleVersion_effectiveUntil(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_effectiveUntil(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EffectiveUntil, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_effectiveUntil(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _RuleVersion_conditions(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_conditions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Conditions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []catalog.Condition) graphql.Marshaler {
+			return ec.marshalNCondition2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐConditionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_conditions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Condition(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleVersion_actions(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_actions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []catalog.Action) graphql.Marshaler {
+			return ec.marshalNAction2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_actions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Action(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleVersion_metadata(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_metadata(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metadata, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.RuleMetadata) graphql.Marshaler {
+			return ec.marshalORuleMetadata2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleMetadata(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_metadata(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleMetadata(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleVersion_metrics(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_metrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Metrics, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.RuleMetrics) graphql.Marshaler {
+			return ec.marshalORuleMetrics2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleMetrics(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_metrics(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersion",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleMetrics(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleVersion_createdAt(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleVersion) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersion_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersion_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _RuleVersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersionConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.RuleVersionEdge) graphql.Marshaler {
+			return ec.marshalNRuleVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersionConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleVersionEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleVersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersionConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.RuleVersion) graphql.Marshaler {
+			return ec.marshalNRuleVersion2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleVersionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersionConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleVersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionConnection) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersionConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersionConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersionConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleVersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersionEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersionEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleVersionEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleVersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionEdge) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleVersionEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.RuleVersion) graphql.Marshaler {
+			return ec.marshalNRuleVersion2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleVersion(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleVersionEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleVersionEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleVersion(ctx, field)
+		},
+	}
+	return fc, nil
 }
 
 func (ec *executionContext) _SaturationValue_cpu(ctx context.Context, field graphql.CollectedField, obj *catalog.SaturationValue) (ret graphql.Marshaler) {
@@ -24719,6 +26855,44 @@ func (ec *executionContext) _Action(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var actorImplementors = []string{"Actor"}
+
+func (ec *executionContext) _Actor(ctx context.Context, sel ast.SelectionSet, obj *catalog.Actor) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, actorImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Actor")
+		case "name":
+			out.Values[i] = ec._Actor_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "role":
+			out.Values[i] = ec._Actor_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var aggregatesImplementors = []string{"Aggregates"}
 
 func (ec *executionContext) _Aggregates(ctx context.Context, sel ast.SelectionSet, obj *catalog.Aggregates) graphql.Marshaler {
@@ -25594,6 +27768,225 @@ func (ec *executionContext) _CapabilityEdge(ctx context.Context, sel ast.Selecti
 			}
 		case "node":
 			out.Values[i] = ec._CapabilityEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var capabilityVersionImplementors = []string{"CapabilityVersion"}
+
+func (ec *executionContext) _CapabilityVersion(ctx context.Context, sel ast.SelectionSet, obj *catalog.CapabilityVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CapabilityVersion")
+		case "id":
+			out.Values[i] = ec._CapabilityVersion_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._CapabilityVersion_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._CapabilityVersion_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actor":
+			out.Values[i] = ec._CapabilityVersion_actor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestId":
+			out.Values[i] = ec._CapabilityVersion_requestId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleted":
+			out.Values[i] = ec._CapabilityVersion_deleted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "capabilityId":
+			out.Values[i] = ec._CapabilityVersion_capabilityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._CapabilityVersion_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._CapabilityVersion_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "businessDomain":
+			out.Values[i] = ec._CapabilityVersion_businessDomain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._CapabilityVersion_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "priority":
+			out.Values[i] = ec._CapabilityVersion_priority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "owner":
+			out.Values[i] = ec._CapabilityVersion_owner(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdBy":
+			out.Values[i] = ec._CapabilityVersion_createdBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._CapabilityVersion_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "tags":
+			out.Values[i] = ec._CapabilityVersion_tags(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "businessMetrics":
+			out.Values[i] = ec._CapabilityVersion_businessMetrics(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "architecture":
+			out.Values[i] = ec._CapabilityVersion_architecture(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "compliance":
+			out.Values[i] = ec._CapabilityVersion_compliance(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "aggregates":
+			out.Values[i] = ec._CapabilityVersion_aggregates(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lifecycle":
+			out.Values[i] = ec._CapabilityVersion_lifecycle(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._CapabilityVersion_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var capabilityVersionConnectionImplementors = []string{"CapabilityVersionConnection"}
+
+func (ec *executionContext) _CapabilityVersionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CapabilityVersionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityVersionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CapabilityVersionConnection")
+		case "edges":
+			out.Values[i] = ec._CapabilityVersionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._CapabilityVersionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._CapabilityVersionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var capabilityVersionEdgeImplementors = []string{"CapabilityVersionEdge"}
+
+func (ec *executionContext) _CapabilityVersionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CapabilityVersionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityVersionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CapabilityVersionEdge")
+		case "cursor":
+			out.Values[i] = ec._CapabilityVersionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._CapabilityVersionEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -27881,6 +30274,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_job(ctx, field)
 				})
+		case "capabilityHistory":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_capabilityHistory(ctx, field)
+				})
 		case "componentMetrics":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -28272,87 +30671,6 @@ func (ec *executionContext) _Rule(ctx context.Context, sel ast.SelectionSet, obj
 	return out
 }
 
-var ruleConnectionImplementors = []string{"RuleConnection"}
-
-func (ec *executionContext) _RuleConnection(ctx context.Context, sel ast.SelectionSet, obj *model.RuleConnection) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, ruleConnectionImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("RuleConnection")
-		case "edges":
-			out.Values[i] = ec._RuleConnection_edges(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "nodes":
-			out.Values[i] = ec._RuleConnection_nodes(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "pageInfo":
-			out.Values[i] = ec._RuleConnection_pageInfo(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
-var ruleEdgeImplementors = []string{"RuleEdge"}
-
-func (ec *executionContext) _RuleEdge(ctx context.Context, sel ast.SelectionSet, obj *model.RuleEdge) graphql.Marshaler {
-	fields := graphql.CollectFields(ec.OperationContext, sel, ruleEdgeImplementors)
-
-	out := graphql.NewFieldSet(fields)
-	deferred := graphql.NewDeferredGroup(ctx)
-	for i, field := range fields {
-		switch field.Name {
-		case "__typename":
-			out.Values[i] = graphql.MarshalString("RuleEdge")
-		case "cursor":
-			out.Values[i] = ec._RuleEdge_cursor(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		case "node":
-			out.Values[i] = ec._RuleEdge_node(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
-				out.Invalids++
-			}
-		default:
-			panic("unknown field " + strconv.Quote(field.Name))
-		}
-	}
-	out.Dispatch(ctx)
-	if out.Invalids > 0 {
-		return graphql.Null
-	}
-
-	if n := len(deferred.Defers); n > 0 {
-		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
-		ec.ProcessDeferredGroup(deferred)
-	}
-
-	return out
-}
-
 var ruleEvaluationImplementors = []string{"RuleEvaluation"}
 
 func (ec *executionContext) _RuleEvaluation(ctx context.Context, sel ast.SelectionSet, obj *catalog.RuleEvaluation) graphql.Marshaler {
@@ -28493,6 +30811,240 @@ func (ec *executionContext) _RuleMetrics(ctx context.Context, sel ast.SelectionS
 		case "lastExecuted":
 			out.Values[i] = ec._RuleMetrics_lastExecuted(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ruleVersionImplementors = []string{"RuleVersion"}
+
+func (ec *executionContext) _RuleVersion(ctx context.Context, sel ast.SelectionSet, obj *catalog.RuleVersion) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ruleVersionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RuleVersion")
+		case "id":
+			out.Values[i] = ec._RuleVersion_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "revision":
+			out.Values[i] = ec._RuleVersion_revision(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "at":
+			out.Values[i] = ec._RuleVersion_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actor":
+			out.Values[i] = ec._RuleVersion_actor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "requestId":
+			out.Values[i] = ec._RuleVersion_requestId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deleted":
+			out.Values[i] = ec._RuleVersion_deleted(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "ruleId":
+			out.Values[i] = ec._RuleVersion_ruleId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "capabilityId":
+			out.Values[i] = ec._RuleVersion_capabilityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "name":
+			out.Values[i] = ec._RuleVersion_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "description":
+			out.Values[i] = ec._RuleVersion_description(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ruleType":
+			out.Values[i] = ec._RuleVersion_ruleType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "scope":
+			out.Values[i] = ec._RuleVersion_scope(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "priority":
+			out.Values[i] = ec._RuleVersion_priority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "order":
+			out.Values[i] = ec._RuleVersion_order(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._RuleVersion_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "version":
+			out.Values[i] = ec._RuleVersion_version(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "author":
+			out.Values[i] = ec._RuleVersion_author(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "approvedBy":
+			out.Values[i] = ec._RuleVersion_approvedBy(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "effectiveFrom":
+			out.Values[i] = ec._RuleVersion_effectiveFrom(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "effectiveUntil":
+			out.Values[i] = ec._RuleVersion_effectiveUntil(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "conditions":
+			out.Values[i] = ec._RuleVersion_conditions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "actions":
+			out.Values[i] = ec._RuleVersion_actions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "metadata":
+			out.Values[i] = ec._RuleVersion_metadata(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "metrics":
+			out.Values[i] = ec._RuleVersion_metrics(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._RuleVersion_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ruleVersionConnectionImplementors = []string{"RuleVersionConnection"}
+
+func (ec *executionContext) _RuleVersionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.RuleVersionConnection) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ruleVersionConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RuleVersionConnection")
+		case "edges":
+			out.Values[i] = ec._RuleVersionConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._RuleVersionConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._RuleVersionConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ruleVersionEdgeImplementors = []string{"RuleVersionEdge"}
+
+func (ec *executionContext) _RuleVersionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.RuleVersionEdge) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ruleVersionEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RuleVersionEdge")
+		case "cursor":
+			out.Values[i] = ec._RuleVersionEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._RuleVersionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -29366,6 +31918,10 @@ func (ec *executionContext) unmarshalNActionInput2ᚖgithubᚗcomᚋcapcatᚋcat
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNActor2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActor(ctx context.Context, sel ast.SelectionSet, v catalog.Actor) graphql.Marshaler {
+	return ec._Actor(ctx, sel, &v)
+}
+
 func (ec *executionContext) marshalNAggregates2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAggregates(ctx context.Context, sel ast.SelectionSet, v catalog.Aggregates) graphql.Marshaler {
 	return ec._Aggregates(ctx, sel, &v)
 }
@@ -29537,6 +32093,62 @@ func (ec *executionContext) unmarshalNCapabilityStatus2githubᚗcomᚋcapcatᚋc
 
 func (ec *executionContext) marshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx context.Context, sel ast.SelectionSet, v catalog.CapabilityStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNCapabilityVersion2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.CapabilityVersion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCapabilityVersion2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityVersion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCapabilityVersion2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityVersion(ctx context.Context, sel ast.SelectionSet, v *catalog.CapabilityVersion) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CapabilityVersion!")
+		return graphql.Null
+	}
+	return ec._CapabilityVersion(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionConnection(ctx context.Context, sel ast.SelectionSet, v *model.CapabilityVersionConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CapabilityVersionConnection!")
+		return graphql.Null
+	}
+	return ec._CapabilityVersionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCapabilityVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CapabilityVersionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCapabilityVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCapabilityVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionEdge(ctx context.Context, sel ast.SelectionSet, v *model.CapabilityVersionEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CapabilityVersionEdge!")
+		return graphql.Null
+	}
+	return ec._CapabilityVersionEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNComponent2ᚕᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx context.Context, sel ast.SelectionSet, v [][]*catalog.Component) graphql.Marshaler {
@@ -30218,38 +32830,6 @@ func (ec *executionContext) marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋ
 	return ec._Rule(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNRuleConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleConnection(ctx context.Context, sel ast.SelectionSet, v *model.RuleConnection) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "RuleConnection!")
-		return graphql.Null
-	}
-	return ec._RuleConnection(ctx, sel, v)
-}
-
-func (ec *executionContext) marshalNRuleEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RuleEdge) graphql.Marshaler {
-	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
-		fc := graphql.GetFieldContext(ctx)
-		fc.Result = &v[i]
-		return ec.marshalNRuleEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleEdge(ctx, sel, v[i])
-	})
-
-	for _, e := range ret {
-		if e == graphql.Null {
-			return graphql.Null
-		}
-	}
-
-	return ret
-}
-
-func (ec *executionContext) marshalNRuleEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleEdge(ctx context.Context, sel ast.SelectionSet, v *model.RuleEdge) graphql.Marshaler {
-	if v == nil {
-		graphql.AddInvalidNullError(ctx, "RuleEdge!")
-		return graphql.Null
-	}
-	return ec._RuleEdge(ctx, sel, v)
-}
-
 func (ec *executionContext) marshalNRuleEvaluation2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleEvaluationᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.RuleEvaluation) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -30297,6 +32877,62 @@ func (ec *executionContext) unmarshalNRuleType2githubᚗcomᚋcapcatᚋcatalogue
 
 func (ec *executionContext) marshalNRuleType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleType(ctx context.Context, sel ast.SelectionSet, v catalog.RuleType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNRuleVersion2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.RuleVersion) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRuleVersion2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleVersion(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRuleVersion2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleVersion(ctx context.Context, sel ast.SelectionSet, v *catalog.RuleVersion) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RuleVersion!")
+		return graphql.Null
+	}
+	return ec._RuleVersion(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRuleVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionConnection(ctx context.Context, sel ast.SelectionSet, v *model.RuleVersionConnection) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RuleVersionConnection!")
+		return graphql.Null
+	}
+	return ec._RuleVersionConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRuleVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RuleVersionEdge) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRuleVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRuleVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionEdge(ctx context.Context, sel ast.SelectionSet, v *model.RuleVersionEdge) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RuleVersionEdge!")
+		return graphql.Null
+	}
+	return ec._RuleVersionEdge(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNSlaReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLAReport(ctx context.Context, sel ast.SelectionSet, v *catalog.SLAReport) graphql.Marshaler {

@@ -14,6 +14,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/capcat/catalogue/blob"
+	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 )
 
@@ -225,6 +226,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			return
 		}
 		ctx = WithCaller(ctx, caller)
+		ctx = dynamo.WithActor(ctx, catalog.Actor{Name: caller.Name, Role: caller.Role.String()}, info.id)
 		ctx = WithLoaders(ctx, NewLoaders(store, LoaderOptions{Metrics: opts.Metrics, BatchWindow: opts.BatchWindow, FullItems: opts.FullItems}))
 		srv.ServeHTTP(rec, r.WithContext(ctx))
 	})

@@ -29,8 +29,8 @@ type Store interface {
 	ArchiveState(ctx context.Context) (dynamo.ArchiveState, error)
 	Ping(ctx context.Context) error
 
-	CapabilityHistory(ctx context.Context, id string, first int, after string) (*dynamo.Page[*catalog.Capability], error)
-	RuleHistory(ctx context.Context, capabilityID, ruleID string, first int, after string) (*dynamo.Page[*catalog.Rule], error)
+	CapabilityHistory(ctx context.Context, id string, first int, after string) (*dynamo.Page[*catalog.CapabilityVersion], error)
+	RuleHistory(ctx context.Context, capabilityID, ruleID string, first int, after string) (*dynamo.Page[*catalog.RuleVersion], error)
 	CreateCapability(ctx context.Context, c *catalog.Capability, idem dynamo.Idempotency) (*catalog.Capability, error)
 	UpdateCapability(ctx context.Context, id string, expectedRevision int, change func(*catalog.Capability) error, idem dynamo.Idempotency) (*catalog.Capability, error)
 	TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, idem dynamo.Idempotency) (*catalog.Capability, error)

@@ -127,12 +127,12 @@ func (r *capabilityResolver) SLAReport(ctx context.Context, obj *catalog.Capabil
 	return catalog.BuildSLAReport(obj, p.Components, p.Dependencies), nil
 }
 
-func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.CapabilityConnection, error) {
+func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.CapabilityVersionConnection, error) {
 	p, err := r.store.CapabilityHistory(ctx, obj.CapabilityID, deref(first, 20), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
-	return capabilityConnection(p), nil
+	return capabilityVersionConnection(p), nil
 }
 
 func (r *componentResolver) Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error) {
@@ -490,6 +490,17 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error
 	return j, nil
 }
 
+func (r *queryResolver) CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.CapabilityVersionConnection, error) {
+	if err := require(ctx, RoleAdmin, "capabilityHistory"); err != nil {
+		return nil, err
+	}
+	p, err := r.store.CapabilityHistory(ctx, id, deref(first, 20), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	return capabilityVersionConnection(p), nil
+}
+
 func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error) {
 	if err := dynamo.ValidateID("componentId", componentID); err != nil {
 		return nil, err
@@ -503,12 +514,12 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 	return metricConnection(p), nil
 }
 
-func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.RuleConnection, error) {
+func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.RuleVersionConnection, error) {
 	p, err := r.store.RuleHistory(ctx, obj.CapabilityID, obj.RuleID, deref(first, 20), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
-	return ruleConnection(p), nil
+	return ruleVersionConnection(p), nil
 }
 
 func (r *targetComponentResolver) Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error) {

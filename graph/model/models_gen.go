@@ -24,6 +24,24 @@ type CapabilityEdge struct {
 	Node *catalog.Capability `json:"node"`
 }
 
+// A page of capability versions, newest first.
+type CapabilityVersionConnection struct {
+	// The versions with their cursors.
+	Edges []*CapabilityVersionEdge `json:"edges"`
+	// The versions of the page.
+	Nodes []*catalog.CapabilityVersion `json:"nodes"`
+	// Where the page ends.
+	PageInfo *PageInfo `json:"pageInfo"`
+}
+
+// A capability version and its cursor.
+type CapabilityVersionEdge struct {
+	// Opaque position of this item: valid only as `after` of the same query.
+	Cursor string `json:"cursor"`
+	// The version.
+	Node *catalog.CapabilityVersion `json:"node"`
+}
+
 // A page of components.
 type ComponentConnection struct {
 	// The components with their cursors.
@@ -108,20 +126,20 @@ type RecordMetricsPayload struct {
 	Components []*catalog.Component `json:"components"`
 }
 
-// A page of rules.
-type RuleConnection struct {
-	// The rules with their cursors.
-	Edges []*RuleEdge `json:"edges"`
-	// The rules of the page.
-	Nodes []*catalog.Rule `json:"nodes"`
+// A page of rule versions, newest first.
+type RuleVersionConnection struct {
+	// The versions with their cursors.
+	Edges []*RuleVersionEdge `json:"edges"`
+	// The versions of the page.
+	Nodes []*catalog.RuleVersion `json:"nodes"`
 	// Where the page ends.
 	PageInfo *PageInfo `json:"pageInfo"`
 }
 
-// A rule and its cursor.
-type RuleEdge struct {
+// A rule version and its cursor.
+type RuleVersionEdge struct {
 	// Opaque position of this item: valid only as `after` of the same query.
 	Cursor string `json:"cursor"`
-	// The rule.
-	Node *catalog.Rule `json:"node"`
+	// The version.
+	Node *catalog.RuleVersion `json:"node"`
 }
