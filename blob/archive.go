@@ -132,6 +132,9 @@ func (a *Archiver) ArchiveCapability(ctx context.Context, capabilityID string, b
 
 // checkBoundary returns a *catalog.ValidationError on field "before" unless before is set and
 // at least MinArchiveAge in the past.
+// Now is the archiver's clock: boundaries relative to now are taken from it.
+func (a *Archiver) Now() time.Time { return a.obj.now() }
+
 func (a *Archiver) checkBoundary(before time.Time) error {
 	if before.IsZero() {
 		return catalog.Invalid("before", "is required")

@@ -28,7 +28,13 @@ const (
 	FindingOrphanClaim     = "orphan-claim"           // a claim whose capability does not hold the component
 	FindingDuplicateID     = "duplicate-component-id" // one component ID in two capabilities
 	FindingUnreadableItems = "unreadable-item"        // an item the store cannot parse
+	FindingUnarchived      = "unarchived-samples"     // samples near or past their retention that no archive took
 )
+
+// ArchiveAtRisk is how close to its TTL a metric sample still in the table is reported by Check:
+// the archive deletes what it archived, so a sample this old is in no archive yet, and DynamoDB
+// expires it within this time (past its TTL, it may be gone at any moment).
+const ArchiveAtRisk = 7 * 24 * time.Hour
 
 // Finding is one thing Check found wrong. Repairable findings are fixed by Check with repair.
 type Finding struct {
@@ -123,6 +129,12 @@ func (s *Store) scan(ctx context.Context, index bool, projection string) ([]map[
 	return slices.Collect(maps.Values(seen)), nil
 }
 
+// atRisk counts a capability's samples that Check reports as unarchived.
+type atRisk struct {
+	count, expired int
+	oldest         int64 // the earliest TTL, Unix seconds
+}
+
 // partitionScan is what the scan found of one capability's partition.
 type partitionScan struct {
 	meta       *item
@@ -141,11 +153,26 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 	}
 	parts := map[string]*partitionScan{}
 	claims := map[string]string{} // component ID -> capability its claim names
+	now := s.now()
+	risk := map[string]*atRisk{} // capability -> its samples near or past their TTL
 	for _, m := range raw {
 		it, err := readItem(m)
 		if err != nil {
 			add(FindingUnreadableItems, str(m[attrPK])+" "+str(m[attrSK]), false, "%v", err)
 			continue
+		}
+		if it.EntityType == entityMetric && it.TTL > 0 && it.TTL <= now.Add(ArchiveAtRisk).Unix() {
+			id, _ := parseCapabilityPK(it.PK)
+			r := risk[id]
+			if r == nil {
+				r = &atRisk{oldest: it.TTL}
+				risk[id] = r
+			}
+			r.count++
+			r.oldest = min(r.oldest, it.TTL)
+			if it.TTL <= now.Unix() {
+				r.expired++
+			}
 		}
 		if id, ok := cutPrefix(it.PK, claimPrefix); ok {
 			claims[id] = str(it.Data["capabilityId"])
@@ -213,6 +240,14 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 			}
 			add(FindingOrphanClaim, c, true, "claimed for %s, which does not hold it", claims[c])
 		}
+	}
+	for _, id := range slices.Sorted(maps.Keys(risk)) {
+		r := risk[id]
+		when := "expire within 7 days, the first at " + time.Unix(r.oldest, 0).UTC().Format(time.RFC3339)
+		if r.expired > 0 {
+			when = fmt.Sprintf("expire within 7 days; %d are past their TTL and may be deleted by DynamoDB at any moment", r.expired)
+		}
+		add(FindingUnarchived, id, false, "%d metric samples in no archive %s: run archive-metrics (check -repair does)", r.count, when)
 	}
 	index, err := s.CheckIndexes(ctx)
 	if err != nil {
