@@ -8,7 +8,7 @@
 // in-memory DynamoDB (bench/memdyn, in a child process so that its CPU is not counted as the
 // server's), then runs each operation through the real graph.GraphQLHandler and through the
 // baseline with a fixed delay before every DynamoDB request, and reports requests, round trips,
-// latency, throughput, CPU time and allocations. See README.md, "Benchmarks".
+// latency, throughput, CPU time and allocations. See docs/performance.md.
 //
 // Diagnostics: BENCH_DEBUG=1 logs every failed DynamoDB attempt with its connection trace;
 // BENCH_BACKEND_CPUPROFILE=file profiles the child backend process; -load-cpuprofile profiles

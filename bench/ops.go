@@ -16,7 +16,7 @@ type operation struct {
 	Query string
 	Vars  map[string]any
 
-	// MinRequests and MinRoundTrips are the theoretical minimum (DESIGN.md's budgets): every
+	// MinRequests and MinRoundTrips are the theoretical minimum (the budgets of docs/design.md): every
 	// item needed read by the fewest calls, the independent ones concurrently.
 	MinRequests   int
 	MinRoundTrips int

@@ -11,7 +11,7 @@ import (
 	"github.com/capcat/catalogue/catalog"
 )
 
-// The six access patterns of the seed, as the README gives them.
+// The six access patterns of the seed, as docs/api.md gives them.
 func TestSeedAccessPatterns(t *testing.T) {
 	h := newHarness(t)
 
