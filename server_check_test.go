@@ -14,8 +14,8 @@ import (
 )
 
 // `check` reports metric samples close to their TTL that no archive took (the archive deletes
-// what it archived, so they are in no archive), and `check -repair` archives them; before,
-// nothing looked for samples about to expire unarchived.
+// what it archived, so they are in no archive), and `check -repair` archives them before
+// DynamoDB expires them unread.
 func TestCheckFindsAndArchivesSamplesNearExpiry(t *testing.T) {
 	ctx := context.Background()
 	start := time.Now().UTC().Truncate(time.Minute)

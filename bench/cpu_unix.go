@@ -17,8 +17,8 @@ func processCPU() time.Duration {
 }
 
 // hold blocks the calling goroutine for d with the kernel's precision: the Go runtime's timers
-// wake through epoll in whole milliseconds, which held a 4 ms delay 4.2 to 4.4 ms on average;
-// nanosleep holds it within a few tens of microseconds. The thread blocks in the system call
+// wake through epoll in whole milliseconds, which overshoots a delay of a few milliseconds by a
+// noticeable fraction; nanosleep holds it to the kernel's precision. The thread blocks in the system call
 // and the runtime hands its processor to another one meanwhile.
 func hold(d time.Duration) {
 	ts := syscall.NsecToTimespec(int64(d))

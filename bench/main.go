@@ -114,7 +114,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	return os.WriteFile(*out, buf.Bytes(), 0o644)
 }
 
-// defaultShape is the catalogue of the issue: 200 capabilities, each with 8 components, 12
+// defaultShape is the default catalogue of the benchmark: 200 capabilities, each with 8 components, 12
 // dependencies, 50 jobs, 24 hours of 5-minute metrics for 8 components and 10 rules, plus one
 // capability with 100,000 metric samples and 5,000 jobs.
 func defaultShape() shape {

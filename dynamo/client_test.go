@@ -10,7 +10,7 @@ import (
 )
 
 // The embedded backend drops a call whose caller has gone while it waited its turn: the calls
-// of requests that ended long ago no longer keep it busy.
+// of requests that ended long ago do not keep it busy.
 func TestAbandonableDropsGoneCallers(t *testing.T) {
 	var served atomic.Int32
 	release := make(chan struct{})

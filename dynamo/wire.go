@@ -23,8 +23,8 @@ import (
 // Reading items straight off the wire.
 //
 // The SDK turns every item of a Query or BatchGetItem response into a tree of AttributeValue
-// interfaces, which the store then walked again by reflection into catalog structs: on a
-// complete capability view that was a third of the server's CPU time and most of its garbage.
+// interfaces, which attributevalue would walk again by reflection into catalog structs: on a
+// complete capability view that is a large share of the server's CPU time and of its garbage.
 // The item decoder below sits between the SDK's deserializer and the transport: it reads the
 // response body once, converts each item's Data map from DynamoDB JSON to plain JSON (which
 // decodeJSON, a drop-in for encoding/json, decodes into the catalog types: they all carry the

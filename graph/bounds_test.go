@@ -64,7 +64,7 @@ func oversizeKey(v any) string {
 }
 
 // Free text that ends up in a key or an item is bounded: a name too long for DynamoDB's sort key
-// is BAD_USER_INPUT naming the field and writes nothing (it was an internal error from DynamoDB),
+// is BAD_USER_INPUT naming the field and writes nothing (never an internal error from DynamoDB),
 // and the longest allowed name is stored, read back and listed.
 func TestInputBounds(t *testing.T) {
 	h := newHarness(t)

@@ -10,9 +10,9 @@ import (
 )
 
 // docCache is the cache of parsed and validated documents, bounded by their weight as well as
-// their number: a parsed document keeps its source text and its syntax tree, and gqlgen's own
-// cache, bounded by count alone, let a client pin a thousand 1 MiB documents (and a 28 KB list
-// literal of 14,000 values parses to a 3.6 MB tree). A document's weight is its text's bytes
+// their number: a parsed document keeps its source text and its syntax tree, and a cache bounded
+// by count alone (gqlgen's own) lets a client pin a thousand documents of the largest body, or
+// small list literals that parse to trees a hundred times their size. A document's weight is its text's bytes
 // plus 256 per node of its tree (fields, arguments, values, directives); one over maxBytes/64 is
 // not kept at all. The least recently used go first.
 type docCache struct {
@@ -30,8 +30,8 @@ type docEntry struct {
 	weight int
 }
 
-// nodeWeight is what one node of a syntax tree counts for in a document's weight: a measured
-// field or value node with its position and slices takes a few hundred bytes.
+// nodeWeight is what one node of a syntax tree counts for in a document's weight: a field or
+// value node with its position and slices takes a few hundred bytes.
 const nodeWeight = 256
 
 // docWeight returns the weight of a document: its text and its syntax tree.

@@ -69,8 +69,8 @@ const versionFields = `id revision at actor { name role } requestId deleted name
 
 // Every version names who wrote it and in which request, has an id of its own (never the live
 // capability's), and a deleted capability keeps its history behind a tombstone that admins
-// read with capabilityHistory. A capability created again with the ID continues that history:
-// before, its first update collided with the old versions' keys.
+// read with capabilityHistory. A capability created again with the ID continues that history,
+// so its first update does not collide with the old versions' keys.
 func TestCapabilityHistoryNamesWritersAndOutlivesDelete(t *testing.T) {
 	h := newHistoryHarness(t)
 	h.as(t, "alice-key", "req-create", createCap, map[string]any{"in": map[string]any{"capabilityId": "CAP-H-001", "name": "First", "businessDomain": "testing", "priority": "HIGH"}}, nil, "")
@@ -143,8 +143,8 @@ func TestCapabilityHistoryNamesWritersAndOutlivesDelete(t *testing.T) {
 }
 
 // A rule's history names its writers; a deleted rule leaves its last revision and a tombstone,
-// and a rule created again with its ID continues them (before, its first update failed on the
-// old versions' keys).
+// and a rule created again with its ID continues them, so its first update does not fail on the
+// old versions' keys.
 func TestRuleHistoryAcrossDeleteAndRecreate(t *testing.T) {
 	h := newHistoryHarness(t)
 	h.as(t, "alice-key", "r1", createCap, map[string]any{"in": map[string]any{"capabilityId": "CAP-HR-001", "name": "Rules", "businessDomain": "testing", "priority": "HIGH"}}, nil, "")

@@ -63,8 +63,9 @@ func countListings(tb testing.TB, h *harness) listings {
 }
 
 // Deleting one capability removes it, and only it, from every listing: on minidyn a METADATA
-// put without its GSI1 keys once left a stale index entry that hid every later entry of GSI1
-// (capabilities, other domains' capabilities, other capabilities' components and jobs).
+// put without its GSI1 keys leaves a stale index entry that hides every later entry of GSI1
+// (capabilities, other domains' capabilities, other capabilities' components and jobs), so the
+// delete must keep the index keys on the item it marks.
 func TestDeleteCapabilityKeepsEveryListing(t *testing.T) {
 	h := newHarness(t)
 	checkCatalogue(t, h)

@@ -17,12 +17,12 @@ import (
 // DefaultBatchWindow is how long the metadata loader collects keys before it dispatches.
 // Resolvers look ahead and prime every key of a level in one loop (PrefetchCapabilities,
 // PrefetchRoots), which dispatches at once; the window only serves IDs asked for one by one: a
-// millisecond, not the dataloader's default 16 ms tax on every level.
+// millisecond, because the dataloader's default window is paid again at every level.
 const DefaultBatchWindow = time.Millisecond
 
 // maxConcurrentQueries bounds the partition queries one request runs at once: a page of up to
-// dynamo.MaxPage capabilities reads all its partitions in one round trip (at 16, a page of 50
-// took four).
+// dynamo.MaxPage capabilities reads all its partitions in one round trip (a lower bound would
+// split a full page into several).
 const maxConcurrentQueries = dynamo.MaxPage
 
 // rangeKey names one contiguous sort-key range of one capability's partition.
@@ -331,8 +331,8 @@ func (l *Loaders) edges(ctx context.Context, capabilityID string) (*edgeIndex, e
 // PrefetchRoots starts reading, in one BatchGetItem and without a batch window, the metadata
 // of every capability the operation's root capability(id:) fields name. gqlgen runs root
 // fields concurrently, so each such resolver calls this and the first one does the work: the
-// aliased roots of one query still share one read, and a single capability view no longer
-// waits the metadata loader's window before its first request.
+// aliased roots of one query still share one read, and a single capability view does not
+// wait the metadata loader's window before its first request.
 func (l *Loaders) PrefetchRoots(ctx context.Context) {
 	l.roots.Do(func() { l.PrefetchCapabilities(ctx, rootCapabilityIDs(ctx)) })
 }
