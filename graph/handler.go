@@ -120,7 +120,10 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		opts.MaxInFlight = DefaultMaxInFlight
 	}
 	opts.inFlight = newSlots(opts.MaxInFlight)
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{store: store, artifacts: opts.Artifacts, archive: opts.Archive, log: opts.Logger, now: opts.Now}}))
+	srv := handler.New(NewExecutableSchema(Config{
+		Resolvers:  &Resolver{store: store, artifacts: opts.Artifacts, archive: opts.Archive, log: opts.Logger, now: opts.Now},
+		Directives: DirectiveRoot{HasRole: hasRole},
+	}))
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(httpTransport{})
 	cache := newDocCache(1000, 4<<20)

@@ -205,9 +205,6 @@ func (r *metricResolver) Component(ctx context.Context, obj *catalog.Metric) (*c
 }
 
 func (r *mutationResolver) CreateCapability(ctx context.Context, input catalog.Capability, clientRequestToken *string) (*catalog.Capability, error) {
-	if err := require(ctx, RoleAdmin, "createCapability"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "createCapability", input)
 	if err != nil {
 		return nil, err
@@ -216,9 +213,6 @@ func (r *mutationResolver) CreateCapability(ctx context.Context, input catalog.C
 }
 
 func (r *mutationResolver) UpdateCapability(ctx context.Context, id string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Capability, error) {
-	if err := require(ctx, RoleAdmin, "updateCapability"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "updateCapability", id, expectedRevision, input)
 	if err != nil {
 		return nil, err
@@ -227,9 +221,6 @@ func (r *mutationResolver) UpdateCapability(ctx context.Context, id string, expe
 }
 
 func (r *mutationResolver) TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, clientRequestToken *string) (*catalog.Capability, error) {
-	if err := require(ctx, RoleAdmin, "transitionCapability"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "transitionCapability", id, to, expectedRevision)
 	if err != nil {
 		return nil, err
@@ -238,9 +229,6 @@ func (r *mutationResolver) TransitionCapability(ctx context.Context, id string, 
 }
 
 func (r *mutationResolver) DeleteCapability(ctx context.Context, id string, expectedRevision int, clientRequestToken *string) (bool, error) {
-	if err := require(ctx, RoleAdmin, "deleteCapability"); err != nil {
-		return false, err
-	}
 	idem, err := idempotency(clientRequestToken, "deleteCapability", id, expectedRevision)
 	if err != nil {
 		return false, err
@@ -252,9 +240,6 @@ func (r *mutationResolver) DeleteCapability(ctx context.Context, id string, expe
 }
 
 func (r *mutationResolver) AddComponent(ctx context.Context, capabilityID string, input catalog.Component, clientRequestToken *string) (*catalog.Component, error) {
-	if err := require(ctx, RoleDevops, "addComponent"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "addComponent", capabilityID, input)
 	if err != nil {
 		return nil, err
@@ -264,9 +249,6 @@ func (r *mutationResolver) AddComponent(ctx context.Context, capabilityID string
 }
 
 func (r *mutationResolver) UpdateComponent(ctx context.Context, capabilityID string, componentID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Component, error) {
-	if err := require(ctx, RoleDevops, "updateComponent"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "updateComponent", capabilityID, componentID, expectedRevision, input)
 	if err != nil {
 		return nil, err
@@ -275,9 +257,6 @@ func (r *mutationResolver) UpdateComponent(ctx context.Context, capabilityID str
 }
 
 func (r *mutationResolver) RemoveComponent(ctx context.Context, capabilityID string, componentID string, cascade *bool, clientRequestToken *string) (bool, error) {
-	if err := require(ctx, RoleDevops, "removeComponent"); err != nil {
-		return false, err
-	}
 	idem, err := idempotency(clientRequestToken, "removeComponent", capabilityID, componentID, cascade)
 	if err != nil {
 		return false, err
@@ -289,9 +268,6 @@ func (r *mutationResolver) RemoveComponent(ctx context.Context, capabilityID str
 }
 
 func (r *mutationResolver) AddDependency(ctx context.Context, capabilityID string, input catalog.Dependency, clientRequestToken *string) (*catalog.Dependency, error) {
-	if err := require(ctx, RoleDevops, "addDependency"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "addDependency", capabilityID, input)
 	if err != nil {
 		return nil, err
@@ -301,9 +277,6 @@ func (r *mutationResolver) AddDependency(ctx context.Context, capabilityID strin
 }
 
 func (r *mutationResolver) RemoveDependency(ctx context.Context, capabilityID string, sourceComponentID string, targetComponentID string, clientRequestToken *string) (bool, error) {
-	if err := require(ctx, RoleDevops, "removeDependency"); err != nil {
-		return false, err
-	}
 	idem, err := idempotency(clientRequestToken, "removeDependency", capabilityID, sourceComponentID, targetComponentID)
 	if err != nil {
 		return false, err
@@ -315,9 +288,6 @@ func (r *mutationResolver) RemoveDependency(ctx context.Context, capabilityID st
 }
 
 func (r *mutationResolver) StartJob(ctx context.Context, capabilityID string, input catalog.Job, clientRequestToken *string) (*catalog.Job, error) {
-	if err := require(ctx, RoleDevops, "startJob"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "startJob", capabilityID, input)
 	if err != nil {
 		return nil, err
@@ -327,9 +297,6 @@ func (r *mutationResolver) StartJob(ctx context.Context, capabilityID string, in
 }
 
 func (r *mutationResolver) UpdateJob(ctx context.Context, jobID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Job, error) {
-	if err := require(ctx, RoleDevops, "updateJob"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "updateJob", jobID, expectedRevision, input)
 	if err != nil {
 		return nil, err
@@ -338,9 +305,6 @@ func (r *mutationResolver) UpdateJob(ctx context.Context, jobID string, expected
 }
 
 func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.Metric, clientRequestToken *string) (*model.RecordMetricsPayload, error) {
-	if err := require(ctx, RoleDevops, "recordMetrics"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "recordMetrics", inputs)
 	if err != nil {
 		return nil, err
@@ -353,9 +317,6 @@ func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.
 }
 
 func (r *mutationResolver) CreateRule(ctx context.Context, capabilityID string, input catalog.Rule, clientRequestToken *string) (*catalog.Rule, error) {
-	if err := require(ctx, RoleAdmin, "createRule"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "createRule", capabilityID, input)
 	if err != nil {
 		return nil, err
@@ -365,9 +326,6 @@ func (r *mutationResolver) CreateRule(ctx context.Context, capabilityID string, 
 }
 
 func (r *mutationResolver) UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error) {
-	if err := require(ctx, RoleAdmin, "updateRule"); err != nil {
-		return nil, err
-	}
 	idem, err := idempotency(clientRequestToken, "updateRule", capabilityID, ruleID, expectedRevision, input)
 	if err != nil {
 		return nil, err
@@ -376,9 +334,6 @@ func (r *mutationResolver) UpdateRule(ctx context.Context, capabilityID string, 
 }
 
 func (r *mutationResolver) DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error) {
-	if err := require(ctx, RoleAdmin, "deleteRule"); err != nil {
-		return false, err
-	}
 	idem, err := idempotency(clientRequestToken, "deleteRule", capabilityID, ruleID)
 	if err != nil {
 		return false, err
@@ -390,9 +345,6 @@ func (r *mutationResolver) DeleteRule(ctx context.Context, capabilityID string, 
 }
 
 func (r *mutationResolver) CreateArtifactUpload(ctx context.Context, jobID string, name string, contentType string) (*blob.PresignedRequest, error) {
-	if err := require(ctx, RoleDevops, "createArtifactUpload"); err != nil {
-		return nil, err
-	}
 	if r.artifacts == nil {
 		return nil, errNoObjectStore
 	}
@@ -404,9 +356,6 @@ func (r *mutationResolver) CreateArtifactUpload(ctx context.Context, jobID strin
 }
 
 func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*blob.Report, error) {
-	if err := require(ctx, RoleAdmin, "archiveMetrics"); err != nil {
-		return nil, err
-	}
 	if r.archive == nil {
 		return nil, errNoObjectStore
 	}
@@ -491,9 +440,6 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error
 }
 
 func (r *queryResolver) CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.CapabilityVersionConnection, error) {
-	if err := require(ctx, RoleAdmin, "capabilityHistory"); err != nil {
-		return nil, err
-	}
 	p, err := r.store.CapabilityHistory(ctx, id, deref(first, 20), deref(after, ""))
 	if err != nil {
 		return nil, err
