@@ -205,7 +205,7 @@ func (r *metricResolver) Component(ctx context.Context, obj *catalog.Metric) (*c
 }
 
 func (r *mutationResolver) CreateCapability(ctx context.Context, input catalog.Capability, clientRequestToken *string) (*catalog.Capability, error) {
-	idem, err := idempotency(clientRequestToken, "createCapability", input)
+	idem, err := idempotency(ctx, clientRequestToken, input)
 	if err != nil {
 		return nil, err
 	}
@@ -213,7 +213,7 @@ func (r *mutationResolver) CreateCapability(ctx context.Context, input catalog.C
 }
 
 func (r *mutationResolver) UpdateCapability(ctx context.Context, id string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Capability, error) {
-	idem, err := idempotency(clientRequestToken, "updateCapability", id, expectedRevision, input)
+	idem, err := idempotency(ctx, clientRequestToken, id, expectedRevision, input)
 	if err != nil {
 		return nil, err
 	}
@@ -221,7 +221,7 @@ func (r *mutationResolver) UpdateCapability(ctx context.Context, id string, expe
 }
 
 func (r *mutationResolver) TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, clientRequestToken *string) (*catalog.Capability, error) {
-	idem, err := idempotency(clientRequestToken, "transitionCapability", id, to, expectedRevision)
+	idem, err := idempotency(ctx, clientRequestToken, id, to, expectedRevision)
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +229,7 @@ func (r *mutationResolver) TransitionCapability(ctx context.Context, id string, 
 }
 
 func (r *mutationResolver) DeleteCapability(ctx context.Context, id string, expectedRevision int, clientRequestToken *string) (bool, error) {
-	idem, err := idempotency(clientRequestToken, "deleteCapability", id, expectedRevision)
+	idem, err := idempotency(ctx, clientRequestToken, id, expectedRevision)
 	if err != nil {
 		return false, err
 	}
@@ -240,7 +240,7 @@ func (r *mutationResolver) DeleteCapability(ctx context.Context, id string, expe
 }
 
 func (r *mutationResolver) AddComponent(ctx context.Context, capabilityID string, input catalog.Component, clientRequestToken *string) (*catalog.Component, error) {
-	idem, err := idempotency(clientRequestToken, "addComponent", capabilityID, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -249,7 +249,7 @@ func (r *mutationResolver) AddComponent(ctx context.Context, capabilityID string
 }
 
 func (r *mutationResolver) UpdateComponent(ctx context.Context, capabilityID string, componentID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Component, error) {
-	idem, err := idempotency(clientRequestToken, "updateComponent", capabilityID, componentID, expectedRevision, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, componentID, expectedRevision, input)
 	if err != nil {
 		return nil, err
 	}
@@ -257,7 +257,7 @@ func (r *mutationResolver) UpdateComponent(ctx context.Context, capabilityID str
 }
 
 func (r *mutationResolver) RemoveComponent(ctx context.Context, capabilityID string, componentID string, cascade *bool, clientRequestToken *string) (bool, error) {
-	idem, err := idempotency(clientRequestToken, "removeComponent", capabilityID, componentID, cascade)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, componentID, cascade)
 	if err != nil {
 		return false, err
 	}
@@ -268,7 +268,7 @@ func (r *mutationResolver) RemoveComponent(ctx context.Context, capabilityID str
 }
 
 func (r *mutationResolver) AddDependency(ctx context.Context, capabilityID string, input catalog.Dependency, clientRequestToken *string) (*catalog.Dependency, error) {
-	idem, err := idempotency(clientRequestToken, "addDependency", capabilityID, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -277,7 +277,7 @@ func (r *mutationResolver) AddDependency(ctx context.Context, capabilityID strin
 }
 
 func (r *mutationResolver) RemoveDependency(ctx context.Context, capabilityID string, sourceComponentID string, targetComponentID string, clientRequestToken *string) (bool, error) {
-	idem, err := idempotency(clientRequestToken, "removeDependency", capabilityID, sourceComponentID, targetComponentID)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, sourceComponentID, targetComponentID)
 	if err != nil {
 		return false, err
 	}
@@ -288,7 +288,7 @@ func (r *mutationResolver) RemoveDependency(ctx context.Context, capabilityID st
 }
 
 func (r *mutationResolver) StartJob(ctx context.Context, capabilityID string, input catalog.Job, clientRequestToken *string) (*catalog.Job, error) {
-	idem, err := idempotency(clientRequestToken, "startJob", capabilityID, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -297,7 +297,7 @@ func (r *mutationResolver) StartJob(ctx context.Context, capabilityID string, in
 }
 
 func (r *mutationResolver) UpdateJob(ctx context.Context, jobID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Job, error) {
-	idem, err := idempotency(clientRequestToken, "updateJob", jobID, expectedRevision, input)
+	idem, err := idempotency(ctx, clientRequestToken, jobID, expectedRevision, input)
 	if err != nil {
 		return nil, err
 	}
@@ -305,7 +305,7 @@ func (r *mutationResolver) UpdateJob(ctx context.Context, jobID string, expected
 }
 
 func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.Metric, clientRequestToken *string) (*model.RecordMetricsPayload, error) {
-	idem, err := idempotency(clientRequestToken, "recordMetrics", inputs)
+	idem, err := idempotency(ctx, clientRequestToken, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +317,7 @@ func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.
 }
 
 func (r *mutationResolver) CreateRule(ctx context.Context, capabilityID string, input catalog.Rule, clientRequestToken *string) (*catalog.Rule, error) {
-	idem, err := idempotency(clientRequestToken, "createRule", capabilityID, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -326,7 +326,7 @@ func (r *mutationResolver) CreateRule(ctx context.Context, capabilityID string, 
 }
 
 func (r *mutationResolver) UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error) {
-	idem, err := idempotency(clientRequestToken, "updateRule", capabilityID, ruleID, expectedRevision, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, ruleID, expectedRevision, input)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +334,7 @@ func (r *mutationResolver) UpdateRule(ctx context.Context, capabilityID string, 
 }
 
 func (r *mutationResolver) DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error) {
-	idem, err := idempotency(clientRequestToken, "deleteRule", capabilityID, ruleID)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, ruleID)
 	if err != nil {
 		return false, err
 	}
