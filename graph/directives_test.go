@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -153,7 +154,7 @@ func TestForbiddenRunsNothing(t *testing.T) {
 			t.Errorf("%s: @hasRole on a field below the root: extend this test", name)
 			continue
 		}
-		op := typ + " { probe: " + call(s, f) + " }"
+		op := typ + " { probe: " + call(s, f, "role-probe") + " }"
 		for _, c := range callers {
 			if c.role >= need {
 				continue
@@ -172,13 +173,13 @@ func TestForbiddenRunsNothing(t *testing.T) {
 	}
 }
 
-// call returns a call of field f with a valid value for every required argument and, for an
-// object result, a selection of __typename.
-func call(s *ast.Schema, f *ast.FieldDefinition) string {
+// call returns a call of field f with a valid value for every required argument (id for IDs
+// and strings) and, for an object result, a selection of __typename.
+func call(s *ast.Schema, f *ast.FieldDefinition, id string) string {
 	var args []string
 	for _, a := range f.Arguments {
 		if a.Type.NonNull && a.DefaultValue == nil {
-			args = append(args, a.Name+": "+literal(s, a.Type))
+			args = append(args, a.Name+": "+literal(s, a.Type, id))
 		}
 	}
 	out := f.Name
@@ -192,10 +193,10 @@ func call(s *ast.Schema, f *ast.FieldDefinition) string {
 }
 
 // literal returns a GraphQL literal of type t: the required fields of input objects, the first
-// value of enums, one element of lists.
-func literal(s *ast.Schema, t *ast.Type) string {
+// value of enums, one element of lists, id for IDs and strings.
+func literal(s *ast.Schema, t *ast.Type, id string) string {
 	if t.Elem != nil {
-		return "[" + literal(s, t.Elem) + "]"
+		return "[" + literal(s, t.Elem, id) + "]"
 	}
 	def := s.Types[t.NamedType]
 	switch def.Kind {
@@ -205,7 +206,7 @@ func literal(s *ast.Schema, t *ast.Type) string {
 		var fields []string
 		for _, f := range def.Fields {
 			if f.Type.NonNull && f.DefaultValue == nil {
-				fields = append(fields, f.Name+": "+literal(s, f.Type))
+				fields = append(fields, f.Name+": "+literal(s, f.Type, id))
 			}
 		}
 		return "{" + strings.Join(fields, ", ") + "}"
@@ -222,5 +223,5 @@ func literal(s *ast.Schema, t *ast.Type) string {
 	case "JSON":
 		return "{}"
 	}
-	return `"role-probe"`
+	return strconv.Quote(id)
 }

@@ -4150,6 +4150,26 @@ enum Role {
   ADMIN
 }
 
+"""
+The segments of its capability's partition that a field's resolver reads: whole sort-key ranges,
+each read at most once per request and shared by every field that needs it. The look-ahead of
+the field's parent reads them before the field resolves, in one Query per contiguous range
+(components and dependencies are adjacent); ` + "`" + `[]` + "`" + ` says the resolver reads no segment (the
+metadata, an index, a paginated window of its own, or nothing from the table). Every field
+with a resolver below Query and Mutation declares it.
+"""
+directive @reads(segments: [Segment!]!) on FIELD_DEFINITION
+
+"A segment of a capability's partition: the items of one entity, one sort-key range."
+enum Segment {
+  "The components (COMPONENT#...)."
+  COMPONENTS
+  "The dependency edges (DEPENDENCY#...)."
+  DEPENDENCIES
+  "The configuration rules (RULE#...)."
+  RULES
+}
+
 type Query {
   "The capability with this ID, or null when there is none."
   capability(id: ID!): Capability
@@ -4444,29 +4464,31 @@ type Capability {
   "When it was last changed."
   updatedAt: DateTime!
   "The capability's components in order, optionally narrowed by type, layer and status."
-  components(type: String, layer: String, status: ComponentStatus): [Component!]!
+  components(type: String, layer: String, status: ComponentStatus): [Component!]! @reads(segments: [COMPONENTS])
   "One component of this capability, or null."
-  component(id: ID!): Component
+  component(id: ID!): Component @reads(segments: [COMPONENTS])
   "The dependency edges between the capability's components, optionally of one criticality."
-  dependencies(criticality: Criticality): [Dependency!]!
+  dependencies(criticality: Criticality): [Dependency!]! @reads(segments: [DEPENDENCIES])
   "The configuration rules in execution order, optionally narrowed by type and status."
-  rules(ruleType: RuleType, status: RuleStatus): [Rule!]!
+  rules(ruleType: RuleType, status: RuleStatus): [Rule!]! @reads(segments: [RULES])
   "Implementation jobs, newest first."
-  jobs(first: Int = 20, after: String, status: JobStatus, jobType: JobType): JobConnection!
+  jobs(first: Int = 20, after: String, status: JobStatus, jobType: JobType): JobConnection! @reads(segments: [])
+  # Without componentId, a window that reaches archived hours also reads the components (after
+  # the capability resolved: most windows never need them).
   "Metric samples ordered by component, type and time; ` + "`" + `from` + "`" + ` and ` + "`" + `to` + "`" + ` are inclusive."
-  metrics(componentId: ID, metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection!
+  metrics(componentId: ID, metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection! @reads(segments: [])
   "The components whose observed health breaks their SLA (availability, responseTime or errorRate)."
-  slaBreaches: [Component!]!
+  slaBreaches: [Component!]! @reads(segments: [COMPONENTS])
   "The dependency graph with its topological order, cycles and critical path, optionally over some dependency types only."
-  dependencyGraph(types: [DependencyType!]): DependencyGraph!
+  dependencyGraph(types: [DependencyType!]): DependencyGraph! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "The blast radius of a component: breadth-first over its dependents (who breaks when it fails) or its dependencies, each component once, at most maxDepth (1..50) hops."
-  impact(componentId: ID!, direction: ImpactDirection = DEPENDENTS, maxDepth: Int = 10, types: [DependencyType!]): Impact!
+  impact(componentId: ID!, direction: ImpactDirection = DEPENDENTS, maxDepth: Int = 10, types: [DependencyType!]): Impact! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "Evaluates the active rules in force now (effectiveFrom <= now < effectiveUntil), in order, against ` + "`" + `input` + "`" + ` (a JSON object); optionally only rules of one type."
-  evaluateRules(input: JSON!, ruleType: RuleType): [RuleEvaluation!]!
+  evaluateRules(input: JSON!, ruleType: RuleType): [RuleEvaluation!]! @reads(segments: [RULES])
   "Each component's health against its SLA, and the capability's composite availability against businessMetrics.sla."
-  slaReport: SlaReport!
+  slaReport: SlaReport! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "Every revision before the current one, newest first, with who wrote it."
-  history(first: Int = 20, after: String): CapabilityVersionConnection!
+  history(first: Int = 20, after: String): CapabilityVersionConnection! @reads(segments: [])
 }
 
 "A capability's dependency graph and what follows from it."
@@ -4728,13 +4750,13 @@ type Component {
   "When it was last changed."
   updatedAt: DateTime!
   "The capability it belongs to."
-  capability: Capability!
+  capability: Capability! @reads(segments: [])
   "The components this one depends on (its outgoing edges' targets)."
-  dependsOn: [Component!]!
+  dependsOn: [Component!]! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "The components that depend on this one (its incoming edges' sources)."
-  dependents: [Component!]!
+  dependents: [Component!]! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "This component's metric samples in time order (same arguments as Capability.metrics)."
-  metrics(metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection!
+  metrics(metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection! @reads(segments: [])
 }
 
 "A component's technology stack."
@@ -4884,9 +4906,9 @@ type Dependency {
   "When it was last changed."
   updatedAt: DateTime!
   "The depending component."
-  source: Component
+  source: Component @reads(segments: [COMPONENTS])
   "The component depended on."
-  target: Component
+  target: Component @reads(segments: [COMPONENTS])
 }
 
 "How the source talks to the target."
@@ -4992,7 +5014,7 @@ type Job {
   "The seed's S3 URIs of the plan, logs and reports, as stored on the job (its Data field ` + "`" + `artifacts` + "`" + `)."
   artifactLocations: JobArtifacts
   "The objects under the job's prefix in the artifacts bucket (plan, logs, reports), each with a time-limited download URL."
-  artifacts: [Artifact!]!
+  artifacts: [Artifact!]! @reads(segments: [])
   "Optimistic-lock revision."
   revision: Int!
   "When the job was recorded."
@@ -5000,9 +5022,9 @@ type Job {
   "When it was last changed."
   updatedAt: DateTime!
   "The capability it changes."
-  capability: Capability!
+  capability: Capability! @reads(segments: [])
   "The components it changes, resolved."
-  components: [Component!]!
+  components: [Component!]! @reads(segments: [COMPONENTS])
 }
 
 "An object stored for a job: s3://{bucket}/capabilities/{capability_id}/jobs/{job_id}/{name}."
@@ -5034,7 +5056,7 @@ type ArtifactUpload {
   "The presigned URL."
   url: String!
   "Headers the request must carry (Content-Type)."
-  headers: JSON!
+  headers: JSON! @reads(segments: [])
   "When the URL stops working."
   expires: DateTime!
   "The artifact's name relative to the job."
@@ -5076,7 +5098,7 @@ type TargetComponent {
   "State of this component's change."
   status: String
   "The component, or null if it was removed since."
-  component: Component
+  component: Component @reads(segments: [COMPONENTS])
 }
 
 "How a job rolls out."
@@ -5166,7 +5188,7 @@ type Metric {
   "The component measured."
   componentId: ID!
   "Its name as it is now (for a component since removed, the name it had)."
-  componentName: String
+  componentName: String @reads(segments: [COMPONENTS])
   "Kind of sample."
   metricType: MetricType!
   "When it was taken, truncated to its interval."
@@ -5182,7 +5204,7 @@ type Metric {
   "Directions of the values."
   trends: Trends
   "The component measured."
-  component: Component
+  component: Component @reads(segments: [COMPONENTS])
 }
 
 "Measured values of a sample."
@@ -5346,7 +5368,7 @@ type Rule {
   "When it was last changed."
   updatedAt: DateTime!
   "Every revision before the current one, newest first, with who wrote it; a rule deleted earlier with the same ID adds its revisions and its tombstone."
-  history(first: Int = 20, after: String): RuleVersionConnection!
+  history(first: Int = 20, after: String): RuleVersionConnection! @reads(segments: [])
 }
 
 "A weighted test: ` + "`" + `field` + "`" + ` is a dot path into the evaluated input."
@@ -33299,6 +33321,46 @@ func (ec *executionContext) marshalNRuleVersionEdge2ᚖgithubᚗcomᚋcapcatᚋc
 		return graphql.Null
 	}
 	return ec._RuleVersionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSegment2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegment(ctx context.Context, v any) (model.Segment, error) {
+	var res model.Segment
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSegment2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegment(ctx context.Context, sel ast.SelectionSet, v model.Segment) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNSegment2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegmentᚄ(ctx context.Context, v any) ([]model.Segment, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.Segment, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSegment2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegment(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNSegment2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegmentᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Segment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSegment2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSlaReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLAReport(ctx context.Context, sel ast.SelectionSet, v *catalog.SLAReport) graphql.Marshaler {

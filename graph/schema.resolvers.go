@@ -371,7 +371,7 @@ func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Cap
 		return nil, err
 	}
 	For(ctx).PrefetchRoots(ctx)
-	prefetchCapability(ctx, id, selected(ctx), false)
+	r.prefetchCapability(ctx, id, selected(ctx), false)
 	return capabilityOrNull(ctx, id)
 }
 
@@ -408,7 +408,7 @@ func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, fi
 		return nil, err
 	}
 	nodes := selected(ctx).nodes(ctx)
-	prefetchComponents(ctx, p.Items, nodes)
+	r.prefetchComponents(ctx, p.Items, nodes)
 	if nodes.child(ctx, "capability").needsMetadata() {
 		// The capabilities are read anyway: drop the components of one being deleted.
 		if p, err = liveOnly(ctx, p, func(c *catalog.Component) string { return c.CapabilityID }); err != nil {
