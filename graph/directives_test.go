@@ -35,25 +35,31 @@ func fieldKey(typ, field string) string {
 	return typ + "." + field
 }
 
+// directiveArgs calls fn with the value of argument arg of every use of directive name on a
+// field of s, in type order; a use without the argument is an error.
+func directiveArgs(tb testing.TB, s *ast.Schema, name, arg string, fn func(typ, field string, v *ast.Value)) {
+	tb.Helper()
+	for _, typ := range slices.Sorted(maps.Keys(s.Types)) {
+		for _, f := range s.Types[typ].Fields {
+			if d := f.Directives.ForName(name); d != nil {
+				if a := d.Arguments.ForName(arg); a != nil && a.Value != nil {
+					fn(typ, f.Name, a.Value)
+				} else {
+					tb.Errorf("%s.%s: @%s without %s", typ, f.Name, name, arg)
+				}
+			}
+		}
+	}
+}
+
 // declaredRoles returns, for every field that carries @hasRole, the role it names (lower case,
 // as the documentation and the error messages spell it).
 func declaredRoles(tb testing.TB, s *ast.Schema) map[string]string {
 	tb.Helper()
 	roles := map[string]string{}
-	for _, name := range slices.Sorted(maps.Keys(s.Types)) {
-		for _, f := range s.Types[name].Fields {
-			d := f.Directives.ForName("hasRole")
-			if d == nil {
-				continue
-			}
-			arg := d.Arguments.ForName("role")
-			if arg == nil || arg.Value == nil || arg.Value.Kind != ast.EnumValue {
-				tb.Errorf("%s.%s: @hasRole without a role", name, f.Name)
-				continue
-			}
-			roles[fieldKey(name, f.Name)] = strings.ToLower(arg.Value.Raw)
-		}
-	}
+	directiveArgs(tb, s, "hasRole", "role", func(typ, field string, v *ast.Value) {
+		roles[fieldKey(typ, field)] = strings.ToLower(v.Raw)
+	})
 	return roles
 }
 

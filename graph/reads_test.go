@@ -47,38 +47,27 @@ func resolverFields(tb testing.TB, s *ast.Schema) map[string][]string {
 func declaredReads(tb testing.TB, s *ast.Schema) map[string]map[string]dynamo.Segment {
 	tb.Helper()
 	out := map[string]map[string]dynamo.Segment{}
-	for _, typ := range slices.Sorted(maps.Keys(s.Types)) {
-		for _, f := range s.Types[typ].Fields {
-			d := f.Directives.ForName("reads")
-			if d == nil {
-				continue
+	directiveArgs(tb, s, "reads", "segments", func(typ, field string, v *ast.Value) {
+		values := []string{v.Raw} // a single value stands for a list of one
+		if v.Kind == ast.ListValue {
+			values = values[:0]
+			for _, c := range v.Children {
+				values = append(values, c.Value.Raw)
 			}
-			arg := d.Arguments.ForName("segments")
-			if arg == nil || arg.Value == nil {
-				tb.Errorf("%s.%s: @reads without segments", typ, f.Name)
-				continue
-			}
-			values := []string{arg.Value.Raw} // a single value stands for a list of one
-			if arg.Value.Kind == ast.ListValue {
-				values = values[:0]
-				for _, c := range arg.Value.Children {
-					values = append(values, c.Value.Raw)
-				}
-			}
-			var want dynamo.Segment
-			for _, v := range values {
-				seg, ok := map[string]dynamo.Segment{"COMPONENTS": dynamo.SegComponents, "DEPENDENCIES": dynamo.SegDependencies, "RULES": dynamo.SegRules}[v]
-				if !ok {
-					tb.Errorf("%s.%s: @reads names segment %s, which this test does not know", typ, f.Name, v)
-				}
-				want |= seg
-			}
-			if out[typ] == nil {
-				out[typ] = map[string]dynamo.Segment{}
-			}
-			out[typ][f.Name] = want
 		}
-	}
+		var want dynamo.Segment
+		for _, name := range values {
+			seg, ok := map[string]dynamo.Segment{"COMPONENTS": dynamo.SegComponents, "DEPENDENCIES": dynamo.SegDependencies, "RULES": dynamo.SegRules}[name]
+			if !ok {
+				tb.Errorf("%s.%s: @reads names segment %s, which this test does not know", typ, field, name)
+			}
+			want |= seg
+		}
+		if out[typ] == nil {
+			out[typ] = map[string]dynamo.Segment{}
+		}
+		out[typ][field] = want
+	})
 	return out
 }
 
