@@ -50,12 +50,9 @@ func (r Role) MarshalGQL(w io.Writer) {
 
 // UnmarshalGQL reads a GraphQL Role enum value.
 func (r *Role) UnmarshalGQL(v any) error {
-	s, ok := v.(string)
-	if !ok || s != strings.ToUpper(s) {
-		return fmt.Errorf("role must be VIEWER, DEVOPS or ADMIN, not %v", v)
-	}
+	s, _ := v.(string)
 	role, err := ParseRole(strings.ToLower(s))
-	if err != nil {
+	if err != nil || s != strings.ToUpper(s) {
 		return fmt.Errorf("role must be VIEWER, DEVOPS or ADMIN, not %v", v)
 	}
 	*r = role

@@ -124,7 +124,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	schema := NewExecutableSchema(Config{Resolvers: r, Directives: DirectiveRoot{HasRole: hasRole}})
 	segments, err := declaredSegments(schema.Schema())
 	if err != nil {
-		panic(fmt.Sprintf("graph: the schema's @reads: %v", err)) // compiled in: TestPartitionReadsDeclared catches it
+		panic(fmt.Sprintf("graph: the schema's @reads: %v", err)) // compiled in: any test that builds a handler fails
 	}
 	r.segments = segments
 	srv := handler.New(schema)
