@@ -15,6 +15,8 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+
+	"github.com/99designs/gqlgen/graphql"
 )
 
 // Role is what a caller may do: viewer reads; devops also changes components, dependencies,
@@ -39,6 +41,22 @@ func (r Role) String() string {
 		return "admin"
 	}
 	return "none"
+}
+
+// MarshalGQL writes the role as its GraphQL enum value (VIEWER, DEVOPS, ADMIN).
+func (r Role) MarshalGQL(w io.Writer) {
+	_, _ = io.WriteString(w, strconv.Quote(strings.ToUpper(r.String())))
+}
+
+// UnmarshalGQL reads a GraphQL Role enum value.
+func (r *Role) UnmarshalGQL(v any) error {
+	s, _ := v.(string)
+	role, err := ParseRole(strings.ToLower(s))
+	if err != nil || s != strings.ToUpper(s) {
+		return fmt.Errorf("role must be VIEWER, DEVOPS or ADMIN, not %v", v)
+	}
+	*r = role
+	return nil
 }
 
 // ParseRole returns the role named s.
@@ -90,13 +108,14 @@ func (e *ForbiddenError) Error() string {
 // Is makes errors.Is(err, ErrForbidden) hold.
 func (e *ForbiddenError) Is(target error) bool { return target == ErrForbidden }
 
-// require returns a *ForbiddenError unless the caller has at least role need.
-func require(ctx context.Context, need Role, action string) error {
-	c := CallerFrom(ctx)
-	if c.Role >= need {
-		return nil
+// hasRole implements the schema's @hasRole(role:) directive: the field resolves only for a
+// caller with at least role need. For anyone else next (the resolver) never runs and the field's
+// error is a *ForbiddenError that names the field.
+func hasRole(ctx context.Context, _ any, next graphql.Resolver, need Role) (any, error) {
+	if c := CallerFrom(ctx); c.Role < need {
+		return nil, &ForbiddenError{Action: graphql.GetFieldContext(ctx).Field.Name, Need: need, Have: c.Role}
 	}
-	return &ForbiddenError{Action: action, Need: need, Have: c.Role}
+	return next(ctx)
 }
 
 // KeyRing holds the API keys the server accepts, as SHA-256 hashes: it never sees or keeps a

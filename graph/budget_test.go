@@ -59,6 +59,7 @@ func runBudgets(t *testing.T, h *harness, skipWindowed bool) {
 		{"capability id only", `{ capability(id: "CAP-ALERT-MGT-001") { id } }`, 1, false},
 		{"complete view", `{ capability(id: "CAP-ALERT-MGT-001") { name components { name } dependencies { source { name } target { name } } rules { name } } }`, 3, false},
 		{"components and dependencies share one range", `{ capability(id: "CAP-ALERT-MGT-001") { name components { name dependsOn { name } dependents { name } } dependencies { criticality } } }`, 2, false},
+		{"neighbours of the components that break their SLA", `{ capability(id: "CAP-FRAUD-DET-001") { name slaBreaches { name dependsOn { name } } } }`, 2, false},
 		{"rules only", `{ capability(id: "CAP-ALERT-MGT-001") { name rules { name conditions { field } } } }`, 2, false},
 		{"list with nested components", fmt.Sprintf(`{ capabilities(first: %d) { nodes { name components { name dependsOn { name } } } } }`, n), 1 + n, false},
 		{"list through edges", `{ capabilities(first: 3) { edges { cursor node { name components { name } } } } }`, 1 + 3, false},

@@ -44,6 +44,7 @@ type ResolverRoot interface {
 }
 
 type DirectiveRoot struct {
+	HasRole func(ctx context.Context, obj any, next graphql.Resolver, role Role) (res any, err error)
 }
 
 type ComplexityRoot struct {
@@ -4132,6 +4133,43 @@ scalar DateTime
 "Any JSON value: open-shaped maps such as feature flags, dimensions and rule parameters."
 scalar JSON
 
+"""
+Who may use a field: callers whose role is ` + "`" + `role` + "`" + ` or above (each role includes the ones below
+it). It is checked before the field's resolver runs; a caller below it gets FORBIDDEN and the
+resolver does not run. A field without it is open to every caller (viewer and above).
+"""
+directive @hasRole(role: Role!) on FIELD_DEFINITION
+
+"What a caller may do; each role includes the ones before it."
+enum Role {
+  "Runs every query but the ones marked otherwise."
+  VIEWER
+  "Also changes components, dependencies, jobs and metrics, and uploads job artifacts."
+  DEVOPS
+  "May do everything."
+  ADMIN
+}
+
+"""
+The segments of its capability's partition that a field's resolver reads: whole sort-key ranges,
+each read at most once per request and shared by every field that needs it. The look-ahead of
+the field's parent reads them before the field resolves, in one Query per contiguous range
+(components and dependencies are adjacent); ` + "`" + `[]` + "`" + ` says the resolver reads no segment (the
+metadata, an index, a paginated window of its own, or nothing from the table). Every field
+with a resolver below Query and Mutation declares it.
+"""
+directive @reads(segments: [Segment!]!) on FIELD_DEFINITION
+
+"A segment of a capability's partition: the items of one entity, one sort-key range."
+enum Segment {
+  "The components (COMPONENT#...)."
+  COMPONENTS
+  "The dependency edges (DEPENDENCY#...)."
+  DEPENDENCIES
+  "The configuration rules (RULE#...)."
+  RULES
+}
+
 type Query {
   "The capability with this ID, or null when there is none."
   capability(id: ID!): Capability
@@ -4146,7 +4184,7 @@ type Query {
   "The job with this ID (the JOB# index), or null when there is none."
   job(id: ID!): Job
   "A capability's versions, newest first, live or deleted: for a deleted capability the tombstone comes first (who deleted it and when), then its last revision and every one before. Admin only."
-  capabilityHistory(id: ID!, first: Int = 20, after: String): CapabilityVersionConnection!
+  capabilityHistory(id: ID!, first: Int = 20, after: String): CapabilityVersionConnection! @hasRole(role: ADMIN)
   "One component's metrics of every type in time order (the METRICS# index); ` + "`" + `from` + "`" + ` and ` + "`" + `to` + "`" + ` are inclusive."
   componentMetrics(componentId: ID!, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection!
 }
@@ -4426,29 +4464,31 @@ type Capability {
   "When it was last changed."
   updatedAt: DateTime!
   "The capability's components in order, optionally narrowed by type, layer and status."
-  components(type: String, layer: String, status: ComponentStatus): [Component!]!
+  components(type: String, layer: String, status: ComponentStatus): [Component!]! @reads(segments: [COMPONENTS])
   "One component of this capability, or null."
-  component(id: ID!): Component
+  component(id: ID!): Component @reads(segments: [COMPONENTS])
   "The dependency edges between the capability's components, optionally of one criticality."
-  dependencies(criticality: Criticality): [Dependency!]!
+  dependencies(criticality: Criticality): [Dependency!]! @reads(segments: [DEPENDENCIES])
   "The configuration rules in execution order, optionally narrowed by type and status."
-  rules(ruleType: RuleType, status: RuleStatus): [Rule!]!
+  rules(ruleType: RuleType, status: RuleStatus): [Rule!]! @reads(segments: [RULES])
   "Implementation jobs, newest first."
-  jobs(first: Int = 20, after: String, status: JobStatus, jobType: JobType): JobConnection!
+  jobs(first: Int = 20, after: String, status: JobStatus, jobType: JobType): JobConnection! @reads(segments: [])
+  # Without componentId, a window that reaches archived hours also reads the components (after
+  # the capability resolved: most windows never need them).
   "Metric samples ordered by component, type and time; ` + "`" + `from` + "`" + ` and ` + "`" + `to` + "`" + ` are inclusive."
-  metrics(componentId: ID, metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection!
+  metrics(componentId: ID, metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection! @reads(segments: [])
   "The components whose observed health breaks their SLA (availability, responseTime or errorRate)."
-  slaBreaches: [Component!]!
+  slaBreaches: [Component!]! @reads(segments: [COMPONENTS])
   "The dependency graph with its topological order, cycles and critical path, optionally over some dependency types only."
-  dependencyGraph(types: [DependencyType!]): DependencyGraph!
+  dependencyGraph(types: [DependencyType!]): DependencyGraph! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "The blast radius of a component: breadth-first over its dependents (who breaks when it fails) or its dependencies, each component once, at most maxDepth (1..50) hops."
-  impact(componentId: ID!, direction: ImpactDirection = DEPENDENTS, maxDepth: Int = 10, types: [DependencyType!]): Impact!
+  impact(componentId: ID!, direction: ImpactDirection = DEPENDENTS, maxDepth: Int = 10, types: [DependencyType!]): Impact! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "Evaluates the active rules in force now (effectiveFrom <= now < effectiveUntil), in order, against ` + "`" + `input` + "`" + ` (a JSON object); optionally only rules of one type."
-  evaluateRules(input: JSON!, ruleType: RuleType): [RuleEvaluation!]!
+  evaluateRules(input: JSON!, ruleType: RuleType): [RuleEvaluation!]! @reads(segments: [RULES])
   "Each component's health against its SLA, and the capability's composite availability against businessMetrics.sla."
-  slaReport: SlaReport!
+  slaReport: SlaReport! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "Every revision before the current one, newest first, with who wrote it."
-  history(first: Int = 20, after: String): CapabilityVersionConnection!
+  history(first: Int = 20, after: String): CapabilityVersionConnection! @reads(segments: [])
 }
 
 "A capability's dependency graph and what follows from it."
@@ -4710,13 +4750,13 @@ type Component {
   "When it was last changed."
   updatedAt: DateTime!
   "The capability it belongs to."
-  capability: Capability!
+  capability: Capability! @reads(segments: [])
   "The components this one depends on (its outgoing edges' targets)."
-  dependsOn: [Component!]!
+  dependsOn: [Component!]! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "The components that depend on this one (its incoming edges' sources)."
-  dependents: [Component!]!
+  dependents: [Component!]! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "This component's metric samples in time order (same arguments as Capability.metrics)."
-  metrics(metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection!
+  metrics(metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection! @reads(segments: [])
 }
 
 "A component's technology stack."
@@ -4866,9 +4906,9 @@ type Dependency {
   "When it was last changed."
   updatedAt: DateTime!
   "The depending component."
-  source: Component
+  source: Component @reads(segments: [COMPONENTS])
   "The component depended on."
-  target: Component
+  target: Component @reads(segments: [COMPONENTS])
 }
 
 "How the source talks to the target."
@@ -4974,7 +5014,7 @@ type Job {
   "The seed's S3 URIs of the plan, logs and reports, as stored on the job (its Data field ` + "`" + `artifacts` + "`" + `)."
   artifactLocations: JobArtifacts
   "The objects under the job's prefix in the artifacts bucket (plan, logs, reports), each with a time-limited download URL."
-  artifacts: [Artifact!]!
+  artifacts: [Artifact!]! @reads(segments: [])
   "Optimistic-lock revision."
   revision: Int!
   "When the job was recorded."
@@ -4982,9 +5022,9 @@ type Job {
   "When it was last changed."
   updatedAt: DateTime!
   "The capability it changes."
-  capability: Capability!
+  capability: Capability! @reads(segments: [])
   "The components it changes, resolved."
-  components: [Component!]!
+  components: [Component!]! @reads(segments: [COMPONENTS])
 }
 
 "An object stored for a job: s3://{bucket}/capabilities/{capability_id}/jobs/{job_id}/{name}."
@@ -5016,7 +5056,7 @@ type ArtifactUpload {
   "The presigned URL."
   url: String!
   "Headers the request must carry (Content-Type)."
-  headers: JSON!
+  headers: JSON! @reads(segments: [])
   "When the URL stops working."
   expires: DateTime!
   "The artifact's name relative to the job."
@@ -5058,7 +5098,7 @@ type TargetComponent {
   "State of this component's change."
   status: String
   "The component, or null if it was removed since."
-  component: Component
+  component: Component @reads(segments: [COMPONENTS])
 }
 
 "How a job rolls out."
@@ -5148,7 +5188,7 @@ type Metric {
   "The component measured."
   componentId: ID!
   "Its name as it is now (for a component since removed, the name it had)."
-  componentName: String
+  componentName: String @reads(segments: [COMPONENTS])
   "Kind of sample."
   metricType: MetricType!
   "When it was taken, truncated to its interval."
@@ -5164,7 +5204,7 @@ type Metric {
   "Directions of the values."
   trends: Trends
   "The component measured."
-  component: Component
+  component: Component @reads(segments: [COMPONENTS])
 }
 
 "Measured values of a sample."
@@ -5328,7 +5368,7 @@ type Rule {
   "When it was last changed."
   updatedAt: DateTime!
   "Every revision before the current one, newest first, with who wrote it; a rule deleted earlier with the same ID adds its revisions and its tombstone."
-  history(first: Int = 20, after: String): RuleVersionConnection!
+  history(first: Int = 20, after: String): RuleVersionConnection! @reads(segments: [])
 }
 
 "A weighted test: ` + "`" + `field` + "`" + ` is a dot path into the evaluated input."
@@ -5387,39 +5427,39 @@ reused with other input it is an error. Bad input is BAD_USER_INPUT and writes n
 """
 type Mutation {
   "Creates a capability; its ID is chosen by the client. CONFLICT if the ID exists."
-  createCapability(input: CreateCapabilityInput!, clientRequestToken: String): Capability!
+  createCapability(input: CreateCapabilityInput!, clientRequestToken: String): Capability! @hasRole(role: ADMIN)
   "Changes a capability's own fields; the previous version is kept in its history. Given fields replace the stored ones."
-  updateCapability(id: ID!, expectedRevision: Int!, input: UpdateCapabilityInput!, clientRequestToken: String): Capability!
+  updateCapability(id: ID!, expectedRevision: Int!, input: UpdateCapabilityInput!, clientRequestToken: String): Capability! @hasRole(role: ADMIN)
   "Moves a capability one lifecycle step: PLANNING -> DEVELOPMENT -> ACTIVE -> DEPRECATED -> RETIRING, and DEPRECATED -> ACTIVE."
-  transitionCapability(id: ID!, to: CapabilityStatus!, expectedRevision: Int!, clientRequestToken: String): Capability!
+  transitionCapability(id: ID!, to: CapabilityStatus!, expectedRevision: Int!, clientRequestToken: String): Capability! @hasRole(role: ADMIN)
   "Removes a capability with its partition (components, dependencies, jobs, metrics, rules); its history stays, with a tombstone naming who deleted it (` + "`" + `capabilityHistory` + "`" + `)."
-  deleteCapability(id: ID!, expectedRevision: Int!, clientRequestToken: String): Boolean!
+  deleteCapability(id: ID!, expectedRevision: Int!, clientRequestToken: String): Boolean! @hasRole(role: ADMIN)
   "Adds a component to a capability."
-  addComponent(capabilityId: ID!, input: ComponentInput!, clientRequestToken: String): Component!
+  addComponent(capabilityId: ID!, input: ComponentInput!, clientRequestToken: String): Component! @hasRole(role: DEVOPS)
   "Changes a component; a new order moves it. Given fields replace the stored ones."
-  updateComponent(capabilityId: ID!, componentId: ID!, expectedRevision: Int!, input: UpdateComponentInput!, clientRequestToken: String): Component!
+  updateComponent(capabilityId: ID!, componentId: ID!, expectedRevision: Int!, input: UpdateComponentInput!, clientRequestToken: String): Component! @hasRole(role: DEVOPS)
   "Removes a component; with cascade its dependencies go too, without it a component that has dependencies is refused."
-  removeComponent(capabilityId: ID!, componentId: ID!, cascade: Boolean = false, clientRequestToken: String): Boolean!
+  removeComponent(capabilityId: ID!, componentId: ID!, cascade: Boolean = false, clientRequestToken: String): Boolean! @hasRole(role: DEVOPS)
   "Adds the dependency source -> target between two components of the capability (no self-edges, no duplicates)."
-  addDependency(capabilityId: ID!, input: DependencyInput!, clientRequestToken: String): Dependency!
+  addDependency(capabilityId: ID!, input: DependencyInput!, clientRequestToken: String): Dependency! @hasRole(role: DEVOPS)
   "Removes the dependency source -> target."
-  removeDependency(capabilityId: ID!, sourceComponentId: ID!, targetComponentId: ID!, clientRequestToken: String): Boolean!
+  removeDependency(capabilityId: ID!, sourceComponentId: ID!, targetComponentId: ID!, clientRequestToken: String): Boolean! @hasRole(role: DEVOPS)
   "Records a job, PENDING or RUNNING; its target components must belong to the capability."
-  startJob(capabilityId: ID!, input: JobInput!, clientRequestToken: String): Job!
+  startJob(capabilityId: ID!, input: JobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
   "Moves a job on (PENDING -> RUNNING -> COMPLETED | FAILED | ROLLED_BACK | CANCELLED) or records its results; finishing sets endTime and duration."
-  updateJob(jobId: ID!, expectedRevision: Int!, input: UpdateJobInput!, clientRequestToken: String): Job!
+  updateJob(jobId: ID!, expectedRevision: Int!, input: UpdateJobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
   "Records 1 to 100 metric samples; performance samples update their component's health and the capability's health score."
-  recordMetrics(inputs: [MetricInput!]!, clientRequestToken: String): RecordMetricsPayload!
+  recordMetrics(inputs: [MetricInput!]!, clientRequestToken: String): RecordMetricsPayload! @hasRole(role: DEVOPS)
   "Creates a configuration rule; operators and the severity mapping are checked first."
-  createRule(capabilityId: ID!, input: RuleInput!, clientRequestToken: String): Rule!
+  createRule(capabilityId: ID!, input: RuleInput!, clientRequestToken: String): Rule! @hasRole(role: ADMIN)
   "Changes a rule; the previous version is kept in its history, and a new order moves it."
-  updateRule(capabilityId: ID!, ruleId: ID!, expectedRevision: Int!, input: UpdateRuleInput!, clientRequestToken: String): Rule!
+  updateRule(capabilityId: ID!, ruleId: ID!, expectedRevision: Int!, input: UpdateRuleInput!, clientRequestToken: String): Rule! @hasRole(role: ADMIN)
   "Removes a rule; its history stays, with its last revision and a tombstone naming who deleted it."
-  deleteRule(capabilityId: ID!, ruleId: ID!, clientRequestToken: String): Boolean!
+  deleteRule(capabilityId: ID!, ruleId: ID!, clientRequestToken: String): Boolean! @hasRole(role: ADMIN)
   "Returns a presigned PUT URL with which a pipeline uploads an artifact of a job (devops role or above). Names are relative to the job: no '..', no absolute paths."
-  createArtifactUpload(jobId: ID!, name: String!, contentType: String!): ArtifactUpload!
+  createArtifactUpload(jobId: ID!, name: String!, contentType: String!): ArtifactUpload! @hasRole(role: DEVOPS)
   "Moves every component-hour of metrics that ends at or before ` + "`" + `before` + "`" + ` to S3 (one gzipped JSON file per component-hour, read back and verified before the items are deleted). Admin only; safe to rerun after any interruption."
-  archiveMetrics(before: DateTime!): ArchiveReport!
+  archiveMetrics(before: DateTime!): ArchiveReport! @hasRole(role: ADMIN)
 }
 
 "What recordMetrics wrote."
@@ -7842,6 +7882,20 @@ func (ec *executionContext) childFields___Type(ctx context.Context, field graphq
 // endregion ************************** internal!.gotpl ***************************
 
 // region    ***************************** args.gotpl *****************************
+
+func (ec *executionContext) dir_hasRole_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "role",
+		func(ctx context.Context, v any) (Role, error) {
+			return ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["role"] = arg0
+	return args, nil
+}
 
 func (ec *executionContext) field_Capability_component_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
@@ -17346,7 +17400,25 @@ func (ec *executionContext) _Mutation_createCapability(ctx context.Context, fiel
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreateCapability(ctx, fc.Args["input"].(catalog.Capability), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal *catalog.Capability
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Capability
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Capability) graphql.Marshaler {
 			return ec.marshalNCapability2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx, selections, v)
 		},
@@ -17390,7 +17462,25 @@ func (ec *executionContext) _Mutation_updateCapability(ctx context.Context, fiel
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateCapability(ctx, fc.Args["id"].(string), fc.Args["expectedRevision"].(int), fc.Args["input"].(map[string]any), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal *catalog.Capability
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Capability
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Capability) graphql.Marshaler {
 			return ec.marshalNCapability2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx, selections, v)
 		},
@@ -17434,7 +17524,25 @@ func (ec *executionContext) _Mutation_transitionCapability(ctx context.Context, 
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().TransitionCapability(ctx, fc.Args["id"].(string), fc.Args["to"].(catalog.CapabilityStatus), fc.Args["expectedRevision"].(int), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal *catalog.Capability
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Capability
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Capability) graphql.Marshaler {
 			return ec.marshalNCapability2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapability(ctx, selections, v)
 		},
@@ -17478,7 +17586,25 @@ func (ec *executionContext) _Mutation_deleteCapability(ctx context.Context, fiel
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().DeleteCapability(ctx, fc.Args["id"].(string), fc.Args["expectedRevision"].(int), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal bool
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal bool
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
 			return ec.marshalNBoolean2bool(ctx, selections, v)
 		},
@@ -17522,7 +17648,25 @@ func (ec *executionContext) _Mutation_addComponent(ctx context.Context, field gr
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().AddComponent(ctx, fc.Args["capabilityId"].(string), fc.Args["input"].(catalog.Component), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal *catalog.Component
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Component
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
 			return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, selections, v)
 		},
@@ -17566,7 +17710,25 @@ func (ec *executionContext) _Mutation_updateComponent(ctx context.Context, field
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateComponent(ctx, fc.Args["capabilityId"].(string), fc.Args["componentId"].(string), fc.Args["expectedRevision"].(int), fc.Args["input"].(map[string]any), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal *catalog.Component
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Component
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Component) graphql.Marshaler {
 			return ec.marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponent(ctx, selections, v)
 		},
@@ -17610,7 +17772,25 @@ func (ec *executionContext) _Mutation_removeComponent(ctx context.Context, field
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().RemoveComponent(ctx, fc.Args["capabilityId"].(string), fc.Args["componentId"].(string), fc.Args["cascade"].(*bool), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal bool
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal bool
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
 			return ec.marshalNBoolean2bool(ctx, selections, v)
 		},
@@ -17654,7 +17834,25 @@ func (ec *executionContext) _Mutation_addDependency(ctx context.Context, field g
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().AddDependency(ctx, fc.Args["capabilityId"].(string), fc.Args["input"].(catalog.Dependency), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal *catalog.Dependency
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Dependency
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Dependency) graphql.Marshaler {
 			return ec.marshalNDependency2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐDependency(ctx, selections, v)
 		},
@@ -17698,7 +17896,25 @@ func (ec *executionContext) _Mutation_removeDependency(ctx context.Context, fiel
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().RemoveDependency(ctx, fc.Args["capabilityId"].(string), fc.Args["sourceComponentId"].(string), fc.Args["targetComponentId"].(string), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal bool
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal bool
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
 			return ec.marshalNBoolean2bool(ctx, selections, v)
 		},
@@ -17742,7 +17958,25 @@ func (ec *executionContext) _Mutation_startJob(ctx context.Context, field graphq
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().StartJob(ctx, fc.Args["capabilityId"].(string), fc.Args["input"].(catalog.Job), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal *catalog.Job
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Job
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Job) graphql.Marshaler {
 			return ec.marshalNJob2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJob(ctx, selections, v)
 		},
@@ -17786,7 +18020,25 @@ func (ec *executionContext) _Mutation_updateJob(ctx context.Context, field graph
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateJob(ctx, fc.Args["jobId"].(string), fc.Args["expectedRevision"].(int), fc.Args["input"].(map[string]any), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal *catalog.Job
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Job
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Job) graphql.Marshaler {
 			return ec.marshalNJob2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJob(ctx, selections, v)
 		},
@@ -17830,7 +18082,25 @@ func (ec *executionContext) _Mutation_recordMetrics(ctx context.Context, field g
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().RecordMetrics(ctx, fc.Args["inputs"].([]*catalog.Metric), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal *model.RecordMetricsPayload
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.RecordMetricsPayload
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *model.RecordMetricsPayload) graphql.Marshaler {
 			return ec.marshalNRecordMetricsPayload2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRecordMetricsPayload(ctx, selections, v)
 		},
@@ -17874,7 +18144,25 @@ func (ec *executionContext) _Mutation_createRule(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreateRule(ctx, fc.Args["capabilityId"].(string), fc.Args["input"].(catalog.Rule), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal *catalog.Rule
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Rule
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Rule) graphql.Marshaler {
 			return ec.marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, selections, v)
 		},
@@ -17918,7 +18206,25 @@ func (ec *executionContext) _Mutation_updateRule(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().UpdateRule(ctx, fc.Args["capabilityId"].(string), fc.Args["ruleId"].(string), fc.Args["expectedRevision"].(int), fc.Args["input"].(map[string]any), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal *catalog.Rule
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *catalog.Rule
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Rule) graphql.Marshaler {
 			return ec.marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, selections, v)
 		},
@@ -17962,7 +18268,25 @@ func (ec *executionContext) _Mutation_deleteRule(ctx context.Context, field grap
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().DeleteRule(ctx, fc.Args["capabilityId"].(string), fc.Args["ruleId"].(string), fc.Args["clientRequestToken"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal bool
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal bool
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
 			return ec.marshalNBoolean2bool(ctx, selections, v)
 		},
@@ -18006,7 +18330,25 @@ func (ec *executionContext) _Mutation_createArtifactUpload(ctx context.Context, 
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().CreateArtifactUpload(ctx, fc.Args["jobId"].(string), fc.Args["name"].(string), fc.Args["contentType"].(string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal *blob.PresignedRequest
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *blob.PresignedRequest
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *blob.PresignedRequest) graphql.Marshaler {
 			return ec.marshalNArtifactUpload2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐPresignedRequest(ctx, selections, v)
 		},
@@ -18050,7 +18392,25 @@ func (ec *executionContext) _Mutation_archiveMetrics(ctx context.Context, field 
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Mutation().ArchiveMetrics(ctx, fc.Args["before"].(catalog.Timestamp))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal *blob.Report
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *blob.Report
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *blob.Report) graphql.Marshaler {
 			return ec.marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐReport(ctx, selections, v)
 		},
@@ -18680,7 +19040,25 @@ func (ec *executionContext) _Query_capabilityHistory(ctx context.Context, field 
 			fc := graphql.GetFieldContext(ctx)
 			return ec.Resolvers.Query().CapabilityHistory(ctx, fc.Args["id"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
-		nil,
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
+				if err != nil {
+					var zeroVal *model.CapabilityVersionConnection
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal *model.CapabilityVersionConnection
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
 		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityVersionConnection) graphql.Marshaler {
 			return ec.marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionConnection(ctx, selections, v)
 		},
@@ -32806,6 +33184,16 @@ func (ec *executionContext) marshalNRecordMetricsPayload2ᚖgithubᚗcomᚋcapca
 	return ec._RecordMetricsPayload(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx context.Context, v any) (Role, error) {
+	var res Role
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx context.Context, sel ast.SelectionSet, v Role) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNRule2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Rule) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -32933,6 +33321,46 @@ func (ec *executionContext) marshalNRuleVersionEdge2ᚖgithubᚗcomᚋcapcatᚋc
 		return graphql.Null
 	}
 	return ec._RuleVersionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNSegment2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegment(ctx context.Context, v any) (model.Segment, error) {
+	var res model.Segment
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNSegment2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegment(ctx context.Context, sel ast.SelectionSet, v model.Segment) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNSegment2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegmentᚄ(ctx context.Context, v any) ([]model.Segment, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]model.Segment, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNSegment2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegment(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNSegment2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegmentᚄ(ctx context.Context, sel ast.SelectionSet, v []model.Segment) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNSegment2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐSegment(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalNSlaReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐSLAReport(ctx context.Context, sel ast.SelectionSet, v *catalog.SLAReport) graphql.Marshaler {

@@ -120,7 +120,14 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		opts.MaxInFlight = DefaultMaxInFlight
 	}
 	opts.inFlight = newSlots(opts.MaxInFlight)
-	srv := handler.New(NewExecutableSchema(Config{Resolvers: &Resolver{store: store, artifacts: opts.Artifacts, archive: opts.Archive, log: opts.Logger, now: opts.Now}}))
+	r := &Resolver{store: store, artifacts: opts.Artifacts, archive: opts.Archive, log: opts.Logger, now: opts.Now}
+	schema := NewExecutableSchema(Config{Resolvers: r, Directives: DirectiveRoot{HasRole: hasRole}})
+	segments, err := declaredSegments(schema.Schema())
+	if err != nil {
+		panic(fmt.Sprintf("graph: the schema's @reads: %v", err)) // compiled in: any test that builds a handler fails
+	}
+	r.segments = segments
+	srv := handler.New(schema)
 	srv.AddTransport(transport.Options{})
 	srv.AddTransport(httpTransport{})
 	cache := newDocCache(1000, 4<<20)

@@ -2,12 +2,14 @@ package graph
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/graph/model"
 )
 
 // Look-ahead: a resolver that returns capabilities or components inspects what the query
@@ -42,15 +44,6 @@ func (s selection) child(ctx context.Context, name string) selection {
 	return out
 }
 
-func (s selection) has(names ...string) bool {
-	for _, n := range names {
-		if len(s[n]) > 0 {
-			return true
-		}
-	}
-	return false
-}
-
 // nodes returns the selection of a connection's nodes, through `nodes` and `edges { node }`.
 func (s selection) nodes(ctx context.Context) selection {
 	out := s.child(ctx, "nodes")
@@ -60,33 +53,85 @@ func (s selection) nodes(ctx context.Context) selection {
 	return out
 }
 
-// Fields of Capability that read each partition segment.
-var (
-	componentFields  = []string{"components", "component", "slaBreaches", "dependencyGraph", "impact", "slaReport"}
-	dependencyFields = []string{"dependencies", "dependencyGraph", "impact", "slaReport"}
-	ruleFields       = []string{"rules", "evaluateRules"}
-	// Capability fields answered without the METADATA item.
-	idFields = map[string]bool{"id": true, "capabilityId": true, "__typename": true}
-)
+// Capability fields answered without the METADATA item.
+var idFields = map[string]bool{"id": true, "capabilityId": true, "__typename": true}
 
-// capabilitySegments returns the segments a capability's selection will read.
-func capabilitySegments(ctx context.Context, s selection) dynamo.Segment {
+// fieldSegments holds, by type and field, the partition segments the field's resolver reads:
+// the schema's @reads declarations, read once when the handler is built. A field it does not
+// hold reads none.
+type fieldSegments map[string]map[string]dynamo.Segment
+
+// declaredSegments returns the @reads declarations of schema s. It fails on a declaration
+// without segments or with a segment it does not know.
+func declaredSegments(s *ast.Schema) (fieldSegments, error) {
+	t := fieldSegments{}
+	for typ, def := range s.Types {
+		for _, f := range def.Fields {
+			d := f.Directives.ForName("reads")
+			if d == nil {
+				continue
+			}
+			arg := d.Arguments.ForName("segments")
+			if arg == nil || arg.Value == nil {
+				return nil, fmt.Errorf("%s.%s: @reads without segments", typ, f.Name)
+			}
+			values := []*ast.Value{arg.Value} // a single value stands for a list of one
+			if arg.Value.Kind == ast.ListValue {
+				values = values[:0]
+				for _, c := range arg.Value.Children {
+					values = append(values, c.Value)
+				}
+			}
+			var want dynamo.Segment
+			for _, v := range values {
+				seg, ok := segment(model.Segment(v.Raw))
+				if !ok {
+					return nil, fmt.Errorf("%s.%s: @reads names an unknown segment %q", typ, f.Name, v.Raw)
+				}
+				want |= seg
+			}
+			if want == 0 {
+				continue
+			}
+			if t[typ] == nil {
+				t[typ] = map[string]dynamo.Segment{}
+			}
+			t[typ][f.Name] = want
+		}
+	}
+	return t, nil
+}
+
+// segment returns the partition segment of a value of the schema's Segment enum.
+func segment(v model.Segment) (dynamo.Segment, bool) {
+	switch v {
+	case model.SegmentComponents:
+		return dynamo.SegComponents, true
+	case model.SegmentDependencies:
+		return dynamo.SegDependencies, true
+	case model.SegmentRules:
+		return dynamo.SegRules, true
+	}
+	return 0, false
+}
+
+// read returns the segments that selection s, on type typ, will read: those of its fields, and
+// those of the fields selected beneath a field that reads the partition (a dependency's ends, a
+// component's neighbours), which resolve from the same capability's partition.
+func (t fieldSegments) read(ctx context.Context, typ string, s selection) dynamo.Segment {
 	var want dynamo.Segment
-	if s.has(componentFields...) {
-		want |= dynamo.SegComponents
-	}
-	if s.has(dependencyFields...) {
-		want |= dynamo.SegDependencies
-	}
-	if s.has(ruleFields...) {
-		want |= dynamo.SegRules
-	}
-	// Edges resolve their ends, components their neighbours.
-	if s.child(ctx, "dependencies").has("source", "target") {
-		want |= dynamo.SegComponents
-	}
-	if s.child(ctx, "components").has("dependsOn", "dependents") || s.child(ctx, "component").has("dependsOn", "dependents") {
-		want |= dynamo.SegDependencies
+	for name, fields := range s {
+		seg := t[typ][name]
+		if seg == 0 {
+			continue
+		}
+		want |= seg
+		if def := fields[0].Definition; def != nil && def.Type != nil && t[def.Type.Name()] != nil {
+			below := t[def.Type.Name()]
+			for child := range s.child(ctx, name) {
+				want |= below[child]
+			}
+		}
 	}
 	return want
 }
@@ -103,12 +148,12 @@ func (s selection) needsMetadata() bool {
 
 // prefetchCapability starts the reads a capability's selection s will need: its metadata
 // (unless known or not needed) and its partition segments.
-func prefetchCapability(ctx context.Context, id string, s selection, metadata bool) {
+func (r *Resolver) prefetchCapability(ctx context.Context, id string, s selection, metadata bool) {
 	l := For(ctx)
 	if metadata && s.needsMetadata() {
 		l.PrefetchCapability(ctx, id)
 	}
-	if want := capabilitySegments(ctx, s); want != 0 {
+	if want := r.segments.read(ctx, "Capability", s); want != 0 {
 		l.Prefetch(ctx, id, want)
 	}
 	prefetchWindows(ctx, id, s)
@@ -192,13 +237,13 @@ func argTime(args map[string]any, name string, dst *string) bool {
 }
 
 // prefetchComponents starts the reads the selection s of each component will need: its
-// capability (through Component.capability) and its neighbours.
-func prefetchComponents(ctx context.Context, comps []*catalog.Component, s selection) {
+// capability (through Component.capability) and the segments of its partition (its neighbours).
+func (r *Resolver) prefetchComponents(ctx context.Context, comps []*catalog.Component, s selection) {
 	if len(s) == 0 {
 		return
 	}
 	capSel := s.child(ctx, "capability")
-	neighbours := s.has("dependsOn", "dependents")
+	want := r.segments.read(ctx, "Component", s)
 	l := For(ctx)
 	// The metadata of every capability at once, not one key at a time into the batch window
 	// (under load the window can close halfway and cost a second BatchGetItem).
@@ -211,10 +256,10 @@ func prefetchComponents(ctx context.Context, comps []*catalog.Component, s selec
 	}
 	for _, c := range comps {
 		if len(capSel) > 0 {
-			prefetchCapability(ctx, c.CapabilityID, capSel, false)
+			r.prefetchCapability(ctx, c.CapabilityID, capSel, false)
 		}
-		if neighbours {
-			l.Prefetch(ctx, c.CapabilityID, dynamo.SegComponents|dynamo.SegDependencies)
+		if want != 0 {
+			l.Prefetch(ctx, c.CapabilityID, want)
 		}
 	}
 }
@@ -226,7 +271,7 @@ func (r *Resolver) prefetchCapabilities(ctx context.Context, caps []*catalog.Cap
 	l := For(ctx)
 	for _, c := range caps {
 		l.PrimeCapability(ctx, c)
-		prefetchCapability(ctx, c.CapabilityID, s, false)
+		r.prefetchCapability(ctx, c.CapabilityID, s, false)
 	}
 }
 

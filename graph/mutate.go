@@ -1,20 +1,23 @@
 package graph
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 )
 
 // idempotency returns the idempotency of a mutation request: the client's token and a hash
-// of the mutation's name and arguments.
-func idempotency(token *string, mutation string, args ...any) (dynamo.Idempotency, error) {
+// of the mutation's name (the field being resolved, whatever its alias) and arguments.
+func idempotency(ctx context.Context, token *string, args ...any) (dynamo.Idempotency, error) {
 	if token == nil {
 		return dynamo.Idempotency{}, nil
 	}
-	return dynamo.NewIdempotency(*token, mutation, args...)
+	return dynamo.NewIdempotency(*token, graphql.GetFieldContext(ctx).Field.Name, args...)
 }
 
 // patch returns a change that writes the given fields of an update input over an entity: the

@@ -76,4 +76,5 @@ type Resolver struct {
 	archive   MetricsArchive
 	log       *slog.Logger
 	now       func() time.Time
+	segments  fieldSegments // what each field reads of the partition, from the schema's @reads
 }

@@ -205,10 +205,7 @@ func (r *metricResolver) Component(ctx context.Context, obj *catalog.Metric) (*c
 }
 
 func (r *mutationResolver) CreateCapability(ctx context.Context, input catalog.Capability, clientRequestToken *string) (*catalog.Capability, error) {
-	if err := require(ctx, RoleAdmin, "createCapability"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "createCapability", input)
+	idem, err := idempotency(ctx, clientRequestToken, input)
 	if err != nil {
 		return nil, err
 	}
@@ -216,10 +213,7 @@ func (r *mutationResolver) CreateCapability(ctx context.Context, input catalog.C
 }
 
 func (r *mutationResolver) UpdateCapability(ctx context.Context, id string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Capability, error) {
-	if err := require(ctx, RoleAdmin, "updateCapability"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "updateCapability", id, expectedRevision, input)
+	idem, err := idempotency(ctx, clientRequestToken, id, expectedRevision, input)
 	if err != nil {
 		return nil, err
 	}
@@ -227,10 +221,7 @@ func (r *mutationResolver) UpdateCapability(ctx context.Context, id string, expe
 }
 
 func (r *mutationResolver) TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, clientRequestToken *string) (*catalog.Capability, error) {
-	if err := require(ctx, RoleAdmin, "transitionCapability"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "transitionCapability", id, to, expectedRevision)
+	idem, err := idempotency(ctx, clientRequestToken, id, to, expectedRevision)
 	if err != nil {
 		return nil, err
 	}
@@ -238,10 +229,7 @@ func (r *mutationResolver) TransitionCapability(ctx context.Context, id string, 
 }
 
 func (r *mutationResolver) DeleteCapability(ctx context.Context, id string, expectedRevision int, clientRequestToken *string) (bool, error) {
-	if err := require(ctx, RoleAdmin, "deleteCapability"); err != nil {
-		return false, err
-	}
-	idem, err := idempotency(clientRequestToken, "deleteCapability", id, expectedRevision)
+	idem, err := idempotency(ctx, clientRequestToken, id, expectedRevision)
 	if err != nil {
 		return false, err
 	}
@@ -252,10 +240,7 @@ func (r *mutationResolver) DeleteCapability(ctx context.Context, id string, expe
 }
 
 func (r *mutationResolver) AddComponent(ctx context.Context, capabilityID string, input catalog.Component, clientRequestToken *string) (*catalog.Component, error) {
-	if err := require(ctx, RoleDevops, "addComponent"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "addComponent", capabilityID, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -264,10 +249,7 @@ func (r *mutationResolver) AddComponent(ctx context.Context, capabilityID string
 }
 
 func (r *mutationResolver) UpdateComponent(ctx context.Context, capabilityID string, componentID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Component, error) {
-	if err := require(ctx, RoleDevops, "updateComponent"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "updateComponent", capabilityID, componentID, expectedRevision, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, componentID, expectedRevision, input)
 	if err != nil {
 		return nil, err
 	}
@@ -275,10 +257,7 @@ func (r *mutationResolver) UpdateComponent(ctx context.Context, capabilityID str
 }
 
 func (r *mutationResolver) RemoveComponent(ctx context.Context, capabilityID string, componentID string, cascade *bool, clientRequestToken *string) (bool, error) {
-	if err := require(ctx, RoleDevops, "removeComponent"); err != nil {
-		return false, err
-	}
-	idem, err := idempotency(clientRequestToken, "removeComponent", capabilityID, componentID, cascade)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, componentID, cascade)
 	if err != nil {
 		return false, err
 	}
@@ -289,10 +268,7 @@ func (r *mutationResolver) RemoveComponent(ctx context.Context, capabilityID str
 }
 
 func (r *mutationResolver) AddDependency(ctx context.Context, capabilityID string, input catalog.Dependency, clientRequestToken *string) (*catalog.Dependency, error) {
-	if err := require(ctx, RoleDevops, "addDependency"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "addDependency", capabilityID, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -301,10 +277,7 @@ func (r *mutationResolver) AddDependency(ctx context.Context, capabilityID strin
 }
 
 func (r *mutationResolver) RemoveDependency(ctx context.Context, capabilityID string, sourceComponentID string, targetComponentID string, clientRequestToken *string) (bool, error) {
-	if err := require(ctx, RoleDevops, "removeDependency"); err != nil {
-		return false, err
-	}
-	idem, err := idempotency(clientRequestToken, "removeDependency", capabilityID, sourceComponentID, targetComponentID)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, sourceComponentID, targetComponentID)
 	if err != nil {
 		return false, err
 	}
@@ -315,10 +288,7 @@ func (r *mutationResolver) RemoveDependency(ctx context.Context, capabilityID st
 }
 
 func (r *mutationResolver) StartJob(ctx context.Context, capabilityID string, input catalog.Job, clientRequestToken *string) (*catalog.Job, error) {
-	if err := require(ctx, RoleDevops, "startJob"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "startJob", capabilityID, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -327,10 +297,7 @@ func (r *mutationResolver) StartJob(ctx context.Context, capabilityID string, in
 }
 
 func (r *mutationResolver) UpdateJob(ctx context.Context, jobID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Job, error) {
-	if err := require(ctx, RoleDevops, "updateJob"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "updateJob", jobID, expectedRevision, input)
+	idem, err := idempotency(ctx, clientRequestToken, jobID, expectedRevision, input)
 	if err != nil {
 		return nil, err
 	}
@@ -338,10 +305,7 @@ func (r *mutationResolver) UpdateJob(ctx context.Context, jobID string, expected
 }
 
 func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.Metric, clientRequestToken *string) (*model.RecordMetricsPayload, error) {
-	if err := require(ctx, RoleDevops, "recordMetrics"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "recordMetrics", inputs)
+	idem, err := idempotency(ctx, clientRequestToken, inputs)
 	if err != nil {
 		return nil, err
 	}
@@ -353,10 +317,7 @@ func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.
 }
 
 func (r *mutationResolver) CreateRule(ctx context.Context, capabilityID string, input catalog.Rule, clientRequestToken *string) (*catalog.Rule, error) {
-	if err := require(ctx, RoleAdmin, "createRule"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "createRule", capabilityID, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input)
 	if err != nil {
 		return nil, err
 	}
@@ -365,10 +326,7 @@ func (r *mutationResolver) CreateRule(ctx context.Context, capabilityID string, 
 }
 
 func (r *mutationResolver) UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error) {
-	if err := require(ctx, RoleAdmin, "updateRule"); err != nil {
-		return nil, err
-	}
-	idem, err := idempotency(clientRequestToken, "updateRule", capabilityID, ruleID, expectedRevision, input)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, ruleID, expectedRevision, input)
 	if err != nil {
 		return nil, err
 	}
@@ -376,10 +334,7 @@ func (r *mutationResolver) UpdateRule(ctx context.Context, capabilityID string, 
 }
 
 func (r *mutationResolver) DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error) {
-	if err := require(ctx, RoleAdmin, "deleteRule"); err != nil {
-		return false, err
-	}
-	idem, err := idempotency(clientRequestToken, "deleteRule", capabilityID, ruleID)
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, ruleID)
 	if err != nil {
 		return false, err
 	}
@@ -390,9 +345,6 @@ func (r *mutationResolver) DeleteRule(ctx context.Context, capabilityID string, 
 }
 
 func (r *mutationResolver) CreateArtifactUpload(ctx context.Context, jobID string, name string, contentType string) (*blob.PresignedRequest, error) {
-	if err := require(ctx, RoleDevops, "createArtifactUpload"); err != nil {
-		return nil, err
-	}
 	if r.artifacts == nil {
 		return nil, errNoObjectStore
 	}
@@ -404,9 +356,6 @@ func (r *mutationResolver) CreateArtifactUpload(ctx context.Context, jobID strin
 }
 
 func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*blob.Report, error) {
-	if err := require(ctx, RoleAdmin, "archiveMetrics"); err != nil {
-		return nil, err
-	}
 	if r.archive == nil {
 		return nil, errNoObjectStore
 	}
@@ -422,7 +371,7 @@ func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Cap
 		return nil, err
 	}
 	For(ctx).PrefetchRoots(ctx)
-	prefetchCapability(ctx, id, selected(ctx), false)
+	r.prefetchCapability(ctx, id, selected(ctx), false)
 	return capabilityOrNull(ctx, id)
 }
 
@@ -459,7 +408,7 @@ func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, fi
 		return nil, err
 	}
 	nodes := selected(ctx).nodes(ctx)
-	prefetchComponents(ctx, p.Items, nodes)
+	r.prefetchComponents(ctx, p.Items, nodes)
 	if nodes.child(ctx, "capability").needsMetadata() {
 		// The capabilities are read anyway: drop the components of one being deleted.
 		if p, err = liveOnly(ctx, p, func(c *catalog.Component) string { return c.CapabilityID }); err != nil {
@@ -491,9 +440,6 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error
 }
 
 func (r *queryResolver) CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.CapabilityVersionConnection, error) {
-	if err := require(ctx, RoleAdmin, "capabilityHistory"); err != nil {
-		return nil, err
-	}
 	p, err := r.store.CapabilityHistory(ctx, id, deref(first, 20), deref(after, ""))
 	if err != nil {
 		return nil, err

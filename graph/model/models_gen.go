@@ -3,6 +3,11 @@
 package model
 
 import (
+	"bytes"
+	"fmt"
+	"io"
+	"strconv"
+
 	"github.com/capcat/catalogue/catalog"
 )
 
@@ -142,4 +147,65 @@ type RuleVersionEdge struct {
 	Cursor string `json:"cursor"`
 	// The version.
 	Node *catalog.RuleVersion `json:"node"`
+}
+
+// A segment of a capability's partition: the items of one entity, one sort-key range.
+type Segment string
+
+const (
+	// The components (COMPONENT#...).
+	SegmentComponents Segment = "COMPONENTS"
+	// The dependency edges (DEPENDENCY#...).
+	SegmentDependencies Segment = "DEPENDENCIES"
+	// The configuration rules (RULE#...).
+	SegmentRules Segment = "RULES"
+)
+
+var AllSegment = []Segment{
+	SegmentComponents,
+	SegmentDependencies,
+	SegmentRules,
+}
+
+func (e Segment) IsValid() bool {
+	switch e {
+	case SegmentComponents, SegmentDependencies, SegmentRules:
+		return true
+	}
+	return false
+}
+
+func (e Segment) String() string {
+	return string(e)
+}
+
+func (e *Segment) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Segment(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Segment", str)
+	}
+	return nil
+}
+
+func (e Segment) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Segment) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Segment) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
