@@ -29,6 +29,7 @@ import (
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/datafile"
 	"github.com/capcat/catalogue/internal/tlsreload"
 	"github.com/capcat/catalogue/internal/tune"
 	"github.com/capcat/catalogue/sample"
@@ -62,6 +63,11 @@ type config struct {
 	metricsAddr   string
 	tlsCert       string
 	tlsKey        string
+	// dataFile keeps the embedded backend's data across restarts (-data, DATA_FILE).
+	dataFile string
+	// emptyEmbedded starts the embedded backend without the sample when it has no data file
+	// to load (the import command loads its own).
+	emptyEmbedded bool
 	// hostGiven reports whether -host or HOST was given: without it, a server with a generated
 	// key listens on loopback only.
 	hostGiven bool
@@ -103,6 +109,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("METRICS_ADDR"), "serve /metrics on this address (e.g. 10.0.0.5:9090) without a key, and not on the API's; empty serves it on the API's address to API keys (env METRICS_ADDR)")
 	fs.StringVar(&c.tlsCert, "tls-cert", getenv("TLS_CERT_FILE"), "PEM certificate (chain) for HTTPS, reloaded when it changes or on SIGHUP (env TLS_CERT_FILE)")
 	fs.StringVar(&c.tlsKey, "tls-key", getenv("TLS_KEY_FILE"), "PEM private key of -tls-cert (env TLS_KEY_FILE)")
+	fs.StringVar(&c.dataFile, "data", getenv("DATA_FILE"), "keep the embedded backend's data in this file (env DATA_FILE): loaded at start (the sample only when the file is absent), saved within a second of every write and on exit")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -120,6 +127,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.useAWS && c.endpoint != "" {
 		return nil, errors.New("-aws and -dynamodb-endpoint exclude each other")
+	}
+	if c.dataFile != "" && !c.embedded() {
+		return nil, errors.New("-data (DATA_FILE) keeps the embedded backend's data: it does not go with -aws or -dynamodb-endpoint, whose data lives in that DynamoDB")
 	}
 	if c.anonymous != "none" && c.anonymous != "viewer" {
 		return nil, fmt.Errorf("-anonymous must be viewer or none, not %q", c.anonymous)
@@ -146,14 +156,18 @@ func (c *config) embedded() bool { return c.endpoint == "" && !c.useAWS }
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	archiveCmd := len(args) > 0 && args[0] == blob.ArchiveCommand
-	checkCmd := len(args) > 0 && args[0] == checkCommand
-	if archiveCmd || checkCmd {
+	cmd := commandNamed(args)
+	if cmd != nil {
 		args = args[1:]
 	}
-	cfg, err := parseConfig(configArgs(args, archiveCmd || checkCmd), getenv, stderr)
+	cfg, err := parseConfig(configArgs(args, cmd != nil), getenv, stderr)
 	if err != nil {
 		return err
+	}
+	if cmd != nil {
+		if err := cmd.prepare(cfg); err != nil {
+			return err
+		}
 	}
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	reg := prometheus.NewRegistry()
@@ -164,19 +178,15 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return err
 	}
 	defer b.close()
-	if archiveCmd {
-		if cfg.embedded() {
-			fmt.Fprintln(stdout, "note: the embedded backend lives inside one process; this command archives its own fresh copy. "+
-				"To archive a running embedded server use the archiveMetrics mutation, or point DYNAMODB_ENDPOINT and S3_ENDPOINT at shared backends.")
-		}
-		return blob.RunArchiveCommand(ctx, archiveArgs(args), stdout, b.archiver)
+	if cmd != nil {
+		return cmd.runWith(ctx, cfg, archiveArgs(args), commandIO{stdin: os.Stdin, stdout: stdout, stderr: stderr}, b)
 	}
-	if checkCmd {
-		if cfg.embedded() {
-			fmt.Fprintln(stdout, "note: the embedded backend lives inside one process; this command checks its own fresh copy. "+
-				"Point DYNAMODB_ENDPOINT (or -aws) at the table to check.")
+	if b.data != nil && !b.data.Exists() {
+		// A new data file is written at once: it holds the sample from the start, and a
+		// location that cannot be written fails now, not at the first write.
+		if err := b.data.Save(ctx); err != nil {
+			return err
 		}
-		return runCheck(ctx, archiveArgs(args), stdout, b.store, b.archiver)
 	}
 	store := b.store
 	log.Info("runtime", "gogc", tune.GC(getenv), "gomaxprocs", runtime.GOMAXPROCS(0))
@@ -290,7 +300,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			return fmt.Errorf("shutdown: %w", err)
 		}
 	}
-	return nil
+	// The requests are done: a last save of what they wrote.
+	return b.closeData()
 }
 
 // newHTTPServer returns a server of h whose connections cannot be held open: headers must
@@ -368,16 +379,26 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 	switch {
 	case cfg.embedded():
 		fmt.Fprintf(w, "  backend:     embedded in-memory DynamoDB (minidyn), table %s\n", cfg.table)
-		fmt.Fprintf(w, "  NOTE: the data lives in memory and is lost on exit.\n")
+		if b.data != nil {
+			fmt.Fprintf(w, "  data:        %s (saved within 1 s of each write and on exit; object bodies in %s)\n", b.data.Path(), b.data.ObjectsDir())
+		} else {
+			fmt.Fprintf(w, "  data:        in memory only (lost on exit; -data FILE keeps it)\n")
+		}
 	case cfg.useAWS:
 		fmt.Fprintf(w, "  backend:     AWS DynamoDB, table %s\n", cfg.table)
 	default:
 		fmt.Fprintf(w, "  backend:     %s, table %s\n", cfg.endpoint, cfg.table)
 	}
-	if b.s3Embedded {
+	switch {
+	case b.s3Embedded && b.data != nil:
+		fmt.Fprintf(w, "  object store: embedded in-memory S3 (gofakes3), buckets %s and %s: kept in the data file too\n", b.buckets[0], b.buckets[1])
+	case b.s3Embedded:
 		fmt.Fprintf(w, "  object store: embedded in-memory S3 (gofakes3), buckets %s and %s: also lost on exit\n", b.buckets[0], b.buckets[1])
-	} else {
+	default:
 		fmt.Fprintf(w, "  object store: %s, buckets %s and %s\n", b.s3Where, b.buckets[0], b.buckets[1])
+	}
+	if b.loaded != nil {
+		fmt.Fprintf(w, "  data file loaded: %d items, %d objects\n", b.loaded.Items, b.loaded.Objects)
 	}
 	if b.seeded > 0 {
 		fmt.Fprintf(w, "  sample catalogue loaded: %d items, %d job artifacts\n", b.seeded, b.artifacts)
@@ -404,6 +425,18 @@ type backends struct {
 	s3Where    string
 	buckets    [2]string
 	closers    []func() error
+	// data is the embedded backend's data file (-data), loaded is what it held at start.
+	data   *datafile.File
+	loaded *datafile.LoadReport
+}
+
+// closeData stops saving the data file after a last save of what changed, and returns that
+// save's error (nil without -data).
+func (b *backends) closeData() error {
+	if b.data == nil {
+		return nil
+	}
+	return b.data.Close()
 }
 
 func (b *backends) close() {
@@ -413,46 +446,62 @@ func (b *backends) close() {
 }
 
 // openBackends connects DynamoDB and S3 as cfg says: the embedded in-memory pair by default
-// (table created, sample catalogue and artifacts loaded), an endpoint, or AWS.
-func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Metrics) (*backends, error) {
+// (table created; with -data the data file loaded, or when it is absent, or without -data, the
+// sample catalogue and artifacts), an endpoint, or AWS. With -data every later write is saved
+// (b.close saves the last ones).
+func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Metrics) (_ *backends, err error) {
 	b := &backends{}
+	var data *datafile.File
+	defer func() {
+		if err != nil {
+			b.close()
+			if data != nil {
+				_ = data.Close() // not started: releases the file, saves nothing
+			}
+		}
+	}()
 	endpoint, key := cfg.endpoint, ""
+	var watchDB, watchS3 func(http.Handler) http.Handler
 	if cfg.embedded() {
-		emb, err := dynamo.StartEmbedded(nil)
+		if cfg.dataFile != "" {
+			if data, err = datafile.Open(cfg.dataFile, datafile.Options{Logger: log}); err != nil {
+				return nil, err
+			}
+			watchDB, watchS3 = data.WatchDynamoDB, data.WatchS3
+		}
+		emb, err := dynamo.StartEmbedded(watchDB)
 		if err != nil {
 			return nil, err
 		}
 		b.closers = append(b.closers, emb.Close)
 		endpoint, key = emb.URL, emb.Key
-		cfg.createTable, cfg.seed = true, true
+		cfg.createTable = true
+		cfg.seed = !cfg.emptyEmbedded && (data == nil || !data.Exists())
 	}
 	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, AccessKeyID: key, Observer: metrics})
 	if err != nil {
-		b.close()
 		return nil, err
 	}
 	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET"))})
 	if cfg.createTable {
 		if err := b.store.CreateTable(ctx, 2*time.Minute); err != nil {
-			b.close()
 			return nil, fmt.Errorf("create table: %w", err)
 		}
 	}
 
 	s3cfg, s3opts := blob.FromEnv(getenv)
 	s3opts.Logger, s3opts.CursorSecret, s3opts.MinArchiveAge = log, []byte(getenv("CURSOR_SECRET")), cfg.archiveMinAge
+	var s3emb *blob.Embedded
 	if s3cfg.Endpoint == "" && !cfg.useAWS {
-		objects, emb, err := blob.OpenEmbedded(ctx, s3opts)
+		objects, emb, err := blob.OpenEmbeddedWrapped(ctx, s3opts, watchS3)
 		if err != nil {
-			b.close()
 			return nil, err
 		}
 		b.closers = append(b.closers, emb.Close)
-		b.objects, b.s3Embedded = objects, true
+		b.objects, b.s3Embedded, s3emb = objects, true, emb
 	} else {
 		c, err := blob.NewClient(ctx, s3cfg)
 		if err != nil {
-			b.close()
 			return nil, err
 		}
 		b.objects, b.s3Where = blob.New(c, s3opts), "AWS S3"
@@ -461,25 +510,207 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		}
 		if cfg.createTable {
 			if err := b.objects.EnsureBuckets(ctx); err != nil {
-				b.close()
 				return nil, fmt.Errorf("create buckets: %w", err)
 			}
 		}
 	}
 	b.buckets = b.objects.Buckets()
 	b.archiver = blob.NewArchiver(b.store, b.objects)
+	if data != nil {
+		data.Bind(b.store, s3emb)
+		if data.Exists() {
+			if b.loaded, err = data.Load(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if cfg.seed {
 		bundles := sample.Catalogue(time.Now())
 		if b.seeded, err = b.store.BulkLoad(ctx, bundles, 4); err != nil {
-			b.close()
 			return nil, fmt.Errorf("load sample catalogue: %w", err)
 		}
 		if b.artifacts, err = b.objects.LoadSampleArtifacts(ctx, bundles); err != nil {
-			b.close()
 			return nil, fmt.Errorf("load sample artifacts: %w", err)
 		}
 	}
+	if data != nil {
+		// Closed before the embedded servers (closers run last first): the last save reads them.
+		data.Start()
+		b.data = data
+		b.closers = append(b.closers, data.Close)
+	}
 	return b, nil
+}
+
+// commandIO is where a command reads and writes.
+type commandIO struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+// command is a subcommand, `go run . NAME [connection flags] [its arguments]`: it works on the
+// configured backends instead of serving.
+type command struct {
+	name string
+	// does ends the note "this command ..." printed when the command runs on the embedded
+	// backend without -data: a fresh copy that is gone when it ends.
+	does string
+	// dataOut reports whether the command writes its result on stdout (its note goes to stderr).
+	dataOut bool
+	// empty starts that fresh copy without the sample catalogue.
+	empty bool
+	// readsData refuses a -data file that does not exist: there would be nothing to read.
+	readsData bool
+	run       func(ctx context.Context, args []string, cio commandIO, b *backends) error
+}
+
+// commands are the subcommands.
+func commands() []command {
+	const elsewhere = "Point DYNAMODB_ENDPOINT (or -aws) at the table, or give -data FILE for the embedded default's data file."
+	return []command{
+		{name: blob.ArchiveCommand,
+			does: "archives its own fresh copy. To archive a running embedded server use the archiveMetrics mutation, or point DYNAMODB_ENDPOINT and S3_ENDPOINT at shared backends.",
+			run: func(ctx context.Context, args []string, cio commandIO, b *backends) error {
+				return blob.RunArchiveCommand(ctx, args, cio.stdout, b.archiver)
+			}},
+		{name: checkCommand, does: "checks its own fresh copy. " + elsewhere,
+			run: func(ctx context.Context, args []string, cio commandIO, b *backends) error {
+				return runCheck(ctx, args, cio.stdout, b.store, b.archiver)
+			}},
+		{name: exportCommand, does: "exports its own fresh copy of the sample catalogue. " + elsewhere, dataOut: true, readsData: true,
+			run: func(ctx context.Context, args []string, cio commandIO, b *backends) error {
+				return runExport(ctx, args, cio, b.store)
+			}},
+		{name: importCommand, does: "imports into a fresh, empty copy that is gone when it ends (the file is checked and loaded, and nothing is kept). " + elsewhere, empty: true,
+			run: func(ctx context.Context, args []string, cio commandIO, b *backends) error {
+				return runImport(ctx, args, cio, b.store)
+			}},
+	}
+}
+
+// commandNamed returns the command that args begin with, or nil (serve).
+func commandNamed(args []string) *command {
+	if len(args) == 0 {
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == args[0] {
+			return &c
+		}
+	}
+	return nil
+}
+
+// prepare adjusts cfg to the command before the backends open.
+func (c *command) prepare(cfg *config) error {
+	cfg.emptyEmbedded = c.empty
+	if c.readsData && cfg.dataFile != "" {
+		if _, err := os.Stat(cfg.dataFile); err != nil {
+			return fmt.Errorf("%s: no data file to read: %w", c.name, err)
+		}
+	}
+	return nil
+}
+
+// runWith runs the command on b (with a note when b is a fresh embedded copy), then saves the
+// data file if the command changed it. -h is not an error.
+func (c *command) runWith(ctx context.Context, cfg *config, args []string, cio commandIO, b *backends) error {
+	if cfg.embedded() && cfg.dataFile == "" {
+		note := cio.stdout
+		if c.dataOut {
+			note = cio.stderr
+		}
+		fmt.Fprintln(note, "note: the embedded backend lives inside one process; this command "+c.does)
+	}
+	err := c.run(ctx, args, cio, b)
+	if errors.Is(err, flag.ErrHelp) {
+		err = nil
+	}
+	return errors.Join(err, b.closeData())
+}
+
+// Names of the backup commands.
+const (
+	exportCommand = "export"
+	importCommand = "import"
+)
+
+// runExport runs `export`: the whole catalogue as JSON lines on stdout.
+func runExport(ctx context.Context, args []string, cio commandIO, store *dynamo.Store) error {
+	fs := flag.NewFlagSet(exportCommand, flag.ContinueOnError)
+	fs.SetOutput(cio.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: export [-table NAME] [-dynamodb-endpoint URL | -aws | -data FILE] > backup.jsonl
+
+Writes the whole catalogue to standard output as JSON lines, sorted by key: every capability
+with its components, dependencies, jobs, metric samples, rules and history (versions and
+tombstones), one entity a line in the seed's field names with its revision, times and writer.
+Index items and component ID claims are left out (import rebuilds them), and so are
+idempotency tokens, leases and expired samples. Metric samples archived to S3 are not in the
+table, and not in the export: they stay in the metrics bucket. Load it with import.
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("export: unexpected arguments %q (the export goes to standard output)", fs.Args())
+	}
+	n, err := store.Export(ctx, cio.stdout)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cio.stderr, "exported %d lines\n", n)
+	return nil
+}
+
+// runImport runs `import FILE` (- for stdin): a file that export wrote, into the table.
+func runImport(ctx context.Context, args []string, cio commandIO, store *dynamo.Store) error {
+	fs := flag.NewFlagSet(importCommand, flag.ContinueOnError)
+	fs.SetOutput(cio.stderr)
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), `usage: import FILE|- [-table NAME] [-create-table] [-dynamodb-endpoint URL | -aws | -data FILE]
+
+Loads a file that export wrote (- reads standard input), keeping IDs, revisions, times, writers
+and history; keys, index items and component ID claims are rebuilt. The whole file is checked
+first: a bad line writes nothing, and the error names its line and field. A capability that
+the table holds already is refused, unless it is exactly as in the file (then it is skipped):
+an import that stopped midway is finished by running it again. -create-table creates the
+table first if it does not exist. With -data the embedded default's data file receives it (and
+is created when absent, without the sample).
+`)
+	}
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if fs.NArg() != 1 {
+		return fmt.Errorf("import: give one file to import (- for standard input), got %q", fs.Args())
+	}
+	var r io.Reader = cio.stdin
+	if name := fs.Arg(0); name != "-" {
+		f, err := os.Open(name)
+		if err != nil {
+			return fmt.Errorf("import: %w", err)
+		}
+		defer f.Close()
+		r = f
+	}
+	report, err := store.Import(ctx, r, 4)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cio.stdout, "imported %d lines: %d capabilities, %d deleted ones (history only), %d items written\n",
+		report.Lines, report.Capabilities, report.Deleted, report.Items)
+	if len(report.Skipped) > 0 {
+		fmt.Fprintf(cio.stdout, "skipped, already in the table as in the file: %s\n", strings.Join(report.Skipped, ", "))
+	}
+	for _, p := range report.Problems {
+		fmt.Fprintf(cio.stdout, "problem   %s\n", p)
+	}
+	if len(report.Problems) > 0 {
+		return fmt.Errorf("import: %d capabilities differ from a recount of what was written: see `check`, and `check -repair`", len(report.Problems))
+	}
+	return nil
 }
 
 // checkCommand names the command that checks the whole table (and with -repair fixes it).
@@ -537,7 +768,7 @@ func runCheck(ctx context.Context, args []string, stdout io.Writer, store *dynam
 	return nil
 }
 
-// configArgs and archiveArgs split the arguments of `archive-metrics` and `check`: the server's connection
+// configArgs and archiveArgs split the arguments of a command: the server's connection
 // flags go to parseConfig, the rest to the archive command.
 func configArgs(args []string, archive bool) []string {
 	if !archive {
@@ -547,7 +778,7 @@ func configArgs(args []string, archive bool) []string {
 	for i := 0; i < len(args); i++ {
 		if name, ok := connectionFlag(args[i]); ok {
 			out = append(out, args[i])
-			if !strings.Contains(args[i], "=") && name != "aws" && i+1 < len(args) {
+			if !strings.Contains(args[i], "=") && connectionFlagTakesValue(name) && i+1 < len(args) {
 				i++
 				out = append(out, args[i])
 			}
@@ -560,7 +791,7 @@ func archiveArgs(args []string) []string {
 	var out []string
 	for i := 0; i < len(args); i++ {
 		if name, ok := connectionFlag(args[i]); ok {
-			if !strings.Contains(args[i], "=") && name != "aws" {
+			if !strings.Contains(args[i], "=") && connectionFlagTakesValue(name) {
 				i++
 			}
 			continue
@@ -575,8 +806,12 @@ func connectionFlag(arg string) (string, bool) {
 	name := strings.TrimLeft(arg, "-")
 	name, _, _ = strings.Cut(name, "=")
 	switch name {
-	case "table", "dynamodb-endpoint", "aws", "archive-min-age":
+	case "table", "dynamodb-endpoint", "aws", "archive-min-age", "data", "create-table":
 		return name, strings.HasPrefix(arg, "-")
 	}
 	return "", false
 }
+
+// connectionFlagTakesValue reports whether a connection flag is followed by its value (the
+// others are booleans).
+func connectionFlagTakesValue(name string) bool { return name != "aws" && name != "create-table" }

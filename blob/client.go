@@ -93,17 +93,19 @@ type Embedded struct {
 	// Backend is the in-memory store, for tests that look behind the HTTP API.
 	Backend *s3mem.Backend
 	srv     *loopback.Server
+	clock   *clock
 }
 
 // StartEmbedded starts gofakes3 on 127.0.0.1 at a free port. wrap, when not nil, wraps its
 // handler (to count, delay or fail requests). Create the buckets with Store.EnsureBuckets.
 func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
-	backend := s3mem.New()
+	c := &clock{}
+	backend := s3mem.New(s3mem.WithTimeSource(c))
 	srv, err := loopback.Serve(gofakes3.New(backend).Server(), wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded s3: %w", err)
 	}
-	return &Embedded{URL: srv.URL, Key: srv.Key, PresignKey: srv.PresignKey, UploadKey: srv.UploadKey, Backend: backend, srv: srv}, nil
+	return &Embedded{URL: srv.URL, Key: srv.Key, PresignKey: srv.PresignKey, UploadKey: srv.UploadKey, Backend: backend, srv: srv, clock: c}, nil
 }
 
 // Close stops the embedded server; its objects are gone.
@@ -113,7 +115,13 @@ func (e *Embedded) Close() error { return e.srv.Close() }
 // buckets: the S3 half of the in-memory default. Close the Embedded when done. It returns an
 // error when the server does not start or a bucket cannot be created.
 func OpenEmbedded(ctx context.Context, opts Options) (*Store, *Embedded, error) {
-	emb, err := StartEmbedded(nil)
+	return OpenEmbeddedWrapped(ctx, opts, nil)
+}
+
+// OpenEmbeddedWrapped is OpenEmbedded with the server's handler wrapped by wrap, when not nil
+// (to see every request: the data file saves after writes).
+func OpenEmbeddedWrapped(ctx context.Context, opts Options, wrap func(http.Handler) http.Handler) (*Store, *Embedded, error) {
+	emb, err := StartEmbedded(wrap)
 	if err != nil {
 		return nil, nil, err
 	}
