@@ -296,8 +296,7 @@ func TestObservability(t *testing.T) {
 	var logs bytes.Buffer
 	reg := prometheus.NewRegistry()
 	metrics := graph.NewMetrics(reg)
-	var h *harness
-	h = newHarnessWith(t, func(o *graph.Options) {
+	h := newHarnessWith(t, func(o *graph.Options) {
 		o.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
 		o.Metrics = metrics
 		o.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
