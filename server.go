@@ -158,7 +158,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := graph.NewMetrics(reg)
+	metrics := graph.NewInstruments(reg)
 	b, err := openBackends(ctx, cfg, getenv, log, metrics)
 	if err != nil {
 		return err
@@ -237,7 +237,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Auth:           auth,
 		Limits:         graph.Limits{MaxCost: cfg.maxCost},
 		Deadline:       cfg.timeout,
-		Metrics:        metrics,
+		Instruments:    metrics,
 		MetricsHandler: metricsHandler,
 		Artifacts:      b.objects,
 		Archive:        b.archiver,
@@ -414,7 +414,7 @@ func (b *backends) close() {
 
 // openBackends connects DynamoDB and S3 as cfg says: the embedded in-memory pair by default
 // (table created, sample catalogue and artifacts loaded), an endpoint, or AWS.
-func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Metrics) (*backends, error) {
+func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Instruments) (*backends, error) {
 	b := &backends{}
 	endpoint, key := cfg.endpoint, ""
 	if cfg.embedded() {
