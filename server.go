@@ -172,7 +172,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	log := slog.New(slog.NewJSONHandler(stderr, nil))
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
-	metrics := graph.NewMetrics(reg)
+	metrics := graph.NewInstruments(reg)
 	b, err := openBackends(ctx, cfg, getenv, log, metrics)
 	if err != nil {
 		return err
@@ -247,7 +247,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Auth:           auth,
 		Limits:         graph.Limits{MaxCost: cfg.maxCost},
 		Deadline:       cfg.timeout,
-		Metrics:        metrics,
+		Instruments:    metrics,
 		MetricsHandler: metricsHandler,
 		Artifacts:      b.objects,
 		Archive:        b.archiver,
@@ -449,7 +449,7 @@ func (b *backends) close() {
 // (table created; with -data the data file loaded, or when it is absent, or without -data, the
 // sample catalogue and artifacts), an endpoint, or AWS. With -data every later write is saved
 // (b.close saves the last ones).
-func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Metrics) (_ *backends, err error) {
+func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Instruments) (_ *backends, err error) {
 	b := &backends{}
 	var data *datafile.File
 	defer func() {

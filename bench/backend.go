@@ -20,7 +20,7 @@ import (
 
 	miniserver "github.com/truora/minidyn/server"
 
-	"github.com/capcat/catalogue/bench/memdyn"
+	"github.com/capcat/catalogue/internal/memdyn"
 )
 
 // delayCounter is the http.Handler in front of the DynamoDB backend: it counts every request by

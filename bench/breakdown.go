@@ -4,13 +4,23 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/smithy-go/middleware"
+	gojson "github.com/goccy/go-json"
 	"github.com/google/pprof/profile"
+	"github.com/vektah/gqlparser/v2/ast"
+
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/memdyn"
 )
 
 // layer is a part of the process that a CPU sample is charged to.
@@ -40,19 +50,50 @@ var layerNames = [nLayers]string{
 }
 
 // layerPrefixes name each layer's functions; a sample is charged to the layer of its innermost
-// function that has one (standard library and runtime frames charge their caller).
+// function that has one (standard library and runtime frames charge their caller). The names of
+// the catalogue's functions and of the modules are taken from the functions and types
+// themselves, so a rename changes them here too (or fails to compile); only the standard
+// library's and "main." (the linker's name for this program's package, which a test binary
+// calls by its import path) are written out.
 var layerPrefixes = []struct {
 	l        layer
 	prefixes []string
 }{
-	{layerDecode, []string{"github.com/capcat/catalogue/dynamo.decodeResponseItems", "github.com/capcat/catalogue/dynamo.splitItems",
-		"github.com/capcat/catalogue/dynamo.decodeJSON", "github.com/capcat/catalogue/dynamo.(*wireScanner)", "github.com/goccy/go-json"}},
-	{layerGraphQL, []string{"github.com/99designs/gqlgen/", "github.com/vektah/gqlparser/",
-		"github.com/capcat/catalogue/graph.(*executionContext)", "github.com/capcat/catalogue/graph.(*executableSchema)"}},
-	{layerSDK, []string{"github.com/aws/aws-sdk-go-v2/", "github.com/aws/smithy-go"}},
+	{layerDecode, append(symbolNames(dynamo.DecodeFuncs()...), modulePath(gojson.Decoder{}))},
+	{layerGraphQL, append([]string{modulePath(graphql.Response{}) + "/", modulePath(ast.Schema{}) + "/"},
+		symbolNames(graph.GeneratedTypes()...)...)},
+	{layerSDK, []string{modulePath(aws.Config{}) + "/", modulePath(middleware.Metadata{})}},
 	{layerHTTP, []string{"net/http.", "net.", "internal/poll.", "crypto/tls."}},
-	{layerDriver, []string{"main.", "github.com/capcat/catalogue/bench/"}},
-	{layerOurs, []string{"github.com/capcat/catalogue/"}},
+	{layerDriver, []string{"main.", packagePath(layer(0)) + ".", modulePath(dynamo.Store{}) + "/bench/", packagePath(memdyn.Server{}) + "."}},
+	{layerOurs, []string{modulePath(dynamo.Store{}) + "/"}},
+}
+
+// symbolNames returns the names a profile gives each of vs: a function's own name, or for a nil
+// pointer to a type, the prefix its methods share ("pkg.(*T)").
+func symbolNames(vs ...any) []string {
+	var names []string
+	for _, v := range vs {
+		t := reflect.TypeOf(v)
+		switch t.Kind() {
+		case reflect.Func:
+			names = append(names, runtime.FuncForPC(reflect.ValueOf(v).Pointer()).Name())
+		case reflect.Pointer:
+			names = append(names, t.Elem().PkgPath()+".(*"+t.Elem().Name()+")")
+		default:
+			panic(fmt.Sprintf("symbolNames: %T is neither a function nor a pointer", v))
+		}
+	}
+	return names
+}
+
+// packagePath returns the import path of the package that declares v's type.
+func packagePath(v any) string { return reflect.TypeOf(v).PkgPath() }
+
+// modulePath returns the path of the module that declares v's type, for the modules this program
+// uses (all of them named github.com/OWNER/REPO).
+func modulePath(v any) string {
+	parts := strings.SplitN(packagePath(v), "/", 4)
+	return strings.Join(parts[:min(3, len(parts))], "/")
 }
 
 // breakdown is where one operation's CPU went, from a CPU profile of its runs.

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/capcat/catalogue/dynamo"
 )
 
 func TestClassify(t *testing.T) {
@@ -31,7 +34,7 @@ func TestClassify(t *testing.T) {
 		{"a resolver", []string{"runtime.mapaccess1", "github.com/capcat/catalogue/graph.neighbours", "github.com/capcat/catalogue/graph.(*executionContext)._Component_dependsOn"}, layerOurs, false, false},
 		{"background marking", []string{"runtime.scanobject", "runtime.gcDrain", "runtime.gcBgMarkWorker"}, layerGC, false, false},
 		{"the scheduler", []string{"runtime.futex", "runtime.findRunnable", "runtime.schedule", "runtime.mcall"}, layerRuntime, false, false},
-		{"the backend in this process", []string{"github.com/capcat/catalogue/bench/memdyn.(*Server).query", "main.(*delayCounter).ServeHTTP", "net/http.(*conn).serve"}, layerDriver, false, false},
+		{"the backend in this process", []string{"github.com/capcat/catalogue/internal/memdyn.(*Server).query", "main.(*delayCounter).ServeHTTP", "net/http.(*conn).serve"}, layerDriver, false, false},
 	} {
 		l, alloc, stack, _ := classify(c.funcs)
 		if l != c.want || alloc != c.alloc || stack != c.stack {
@@ -188,5 +191,30 @@ func TestProfileAllocs(t *testing.T) {
 	}
 	if n := bytesIn("allocAfter"); n < 4<<20 || n > 16<<20 {
 		t.Errorf("%d bytes of allocAfter in the profile, want about 8 MiB", n)
+	}
+}
+
+// Every layer's names come from real functions and types: each is a package-qualified name that
+// no other layer's names already cover, and the catalogue's own are in the packages they name.
+func TestLayerPrefixesAreDerived(t *testing.T) {
+	want := map[layer][]string{
+		layerDecode:  {"github.com/capcat/catalogue/dynamo.", "github.com/goccy/go-json"},
+		layerGraphQL: {"github.com/99designs/gqlgen/", "github.com/vektah/gqlparser/", "github.com/capcat/catalogue/graph.(*"},
+		layerSDK:     {"github.com/aws/aws-sdk-go-v2/", "github.com/aws/smithy-go"},
+		layerDriver:  {"main.", "github.com/capcat/catalogue/bench", "github.com/capcat/catalogue/internal/memdyn."},
+		layerOurs:    {"github.com/capcat/catalogue/"},
+	}
+	for _, g := range layerPrefixes {
+		for _, p := range g.prefixes {
+			if p == "" || strings.HasPrefix(p, ".") || strings.Contains(p, "..") {
+				t.Errorf("%s: malformed name %q", layerNames[g.l], p)
+			}
+			if w, ok := want[g.l]; ok && !slices.ContainsFunc(w, func(w string) bool { return strings.HasPrefix(p, w) }) {
+				t.Errorf("%s: name %q is in none of %q", layerNames[g.l], p, w)
+			}
+		}
+	}
+	if n := len(symbolNames(dynamo.DecodeFuncs()...)); n < 4 {
+		t.Errorf("symbolNames(dynamo.DecodeFuncs()...) has %d names, want 4", n)
 	}
 }

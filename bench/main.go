@@ -5,7 +5,7 @@
 //	go run ./bench -caps 20 -n 50 -out - # a quick run, report on stdout
 //
 // It generates a synthetic catalogue, bulk-loads it through dynamo.Store.BulkLoad into an
-// in-memory DynamoDB (bench/memdyn, in a child process so that its CPU is not counted as the
+// in-memory DynamoDB (internal/memdyn, in a child process so that its CPU is not counted as the
 // server's), then runs each operation through the real graph.GraphQLHandler and through the
 // baseline with a fixed delay before every DynamoDB request, and reports requests, round trips,
 // latency, throughput, CPU time and allocations. See docs/performance.md.

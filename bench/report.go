@@ -78,7 +78,7 @@ func (r *report) write(w io.Writer, command string) {
 	if r.loadBefore != "" {
 		p("  Load average (1, 5, 15 min) before the run: %s; after the measurements: %s. Other work on the machine shows here and in every timing.", r.loadBefore, r.loadAfter)
 	}
-	backend := cfg.backend + " (in-memory DynamoDB speaking the DynamoDB HTTP API; see bench/memdyn), in a child process"
+	backend := cfg.backend + " (in-memory DynamoDB speaking the DynamoDB HTTP API; see internal/memdyn), in a child process"
 	switch {
 	case cfg.endpoint != "":
 		backend = "external endpoint " + cfg.endpoint + " (no delay injected by the benchmark, requests not counted by it)"

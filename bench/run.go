@@ -152,7 +152,7 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	// The server's configuration (server.go): metrics of every call and request, an API key
 	// checked on every request, the request deadline, and one JSON log line per request
 	// (formatted, then discarded).
-	metrics := graph.NewMetrics(prometheus.NewRegistry())
+	metrics := graph.NewInstruments(prometheus.NewRegistry())
 	if h.store, err = newStore(ctx, h.be.URL, cfg.idleConns, metrics); err != nil {
 		return nil, err
 	}
@@ -197,10 +197,10 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	h.apiKey = graph.NewAPIKey()
 	keys.Add(h.apiKey, graph.RoleViewer, "bench")
 	h.handler = graph.GraphQLHandler(h.store, graph.Options{
-		Logger:   slog.New(slog.NewJSONHandler(io.Discard, nil)),
-		Auth:     &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
-		Deadline: 10 * time.Second,
-		Metrics:  metrics,
+		Logger:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
+		Auth:        &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
+		Deadline:    10 * time.Second,
+		Instruments: metrics,
 	})
 	h.ops = operations(opConfig{shape: cfg.shape, gen: h.gen, capIndex: cfg.shape.Capabilities / 2})
 	only, err := regexp.Compile(cfg.only)

@@ -33,10 +33,11 @@ func (st *partitionState) existing(id string) (*catalog.Capability, error) {
 	return &c, nil
 }
 
-// revised returns a copy of old changed by change, after checking that old is still at the
-// expected revision (a ConflictError naming what otherwise). The copy keeps old's Meta; the
-// caller sets the new revision once the result is valid.
-func revised[T any, P catalog.Entity[T]](what string, old P, expected int, change func(P) error) (P, error) {
+// revised returns the next revision of old: a copy changed by change, after checking that old
+// is still at the expected revision (a ConflictError naming what otherwise), then settled by
+// settle (which restores what change may not touch and validates the result), then stamped with
+// the next revision and now. It is the shared body of the Update* methods.
+func revised[T any, P catalog.Entity[T]](what string, old P, expected int, change func(P) error, settle func(P) error, now time.Time) (P, error) {
 	m := old.GetMeta()
 	if m.Revision != expected {
 		return nil, stale(what, m.Revision)
@@ -50,6 +51,12 @@ func revised[T any, P catalog.Entity[T]](what string, old P, expected int, chang
 	if err := change(n); err != nil {
 		return nil, err
 	}
+	if err := settle(n); err != nil {
+		return nil, err
+	}
+	next := n.GetMeta()
+	next.Revision, next.UpdatedAt = next.Revision+1, catalog.NewTimestamp(now)
+	n.SetMeta(next)
 	return n, nil
 }
 
@@ -156,29 +163,30 @@ func (s *Store) UpdateCapability(ctx context.Context, id string, expectedRevisio
 		if err != nil {
 			return nil, err
 		}
-		n, err := revised("capability "+id, old, expectedRevision, change)
+		n, err := revised("capability "+id, old, expectedRevision, change, func(n *catalog.Capability) error {
+			// Identity and derived counters are the store's.
+			reported := n.Aggregates
+			n.CapabilityID, n.Aggregates = old.CapabilityID, old.Aggregates
+			n.Aggregates.TotalIncidents, n.Aggregates.AverageDeploymentTime = reported.TotalIncidents, reported.AverageDeploymentTime
+			n.Aggregates.MonthlyOperationalCost, n.Aggregates.UserCount = reported.MonthlyOperationalCost, reported.UserCount
+			if err := ValidateID("businessDomain", n.BusinessDomain); err != nil {
+				return err
+			}
+			if err := catalog.ValidateCapability(n); err != nil {
+				return err
+			}
+			if n.Aggregates.TotalIncidents != old.Aggregates.TotalIncidents {
+				comps, err := s.componentsOf(ctx, id)
+				if err != nil {
+					return err
+				}
+				withComponents(n, comps)
+			}
+			return nil
+		}, now)
 		if err != nil {
 			return nil, err
 		}
-		// Identity and derived counters are the store's.
-		reported := n.Aggregates
-		n.CapabilityID, n.Aggregates = old.CapabilityID, old.Aggregates
-		n.Aggregates.TotalIncidents, n.Aggregates.AverageDeploymentTime = reported.TotalIncidents, reported.AverageDeploymentTime
-		n.Aggregates.MonthlyOperationalCost, n.Aggregates.UserCount = reported.MonthlyOperationalCost, reported.UserCount
-		if err := ValidateID("businessDomain", n.BusinessDomain); err != nil {
-			return nil, err
-		}
-		if err := catalog.ValidateCapability(n); err != nil {
-			return nil, err
-		}
-		if n.Aggregates.TotalIncidents != old.Aggregates.TotalIncidents {
-			comps, err := s.componentsOf(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			withComponents(n, comps)
-		}
-		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		p := &plan{capability: n}
 		p.put(versionOf(st.meta, capabilityVersionSK(old.Revision)), notExists, nil)
 		items, err := capabilityItems(n, now)
@@ -281,18 +289,16 @@ func (s *Store) UpdateComponent(ctx context.Context, capabilityID, componentID s
 		if i < 0 {
 			return nil, fmt.Errorf("component %s: %w", componentID, ErrNotFound)
 		}
-		n, err := revised("component "+componentID, st.Components[i], expectedRevision, change)
+		n, err := revised("component "+componentID, st.Components[i], expectedRevision, change, func(n *catalog.Component) error {
+			n.CapabilityID, n.ComponentID = capabilityID, componentID
+			if err := validateComponentIDs(n); err != nil {
+				return err
+			}
+			return catalog.ValidateComponent(n)
+		}, now)
 		if err != nil {
 			return nil, err
 		}
-		n.CapabilityID, n.ComponentID = capabilityID, componentID
-		if err := validateComponentIDs(n); err != nil {
-			return nil, err
-		}
-		if err := catalog.ValidateComponent(n); err != nil {
-			return nil, err
-		}
-		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		return s.replaceComponent(capability, st, i, n, now)
 	})
 	if err != nil {
@@ -506,35 +512,33 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 		if err != nil {
 			return nil, err
 		}
-		n, err := revised("job "+jobID, old, expectedRevision, change)
+		n, err := revised("job "+jobID, old, expectedRevision, change, func(n *catalog.Job) error {
+			n.JobID, n.CapabilityID, n.StartTime = old.JobID, old.CapabilityID, old.StartTime
+			if err := catalog.CheckJobTransition(old.Status, n.Status); err != nil {
+				return err
+			}
+			if n.Status.Terminal() && !old.Status.Terminal() {
+				if n.EndTime == nil {
+					n.EndTime = catalog.TimePtr(now)
+				}
+				d := int(n.EndTime.Sub(n.StartTime.Time).Seconds())
+				n.Duration = &d
+				a := &capability.Aggregates
+				a.SuccessfulJobs += catalog.JobSucceeded(n.Status)
+				a.FailedJobs += catalog.JobFailedCount(n.Status)
+				if end := catalog.DeploymentEnd(n); end != nil && (a.LastDeployment == nil || end.After(a.LastDeployment.Time)) {
+					a.LastDeployment = end
+				}
+			}
+			comps, err := s.componentsOf(ctx, capabilityID)
+			if err != nil {
+				return err
+			}
+			return catalog.ValidateJob(n, comps)
+		}, now)
 		if err != nil {
 			return nil, err
 		}
-		n.JobID, n.CapabilityID, n.StartTime = old.JobID, old.CapabilityID, old.StartTime
-		if err := catalog.CheckJobTransition(old.Status, n.Status); err != nil {
-			return nil, err
-		}
-		if n.Status.Terminal() && !old.Status.Terminal() {
-			if n.EndTime == nil {
-				n.EndTime = catalog.TimePtr(now)
-			}
-			d := int(n.EndTime.Sub(n.StartTime.Time).Seconds())
-			n.Duration = &d
-			a := &capability.Aggregates
-			a.SuccessfulJobs += catalog.JobSucceeded(n.Status)
-			a.FailedJobs += catalog.JobFailedCount(n.Status)
-			if end := catalog.DeploymentEnd(n); end != nil && (a.LastDeployment == nil || end.After(a.LastDeployment.Time)) {
-				a.LastDeployment = end
-			}
-		}
-		comps, err := s.componentsOf(ctx, capabilityID)
-		if err != nil {
-			return nil, err
-		}
-		if err := catalog.ValidateJob(n, comps); err != nil {
-			return nil, err
-		}
-		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		ji, err := jobItem(n, now)
 		if err != nil {
 			return nil, err
@@ -619,15 +623,13 @@ func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, exp
 			return nil, fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
 		}
 		old := st.Rules[i]
-		n, err := revised("rule "+ruleID, old, expectedRevision, change)
+		n, err := revised("rule "+ruleID, old, expectedRevision, change, func(n *catalog.Rule) error {
+			n.CapabilityID, n.RuleID = capabilityID, ruleID
+			return validateRuleIDs(n)
+		}, now)
 		if err != nil {
 			return nil, err
 		}
-		n.CapabilityID, n.RuleID = capabilityID, ruleID
-		if err := validateRuleIDs(n); err != nil {
-			return nil, err
-		}
-		n.Revision, n.UpdatedAt = n.Revision+1, catalog.NewTimestamp(now)
 		capability.Aggregates.TotalRules = len(st.Rules)
 		capability.Aggregates.ActiveRules = countActive(st.Rules) - activeRule(old) + activeRule(n)
 		ri, err := ruleItem(n, now)

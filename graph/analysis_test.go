@@ -138,7 +138,7 @@ func TestImpactAndGraph(t *testing.T) {
 			}
 		}
 	}
-	resp = h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { dependencyGraph { topologicalOrder { componentId } cycles { componentId } } } }`, nil, &cyc)
+	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { dependencyGraph { topologicalOrder { componentId } cycles { componentId } } } }`, nil, &cyc)
 	if cyc.Capability.DependencyGraph.TopologicalOrder != nil {
 		t.Errorf("topologicalOrder = %v, want null with a cycle", cyc.Capability.DependencyGraph.TopologicalOrder)
 	}

@@ -774,20 +774,20 @@ type CapabilityResolver interface {
 	Component(ctx context.Context, obj *catalog.Capability, id string) (*catalog.Component, error)
 	Dependencies(ctx context.Context, obj *catalog.Capability, criticality *catalog.Criticality) ([]*catalog.Dependency, error)
 	Rules(ctx context.Context, obj *catalog.Capability, ruleType *catalog.RuleType, status *catalog.RuleStatus) ([]*catalog.Rule, error)
-	Jobs(ctx context.Context, obj *catalog.Capability, first *int, after *string, status *catalog.JobStatus, jobType *catalog.JobType) (*model.JobConnection, error)
-	Metrics(ctx context.Context, obj *catalog.Capability, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error)
+	Jobs(ctx context.Context, obj *catalog.Capability, first *int, after *string, status *catalog.JobStatus, jobType *catalog.JobType) (*model.Connection[*catalog.Job], error)
+	Metrics(ctx context.Context, obj *catalog.Capability, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error)
 	SLABreaches(ctx context.Context, obj *catalog.Capability) ([]*catalog.Component, error)
 	DependencyGraph(ctx context.Context, obj *catalog.Capability, types []catalog.DependencyType) (*catalog.GraphAnalysis, error)
 	Impact(ctx context.Context, obj *catalog.Capability, componentID string, direction *catalog.ImpactDirection, maxDepth *int, types []catalog.DependencyType) (*catalog.ImpactResult, error)
 	EvaluateRules(ctx context.Context, obj *catalog.Capability, input any, ruleType *catalog.RuleType) ([]*catalog.RuleEvaluation, error)
 	SLAReport(ctx context.Context, obj *catalog.Capability) (*catalog.SLAReport, error)
-	History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.CapabilityVersionConnection, error)
+	History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error)
 }
 type ComponentResolver interface {
 	Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error)
 	DependsOn(ctx context.Context, obj *catalog.Component) ([]*catalog.Component, error)
 	Dependents(ctx context.Context, obj *catalog.Component) ([]*catalog.Component, error)
-	Metrics(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error)
+	Metrics(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error)
 }
 type DependencyResolver interface {
 	Source(ctx context.Context, obj *catalog.Dependency) (*catalog.Component, error)
@@ -825,16 +825,16 @@ type MutationResolver interface {
 }
 type QueryResolver interface {
 	Capability(ctx context.Context, id string) (*catalog.Capability, error)
-	Capabilities(ctx context.Context, domain *string, first *int, after *string) (*model.CapabilityConnection, error)
-	CapabilitiesByDomain(ctx context.Context, domain string, first *int, after *string) (*model.CapabilityConnection, error)
-	CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first *int, after *string) (*model.CapabilityConnection, error)
-	ComponentsByType(ctx context.Context, typeArg string, first *int, after *string) (*model.ComponentConnection, error)
+	Capabilities(ctx context.Context, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error)
+	CapabilitiesByDomain(ctx context.Context, domain string, first *int, after *string) (*model.Connection[*catalog.Capability], error)
+	CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first *int, after *string) (*model.Connection[*catalog.Capability], error)
+	ComponentsByType(ctx context.Context, typeArg string, first *int, after *string) (*model.Connection[*catalog.Component], error)
 	Job(ctx context.Context, id string) (*catalog.Job, error)
-	CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.CapabilityVersionConnection, error)
-	ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error)
+	CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error)
+	ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error)
 }
 type RuleResolver interface {
-	History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.RuleVersionConnection, error)
+	History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.Connection[*catalog.RuleVersion], error)
 }
 type TargetComponentResolver interface {
 	Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error)
@@ -11302,8 +11302,8 @@ func (ec *executionContext) _Capability_jobs(ctx context.Context, field graphql.
 			return ec.Resolvers.Capability().Jobs(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["status"].(*catalog.JobStatus), fc.Args["jobType"].(*catalog.JobType))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.JobConnection) graphql.Marshaler {
-			return ec.marshalNJobConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Job]) graphql.Marshaler {
+			return ec.marshalNJobConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11346,8 +11346,8 @@ func (ec *executionContext) _Capability_metrics(ctx context.Context, field graph
 			return ec.Resolvers.Capability().Metrics(ctx, obj, fc.Args["componentId"].(*string), fc.Args["metricType"].(*catalog.MetricType), fc.Args["from"].(*catalog.Timestamp), fc.Args["to"].(*catalog.Timestamp), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.MetricConnection) graphql.Marshaler {
-			return ec.marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Metric]) graphql.Marshaler {
+			return ec.marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11592,8 +11592,8 @@ func (ec *executionContext) _Capability_history(ctx context.Context, field graph
 			return ec.Resolvers.Capability().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityVersionConnection) graphql.Marshaler {
-			return ec.marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.CapabilityVersion]) graphql.Marshaler {
+			return ec.marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11623,7 +11623,7 @@ func (ec *executionContext) fieldContext_Capability_history(ctx context.Context,
 	return fc, nil
 }
 
-func (ec *executionContext) _CapabilityConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Capability]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11635,8 +11635,8 @@ func (ec *executionContext) _CapabilityConnection_edges(ctx context.Context, fie
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.CapabilityEdge) graphql.Marshaler {
-			return ec.marshalNCapabilityEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*catalog.Capability]) graphql.Marshaler {
+			return ec.marshalNCapabilityEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -11655,7 +11655,7 @@ func (ec *executionContext) fieldContext_CapabilityConnection_edges(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _CapabilityConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Capability]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11687,7 +11687,7 @@ func (ec *executionContext) fieldContext_CapabilityConnection_nodes(_ context.Co
 	return fc, nil
 }
 
-func (ec *executionContext) _CapabilityConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Capability]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11719,7 +11719,7 @@ func (ec *executionContext) fieldContext_CapabilityConnection_pageInfo(_ context
 	return fc, nil
 }
 
-func (ec *executionContext) _CapabilityEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Capability]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -11742,7 +11742,7 @@ func (ec *executionContext) fieldContext_CapabilityEdge_cursor(_ context.Context
 	return graphql.NewScalarFieldContext("CapabilityEdge", field, false, false, "String")
 }
 
-func (ec *executionContext) _CapabilityEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Capability]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12334,7 +12334,7 @@ func (ec *executionContext) fieldContext_CapabilityVersion_createdAt(_ context.C
 	return graphql.NewScalarFieldContext("CapabilityVersion", field, false, false, "DateTime")
 }
 
-func (ec *executionContext) _CapabilityVersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityVersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.CapabilityVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12346,8 +12346,8 @@ func (ec *executionContext) _CapabilityVersionConnection_edges(ctx context.Conte
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.CapabilityVersionEdge) graphql.Marshaler {
-			return ec.marshalNCapabilityVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*catalog.CapabilityVersion]) graphql.Marshaler {
+			return ec.marshalNCapabilityVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -12366,7 +12366,7 @@ func (ec *executionContext) fieldContext_CapabilityVersionConnection_edges(_ con
 	return fc, nil
 }
 
-func (ec *executionContext) _CapabilityVersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityVersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.CapabilityVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12398,7 +12398,7 @@ func (ec *executionContext) fieldContext_CapabilityVersionConnection_nodes(_ con
 	return fc, nil
 }
 
-func (ec *executionContext) _CapabilityVersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityVersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.CapabilityVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12430,7 +12430,7 @@ func (ec *executionContext) fieldContext_CapabilityVersionConnection_pageInfo(_ 
 	return fc, nil
 }
 
-func (ec *executionContext) _CapabilityVersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityVersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.CapabilityVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -12453,7 +12453,7 @@ func (ec *executionContext) fieldContext_CapabilityVersionEdge_cursor(_ context.
 	return graphql.NewScalarFieldContext("CapabilityVersionEdge", field, false, false, "String")
 }
 
-func (ec *executionContext) _CapabilityVersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityVersionEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _CapabilityVersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.CapabilityVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13186,8 +13186,8 @@ func (ec *executionContext) _Component_metrics(ctx context.Context, field graphq
 			return ec.Resolvers.Component().Metrics(ctx, obj, fc.Args["metricType"].(*catalog.MetricType), fc.Args["from"].(*catalog.Timestamp), fc.Args["to"].(*catalog.Timestamp), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.MetricConnection) graphql.Marshaler {
-			return ec.marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Metric]) graphql.Marshaler {
+			return ec.marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13217,7 +13217,7 @@ func (ec *executionContext) fieldContext_Component_metrics(ctx context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _ComponentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.ComponentConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _ComponentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Component]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13229,8 +13229,8 @@ func (ec *executionContext) _ComponentConnection_edges(ctx context.Context, fiel
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.ComponentEdge) graphql.Marshaler {
-			return ec.marshalNComponentEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*catalog.Component]) graphql.Marshaler {
+			return ec.marshalNComponentEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -13249,7 +13249,7 @@ func (ec *executionContext) fieldContext_ComponentConnection_edges(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _ComponentConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.ComponentConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _ComponentConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Component]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13281,7 +13281,7 @@ func (ec *executionContext) fieldContext_ComponentConnection_nodes(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _ComponentConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.ComponentConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _ComponentConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Component]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13313,7 +13313,7 @@ func (ec *executionContext) fieldContext_ComponentConnection_pageInfo(_ context.
 	return fc, nil
 }
 
-func (ec *executionContext) _ComponentEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.ComponentEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _ComponentEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Component]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -13336,7 +13336,7 @@ func (ec *executionContext) fieldContext_ComponentEdge_cursor(_ context.Context,
 	return graphql.NewScalarFieldContext("ComponentEdge", field, false, false, "String")
 }
 
-func (ec *executionContext) _ComponentEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.ComponentEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _ComponentEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Component]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16173,7 +16173,7 @@ func (ec *executionContext) fieldContext_JobArtifacts_reports(_ context.Context,
 	return graphql.NewScalarFieldContext("JobArtifacts", field, false, false, "String")
 }
 
-func (ec *executionContext) _JobConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _JobConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Job]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16185,8 +16185,8 @@ func (ec *executionContext) _JobConnection_edges(ctx context.Context, field grap
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.JobEdge) graphql.Marshaler {
-			return ec.marshalNJobEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*catalog.Job]) graphql.Marshaler {
+			return ec.marshalNJobEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -16205,7 +16205,7 @@ func (ec *executionContext) fieldContext_JobConnection_edges(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _JobConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _JobConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Job]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16237,7 +16237,7 @@ func (ec *executionContext) fieldContext_JobConnection_nodes(_ context.Context, 
 	return fc, nil
 }
 
-func (ec *executionContext) _JobConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.JobConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _JobConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Job]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16269,7 +16269,7 @@ func (ec *executionContext) fieldContext_JobConnection_pageInfo(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _JobEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.JobEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _JobEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Job]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -16292,7 +16292,7 @@ func (ec *executionContext) fieldContext_JobEdge_cursor(_ context.Context, field
 	return graphql.NewScalarFieldContext("JobEdge", field, false, false, "String")
 }
 
-func (ec *executionContext) _JobEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.JobEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _JobEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Job]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17022,7 +17022,7 @@ func (ec *executionContext) fieldContext_MetricAlerts_resolved(_ context.Context
 	return fc, nil
 }
 
-func (ec *executionContext) _MetricConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.MetricConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _MetricConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Metric]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17034,8 +17034,8 @@ func (ec *executionContext) _MetricConnection_edges(ctx context.Context, field g
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.MetricEdge) graphql.Marshaler {
-			return ec.marshalNMetricEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*catalog.Metric]) graphql.Marshaler {
+			return ec.marshalNMetricEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -17054,7 +17054,7 @@ func (ec *executionContext) fieldContext_MetricConnection_edges(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _MetricConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.MetricConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _MetricConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Metric]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17086,7 +17086,7 @@ func (ec *executionContext) fieldContext_MetricConnection_nodes(_ context.Contex
 	return fc, nil
 }
 
-func (ec *executionContext) _MetricConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.MetricConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _MetricConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Metric]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17118,7 +17118,7 @@ func (ec *executionContext) fieldContext_MetricConnection_pageInfo(_ context.Con
 	return fc, nil
 }
 
-func (ec *executionContext) _MetricEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.MetricEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _MetricEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Metric]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -17141,7 +17141,7 @@ func (ec *executionContext) fieldContext_MetricEdge_cursor(_ context.Context, fi
 	return graphql.NewScalarFieldContext("MetricEdge", field, false, false, "String")
 }
 
-func (ec *executionContext) _MetricEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.MetricEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _MetricEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Metric]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18821,8 +18821,8 @@ func (ec *executionContext) _Query_capabilities(ctx context.Context, field graph
 			return ec.Resolvers.Query().Capabilities(ctx, fc.Args["domain"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityConnection) graphql.Marshaler {
-			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Capability]) graphql.Marshaler {
+			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18865,8 +18865,8 @@ func (ec *executionContext) _Query_capabilitiesByDomain(ctx context.Context, fie
 			return ec.Resolvers.Query().CapabilitiesByDomain(ctx, fc.Args["domain"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityConnection) graphql.Marshaler {
-			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Capability]) graphql.Marshaler {
+			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18909,8 +18909,8 @@ func (ec *executionContext) _Query_capabilitiesByHealth(ctx context.Context, fie
 			return ec.Resolvers.Query().CapabilitiesByHealth(ctx, fc.Args["status"].(catalog.HealthStatus), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityConnection) graphql.Marshaler {
-			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Capability]) graphql.Marshaler {
+			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -18953,8 +18953,8 @@ func (ec *executionContext) _Query_componentsByType(ctx context.Context, field g
 			return ec.Resolvers.Query().ComponentsByType(ctx, fc.Args["type"].(string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.ComponentConnection) graphql.Marshaler {
-			return ec.marshalNComponentConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Component]) graphql.Marshaler {
+			return ec.marshalNComponentConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19046,11 +19046,11 @@ func (ec *executionContext) _Query_capabilityHistory(ctx context.Context, field 
 			directive1 := func(ctx context.Context) (any, error) {
 				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
 				if err != nil {
-					var zeroVal *model.CapabilityVersionConnection
+					var zeroVal *model.Connection[*catalog.CapabilityVersion]
 					return zeroVal, err
 				}
 				if ec.Directives.HasRole == nil {
-					var zeroVal *model.CapabilityVersionConnection
+					var zeroVal *model.Connection[*catalog.CapabilityVersion]
 					return zeroVal, errors.New("directive hasRole is not implemented")
 				}
 				return ec.Directives.HasRole(ctx, nil, directive0, role)
@@ -19059,8 +19059,8 @@ func (ec *executionContext) _Query_capabilityHistory(ctx context.Context, field 
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *model.CapabilityVersionConnection) graphql.Marshaler {
-			return ec.marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.CapabilityVersion]) graphql.Marshaler {
+			return ec.marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -19103,8 +19103,8 @@ func (ec *executionContext) _Query_componentMetrics(ctx context.Context, field g
 			return ec.Resolvers.Query().ComponentMetrics(ctx, fc.Args["componentId"].(string), fc.Args["from"].(*catalog.Timestamp), fc.Args["to"].(*catalog.Timestamp), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.MetricConnection) graphql.Marshaler {
-			return ec.marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Metric]) graphql.Marshaler {
+			return ec.marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -20123,8 +20123,8 @@ func (ec *executionContext) _Rule_history(ctx context.Context, field graphql.Col
 			return ec.Resolvers.Rule().History(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *model.RuleVersionConnection) graphql.Marshaler {
-			return ec.marshalNRuleVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionConnection(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.RuleVersion]) graphql.Marshaler {
+			return ec.marshalNRuleVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
 		},
 		true,
 		true,
@@ -21137,7 +21137,7 @@ func (ec *executionContext) fieldContext_RuleVersion_createdAt(_ context.Context
 	return graphql.NewScalarFieldContext("RuleVersion", field, false, false, "DateTime")
 }
 
-func (ec *executionContext) _RuleVersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _RuleVersionConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.RuleVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21149,8 +21149,8 @@ func (ec *executionContext) _RuleVersionConnection_edges(ctx context.Context, fi
 			return obj.Edges, nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v []*model.RuleVersionEdge) graphql.Marshaler {
-			return ec.marshalNRuleVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionEdgeᚄ(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*catalog.RuleVersion]) graphql.Marshaler {
+			return ec.marshalNRuleVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
 		},
 		true,
 		true,
@@ -21169,7 +21169,7 @@ func (ec *executionContext) fieldContext_RuleVersionConnection_edges(_ context.C
 	return fc, nil
 }
 
-func (ec *executionContext) _RuleVersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _RuleVersionConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.RuleVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21201,7 +21201,7 @@ func (ec *executionContext) fieldContext_RuleVersionConnection_nodes(_ context.C
 	return fc, nil
 }
 
-func (ec *executionContext) _RuleVersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionConnection) (ret graphql.Marshaler) {
+func (ec *executionContext) _RuleVersionConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.RuleVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21233,7 +21233,7 @@ func (ec *executionContext) fieldContext_RuleVersionConnection_pageInfo(_ contex
 	return fc, nil
 }
 
-func (ec *executionContext) _RuleVersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _RuleVersionEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.RuleVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -21256,7 +21256,7 @@ func (ec *executionContext) fieldContext_RuleVersionEdge_cursor(_ context.Contex
 	return graphql.NewScalarFieldContext("RuleVersionEdge", field, false, false, "String")
 }
 
-func (ec *executionContext) _RuleVersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.RuleVersionEdge) (ret graphql.Marshaler) {
+func (ec *executionContext) _RuleVersionEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.RuleVersion]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -28087,7 +28087,7 @@ func (ec *executionContext) _Capability(ctx context.Context, sel ast.SelectionSe
 
 var capabilityConnectionImplementors = []string{"CapabilityConnection"}
 
-func (ec *executionContext) _CapabilityConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CapabilityConnection) graphql.Marshaler {
+func (ec *executionContext) _CapabilityConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*catalog.Capability]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -28130,7 +28130,7 @@ func (ec *executionContext) _CapabilityConnection(ctx context.Context, sel ast.S
 
 var capabilityEdgeImplementors = []string{"CapabilityEdge"}
 
-func (ec *executionContext) _CapabilityEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CapabilityEdge) graphql.Marshaler {
+func (ec *executionContext) _CapabilityEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*catalog.Capability]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -28306,7 +28306,7 @@ func (ec *executionContext) _CapabilityVersion(ctx context.Context, sel ast.Sele
 
 var capabilityVersionConnectionImplementors = []string{"CapabilityVersionConnection"}
 
-func (ec *executionContext) _CapabilityVersionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.CapabilityVersionConnection) graphql.Marshaler {
+func (ec *executionContext) _CapabilityVersionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*catalog.CapabilityVersion]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityVersionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -28349,7 +28349,7 @@ func (ec *executionContext) _CapabilityVersionConnection(ctx context.Context, se
 
 var capabilityVersionEdgeImplementors = []string{"CapabilityVersionEdge"}
 
-func (ec *executionContext) _CapabilityVersionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.CapabilityVersionEdge) graphql.Marshaler {
+func (ec *executionContext) _CapabilityVersionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*catalog.CapabilityVersion]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityVersionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -28582,7 +28582,7 @@ func (ec *executionContext) _Component(ctx context.Context, sel ast.SelectionSet
 
 var componentConnectionImplementors = []string{"ComponentConnection"}
 
-func (ec *executionContext) _ComponentConnection(ctx context.Context, sel ast.SelectionSet, obj *model.ComponentConnection) graphql.Marshaler {
+func (ec *executionContext) _ComponentConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*catalog.Component]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, componentConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -28625,7 +28625,7 @@ func (ec *executionContext) _ComponentConnection(ctx context.Context, sel ast.Se
 
 var componentEdgeImplementors = []string{"ComponentEdge"}
 
-func (ec *executionContext) _ComponentEdge(ctx context.Context, sel ast.SelectionSet, obj *model.ComponentEdge) graphql.Marshaler {
+func (ec *executionContext) _ComponentEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*catalog.Component]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, componentEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -29699,7 +29699,7 @@ func (ec *executionContext) _JobArtifacts(ctx context.Context, sel ast.Selection
 
 var jobConnectionImplementors = []string{"JobConnection"}
 
-func (ec *executionContext) _JobConnection(ctx context.Context, sel ast.SelectionSet, obj *model.JobConnection) graphql.Marshaler {
+func (ec *executionContext) _JobConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*catalog.Job]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, jobConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -29742,7 +29742,7 @@ func (ec *executionContext) _JobConnection(ctx context.Context, sel ast.Selectio
 
 var jobEdgeImplementors = []string{"JobEdge"}
 
-func (ec *executionContext) _JobEdge(ctx context.Context, sel ast.SelectionSet, obj *model.JobEdge) graphql.Marshaler {
+func (ec *executionContext) _JobEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*catalog.Job]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, jobEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -30062,7 +30062,7 @@ func (ec *executionContext) _MetricAlerts(ctx context.Context, sel ast.Selection
 
 var metricConnectionImplementors = []string{"MetricConnection"}
 
-func (ec *executionContext) _MetricConnection(ctx context.Context, sel ast.SelectionSet, obj *model.MetricConnection) graphql.Marshaler {
+func (ec *executionContext) _MetricConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*catalog.Metric]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, metricConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -30105,7 +30105,7 @@ func (ec *executionContext) _MetricConnection(ctx context.Context, sel ast.Selec
 
 var metricEdgeImplementors = []string{"MetricEdge"}
 
-func (ec *executionContext) _MetricEdge(ctx context.Context, sel ast.SelectionSet, obj *model.MetricEdge) graphql.Marshaler {
+func (ec *executionContext) _MetricEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*catalog.Metric]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, metricEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -31363,7 +31363,7 @@ func (ec *executionContext) _RuleVersion(ctx context.Context, sel ast.SelectionS
 
 var ruleVersionConnectionImplementors = []string{"RuleVersionConnection"}
 
-func (ec *executionContext) _RuleVersionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.RuleVersionConnection) graphql.Marshaler {
+func (ec *executionContext) _RuleVersionConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*catalog.RuleVersion]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ruleVersionConnectionImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -31406,7 +31406,7 @@ func (ec *executionContext) _RuleVersionConnection(ctx context.Context, sel ast.
 
 var ruleVersionEdgeImplementors = []string{"RuleVersionEdge"}
 
-func (ec *executionContext) _RuleVersionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.RuleVersionEdge) graphql.Marshaler {
+func (ec *executionContext) _RuleVersionEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*catalog.RuleVersion]) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ruleVersionEdgeImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -32431,7 +32431,7 @@ func (ec *executionContext) marshalNCapability2ᚖgithubᚗcomᚋcapcatᚋcatalo
 	return ec._Capability(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityConnection(ctx context.Context, sel ast.SelectionSet, v *model.CapabilityConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*catalog.Capability]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CapabilityConnection!")
 		return graphql.Null
@@ -32439,11 +32439,11 @@ func (ec *executionContext) marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapca
 	return ec._CapabilityConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCapabilityEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CapabilityEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNCapabilityEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*catalog.Capability]) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNCapabilityEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityEdge(ctx, sel, v[i])
+		return ec.marshalNCapabilityEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -32455,7 +32455,7 @@ func (ec *executionContext) marshalNCapabilityEdge2ᚕᚖgithubᚗcomᚋcapcat�
 	return ret
 }
 
-func (ec *executionContext) marshalNCapabilityEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityEdge(ctx context.Context, sel ast.SelectionSet, v *model.CapabilityEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNCapabilityEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*catalog.Capability]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CapabilityEdge!")
 		return graphql.Null
@@ -32497,7 +32497,7 @@ func (ec *executionContext) marshalNCapabilityVersion2ᚖgithubᚗcomᚋcapcat�
 	return ec._CapabilityVersion(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionConnection(ctx context.Context, sel ast.SelectionSet, v *model.CapabilityVersionConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNCapabilityVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*catalog.CapabilityVersion]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CapabilityVersionConnection!")
 		return graphql.Null
@@ -32505,11 +32505,11 @@ func (ec *executionContext) marshalNCapabilityVersionConnection2ᚖgithubᚗcom�
 	return ec._CapabilityVersionConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNCapabilityVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CapabilityVersionEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNCapabilityVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*catalog.CapabilityVersion]) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNCapabilityVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionEdge(ctx, sel, v[i])
+		return ec.marshalNCapabilityVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -32521,7 +32521,7 @@ func (ec *executionContext) marshalNCapabilityVersionEdge2ᚕᚖgithubᚗcomᚋc
 	return ret
 }
 
-func (ec *executionContext) marshalNCapabilityVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityVersionEdge(ctx context.Context, sel ast.SelectionSet, v *model.CapabilityVersionEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNCapabilityVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*catalog.CapabilityVersion]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "CapabilityVersionEdge!")
 		return graphql.Null
@@ -32569,7 +32569,7 @@ func (ec *executionContext) marshalNComponent2ᚖgithubᚗcomᚋcapcatᚋcatalog
 	return ec._Component(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNComponentConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentConnection(ctx context.Context, sel ast.SelectionSet, v *model.ComponentConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNComponentConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*catalog.Component]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ComponentConnection!")
 		return graphql.Null
@@ -32577,11 +32577,11 @@ func (ec *executionContext) marshalNComponentConnection2ᚖgithubᚗcomᚋcapcat
 	return ec._ComponentConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNComponentEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ComponentEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNComponentEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*catalog.Component]) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNComponentEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentEdge(ctx, sel, v[i])
+		return ec.marshalNComponentEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -32593,7 +32593,7 @@ func (ec *executionContext) marshalNComponentEdge2ᚕᚖgithubᚗcomᚋcapcatᚋ
 	return ret
 }
 
-func (ec *executionContext) marshalNComponentEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentEdge(ctx context.Context, sel ast.SelectionSet, v *model.ComponentEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNComponentEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*catalog.Component]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ComponentEdge!")
 		return graphql.Null
@@ -33016,7 +33016,7 @@ func (ec *executionContext) marshalNJob2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋc
 	return ec._Job(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNJobConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobConnection(ctx context.Context, sel ast.SelectionSet, v *model.JobConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNJobConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*catalog.Job]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "JobConnection!")
 		return graphql.Null
@@ -33024,11 +33024,11 @@ func (ec *executionContext) marshalNJobConnection2ᚖgithubᚗcomᚋcapcatᚋcat
 	return ec._JobConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNJobEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.JobEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNJobEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*catalog.Job]) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNJobEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobEdge(ctx, sel, v[i])
+		return ec.marshalNJobEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -33040,7 +33040,7 @@ func (ec *executionContext) marshalNJobEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalo
 	return ret
 }
 
-func (ec *executionContext) marshalNJobEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobEdge(ctx context.Context, sel ast.SelectionSet, v *model.JobEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNJobEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*catalog.Job]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "JobEdge!")
 		return graphql.Null
@@ -33097,7 +33097,7 @@ func (ec *executionContext) marshalNMetric2ᚖgithubᚗcomᚋcapcatᚋcatalogue�
 	return ec._Metric(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricConnection(ctx context.Context, sel ast.SelectionSet, v *model.MetricConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*catalog.Metric]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "MetricConnection!")
 		return graphql.Null
@@ -33105,11 +33105,11 @@ func (ec *executionContext) marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋ
 	return ec._MetricConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNMetricEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MetricEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNMetricEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*catalog.Metric]) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNMetricEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricEdge(ctx, sel, v[i])
+		return ec.marshalNMetricEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -33121,7 +33121,7 @@ func (ec *executionContext) marshalNMetricEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcat
 	return ret
 }
 
-func (ec *executionContext) marshalNMetricEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricEdge(ctx context.Context, sel ast.SelectionSet, v *model.MetricEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNMetricEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*catalog.Metric]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "MetricEdge!")
 		return graphql.Null
@@ -33291,7 +33291,7 @@ func (ec *executionContext) marshalNRuleVersion2ᚖgithubᚗcomᚋcapcatᚋcatal
 	return ec._RuleVersion(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNRuleVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionConnection(ctx context.Context, sel ast.SelectionSet, v *model.RuleVersionConnection) graphql.Marshaler {
+func (ec *executionContext) marshalNRuleVersionConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*catalog.RuleVersion]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "RuleVersionConnection!")
 		return graphql.Null
@@ -33299,11 +33299,11 @@ func (ec *executionContext) marshalNRuleVersionConnection2ᚖgithubᚗcomᚋcapc
 	return ec._RuleVersionConnection(ctx, sel, v)
 }
 
-func (ec *executionContext) marshalNRuleVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.RuleVersionEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNRuleVersionEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*catalog.RuleVersion]) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
 		fc.Result = &v[i]
-		return ec.marshalNRuleVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionEdge(ctx, sel, v[i])
+		return ec.marshalNRuleVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
 	})
 
 	for _, e := range ret {
@@ -33315,7 +33315,7 @@ func (ec *executionContext) marshalNRuleVersionEdge2ᚕᚖgithubᚗcomᚋcapcat�
 	return ret
 }
 
-func (ec *executionContext) marshalNRuleVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRuleVersionEdge(ctx context.Context, sel ast.SelectionSet, v *model.RuleVersionEdge) graphql.Marshaler {
+func (ec *executionContext) marshalNRuleVersionEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*catalog.RuleVersion]) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "RuleVersionEdge!")
 		return graphql.Null

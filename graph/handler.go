@@ -46,10 +46,10 @@ type Options struct {
 	// FullItems makes partition reads fetch whole items instead of the Data keys the
 	// operation can use (a ProjectionExpression worked out from the whole query).
 	FullItems bool
-	// Metrics, when set, records request metrics; MetricsHandler serves them at /metrics, to
+	// Instruments, when set, records request metrics; MetricsHandler serves them at /metrics, to
 	// callers with an API key when Auth is set (serve it on an address of its own to let a
 	// scraper in without one).
-	Metrics        *Metrics
+	Instruments    *Instruments
 	MetricsHandler http.Handler
 	// LoopbackOnly answers only loopback clients that address the server by a loopback name
 	// (HTTP 403 for the rest, on every route): for a server whose pages carry a generated key.

@@ -295,11 +295,10 @@ func TestGracefulShutdownDrains(t *testing.T) {
 func TestObservability(t *testing.T) {
 	var logs bytes.Buffer
 	reg := prometheus.NewRegistry()
-	metrics := graph.NewMetrics(reg)
-	var h *harness
-	h = newHarnessWith(t, func(o *graph.Options) {
+	metrics := graph.NewInstruments(reg)
+	h := newHarnessWith(t, func(o *graph.Options) {
 		o.Logger = slog.New(slog.NewJSONHandler(&logs, nil))
-		o.Metrics = metrics
+		o.Instruments = metrics
 		o.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	})
 	reg.MustRegister(graph.NewCatalogueCollector(h.env.Store, time.Minute))

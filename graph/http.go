@@ -190,7 +190,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			op := info.operation
 			info.mu.Unlock()
 			d := time.Since(start)
-			opts.Metrics.operation(op, outcome, d)
+			opts.Instruments.operation(op, outcome, d)
 			opts.Logger.LogAttrs(ctx, slog.LevelInfo, "graphql request",
 				slog.String("requestId", info.id), slog.String("operation", op), slog.String("outcome", outcome),
 				slog.Int("status", rec.status), slog.Float64("durationMs", float64(d.Microseconds())/1000), slog.Int("dynamodbRequests", snap.Requests),
@@ -227,7 +227,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 		}
 		ctx = WithCaller(ctx, caller)
 		ctx = dynamo.WithActor(ctx, catalog.Actor{Name: caller.Name, Role: caller.Role.String()}, info.id)
-		ctx = WithLoaders(ctx, NewLoaders(store, LoaderOptions{Metrics: opts.Metrics, BatchWindow: opts.BatchWindow, FullItems: opts.FullItems}))
+		ctx = WithLoaders(ctx, NewLoaders(store, LoaderOptions{Instruments: opts.Instruments, BatchWindow: opts.BatchWindow, FullItems: opts.FullItems}))
 		srv.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }

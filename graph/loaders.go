@@ -54,7 +54,7 @@ type metricsKey struct {
 // metadata lookups are batched into BatchGetItem calls of up to 100 keys.
 type Loaders struct {
 	store         Store
-	metrics       *Metrics
+	metrics       *Instruments
 	capabilities  *dataloader.Loader[string, *catalog.Capability]
 	capCache      *dataloader.InMemoryCache[string, *catalog.Capability] // the capabilities loader's cache
 	jobs          *dataloader.Loader[jobsKey, *dynamo.Page[*catalog.Job]]
@@ -81,7 +81,7 @@ type Loaders struct {
 
 // LoaderOptions tune the loaders of a request.
 type LoaderOptions struct {
-	Metrics *Metrics
+	Instruments *Instruments
 	// BatchWindow is the metadata loader's batch window; 0 means DefaultBatchWindow.
 	BatchWindow time.Duration
 	// FullItems reads whole partition items instead of the Data keys the operation selects.
@@ -90,7 +90,7 @@ type LoaderOptions struct {
 
 // NewLoaders returns the loaders of one request.
 func NewLoaders(store Store, opts LoaderOptions) *Loaders {
-	window, metrics := opts.BatchWindow, opts.Metrics
+	window, metrics := opts.BatchWindow, opts.Instruments
 	if window <= 0 {
 		window = DefaultBatchWindow
 	}
@@ -195,7 +195,7 @@ func parseKeyTime(s string) (*time.Time, error) {
 
 // eachConcurrently turns a one-key fetch into a batch function that runs one fetch per key,
 // concurrently, returning results in key order.
-func eachConcurrently[K comparable, V any](m *Metrics, name string, fetch func(context.Context, K) (V, error)) dataloader.BatchFunc[K, V] {
+func eachConcurrently[K comparable, V any](m *Instruments, name string, fetch func(context.Context, K) (V, error)) dataloader.BatchFunc[K, V] {
 	return func(ctx context.Context, keys []K) []*dataloader.Result[V] {
 		m.batch(name, len(keys))
 		res := make([]*dataloader.Result[V], len(keys))

@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/capcat/catalogue/bench/memdyn"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/memdyn"
 	"github.com/capcat/catalogue/sample"
 )
 
 // Benchmarks of the GraphQL layer. The end-to-end ones run the real handler over the real store
-// against bench/memdyn, an in-memory DynamoDB behind a loopback HTTP server in this process
+// against internal/memdyn, an in-memory DynamoDB behind a loopback HTTP server in this process
 // (minidyn scans its whole table on every Query, which would swamp the server's own cost), so
 // their CPU and allocations include that backend. `go run ./bench` measures the server alone.
 //

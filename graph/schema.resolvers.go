@@ -59,17 +59,17 @@ func (r *capabilityResolver) Rules(ctx context.Context, obj *catalog.Capability,
 	}), nil
 }
 
-func (r *capabilityResolver) Jobs(ctx context.Context, obj *catalog.Capability, first *int, after *string, status *catalog.JobStatus, jobType *catalog.JobType) (*model.JobConnection, error) {
+func (r *capabilityResolver) Jobs(ctx context.Context, obj *catalog.Capability, first *int, after *string, status *catalog.JobStatus, jobType *catalog.JobType) (*model.Connection[*catalog.Job], error) {
 	k := jobsKey{CapabilityID: obj.CapabilityID, First: deref(first, 20), After: deref(after, "")}
 	k.Filter.Status, k.Filter.JobType = deref(status, ""), deref(jobType, "")
 	p, err := For(ctx).Jobs(ctx, k)
 	if err != nil {
 		return nil, err
 	}
-	return jobConnection(p), nil
+	return connection(p), nil
 }
 
-func (r *capabilityResolver) Metrics(ctx context.Context, obj *catalog.Capability, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error) {
+func (r *capabilityResolver) Metrics(ctx context.Context, obj *catalog.Capability, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error) {
 	p, err := r.metricsPage(ctx, metricsKey{
 		CapabilityID: obj.CapabilityID, ComponentID: deref(componentID, ""), MetricType: deref(metricType, ""),
 		From: timeKey(from), To: timeKey(to), First: deref(first, 100), After: deref(after, ""),
@@ -77,7 +77,7 @@ func (r *capabilityResolver) Metrics(ctx context.Context, obj *catalog.Capabilit
 	if err != nil {
 		return nil, err
 	}
-	return metricConnection(p), nil
+	return connection(p), nil
 }
 
 func (r *capabilityResolver) SLABreaches(ctx context.Context, obj *catalog.Capability) ([]*catalog.Component, error) {
@@ -127,12 +127,12 @@ func (r *capabilityResolver) SLAReport(ctx context.Context, obj *catalog.Capabil
 	return catalog.BuildSLAReport(obj, p.Components, p.Dependencies), nil
 }
 
-func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.CapabilityVersionConnection, error) {
+func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error) {
 	p, err := r.store.CapabilityHistory(ctx, obj.CapabilityID, deref(first, 20), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
-	return capabilityVersionConnection(p), nil
+	return connection(p), nil
 }
 
 func (r *componentResolver) Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error) {
@@ -147,7 +147,7 @@ func (r *componentResolver) Dependents(ctx context.Context, obj *catalog.Compone
 	return neighbours(ctx, obj, false)
 }
 
-func (r *componentResolver) Metrics(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error) {
+func (r *componentResolver) Metrics(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error) {
 	p, err := r.metricsPage(ctx, metricsKey{
 		ComponentID: obj.ComponentID, MetricType: deref(metricType, ""),
 		From: timeKey(from), To: timeKey(to), First: deref(first, 100), After: deref(after, ""),
@@ -155,7 +155,7 @@ func (r *componentResolver) Metrics(ctx context.Context, obj *catalog.Component,
 	if err != nil {
 		return nil, err
 	}
-	return metricConnection(p), nil
+	return connection(p), nil
 }
 
 func (r *dependencyResolver) Source(ctx context.Context, obj *catalog.Dependency) (*catalog.Component, error) {
@@ -375,34 +375,34 @@ func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Cap
 	return capabilityOrNull(ctx, id)
 }
 
-func (r *queryResolver) Capabilities(ctx context.Context, domain *string, first *int, after *string) (*model.CapabilityConnection, error) {
+func (r *queryResolver) Capabilities(ctx context.Context, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
 	p, err := r.store.Capabilities(ctx, deref(domain, ""), deref(first, 50), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchCapabilities(ctx, p.Items)
-	return capabilityConnection(p), nil
+	return connection(p), nil
 }
 
-func (r *queryResolver) CapabilitiesByDomain(ctx context.Context, domain string, first *int, after *string) (*model.CapabilityConnection, error) {
+func (r *queryResolver) CapabilitiesByDomain(ctx context.Context, domain string, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
 	p, err := r.store.CapabilitiesByDomain(ctx, domain, deref(first, 50), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchCapabilities(ctx, p.Items)
-	return capabilityConnection(p), nil
+	return connection(p), nil
 }
 
-func (r *queryResolver) CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first *int, after *string) (*model.CapabilityConnection, error) {
+func (r *queryResolver) CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
 	p, err := r.store.CapabilitiesByHealth(ctx, status, deref(first, 50), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchCapabilities(ctx, p.Items)
-	return capabilityConnection(p), nil
+	return connection(p), nil
 }
 
-func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, first *int, after *string) (*model.ComponentConnection, error) {
+func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, first *int, after *string) (*model.Connection[*catalog.Component], error) {
 	p, err := r.store.ComponentsByType(ctx, typeArg, deref(first, 50), deref(after, ""))
 	if err != nil {
 		return nil, err
@@ -415,7 +415,7 @@ func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, fi
 			return nil, err
 		}
 	}
-	return componentConnection(p), nil
+	return connection(p), nil
 }
 
 func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error) {
@@ -439,15 +439,15 @@ func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error
 	return j, nil
 }
 
-func (r *queryResolver) CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.CapabilityVersionConnection, error) {
+func (r *queryResolver) CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error) {
 	p, err := r.store.CapabilityHistory(ctx, id, deref(first, 20), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
-	return capabilityVersionConnection(p), nil
+	return connection(p), nil
 }
 
-func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.MetricConnection, error) {
+func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error) {
 	if err := dynamo.ValidateID("componentId", componentID); err != nil {
 		return nil, err
 	}
@@ -457,15 +457,15 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 	if err != nil {
 		return nil, err
 	}
-	return metricConnection(p), nil
+	return connection(p), nil
 }
 
-func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.RuleVersionConnection, error) {
+func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.Connection[*catalog.RuleVersion], error) {
 	p, err := r.store.RuleHistory(ctx, obj.CapabilityID, obj.RuleID, deref(first, 20), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
-	return ruleVersionConnection(p), nil
+	return connection(p), nil
 }
 
 func (r *targetComponentResolver) Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error) {

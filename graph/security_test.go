@@ -257,9 +257,9 @@ func TestLoopbackOnly(t *testing.T) {
 // text (names), and client-chosen operation names capped in length and number.
 func TestMetricsGuardedAndBounded(t *testing.T) {
 	reg := prometheus.NewRegistry()
-	metrics := graph.NewMetrics(reg)
+	metrics := graph.NewInstruments(reg)
 	h := newHarnessWith(t, func(o *graph.Options) {
-		o.Metrics = metrics
+		o.Instruments = metrics
 		o.MetricsHandler = promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 		o.Auth = &graph.Auth{Keys: keyFile(t, "viewer "+graph.HashKey("scraper-key")+" prometheus", "admin "+graph.HashKey("admin-key")+" ops"), Anonymous: graph.RoleViewer}
 	})

@@ -11,96 +11,6 @@ import (
 	"github.com/capcat/catalogue/catalog"
 )
 
-// A page of capabilities.
-type CapabilityConnection struct {
-	// The capabilities with their cursors.
-	Edges []*CapabilityEdge `json:"edges"`
-	// The capabilities of the page.
-	Nodes []*catalog.Capability `json:"nodes"`
-	// Where the page ends.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
-// A capability and its cursor.
-type CapabilityEdge struct {
-	// Opaque position of this item: valid only as `after` of the same query.
-	Cursor string `json:"cursor"`
-	// The capability.
-	Node *catalog.Capability `json:"node"`
-}
-
-// A page of capability versions, newest first.
-type CapabilityVersionConnection struct {
-	// The versions with their cursors.
-	Edges []*CapabilityVersionEdge `json:"edges"`
-	// The versions of the page.
-	Nodes []*catalog.CapabilityVersion `json:"nodes"`
-	// Where the page ends.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
-// A capability version and its cursor.
-type CapabilityVersionEdge struct {
-	// Opaque position of this item: valid only as `after` of the same query.
-	Cursor string `json:"cursor"`
-	// The version.
-	Node *catalog.CapabilityVersion `json:"node"`
-}
-
-// A page of components.
-type ComponentConnection struct {
-	// The components with their cursors.
-	Edges []*ComponentEdge `json:"edges"`
-	// The components of the page.
-	Nodes []*catalog.Component `json:"nodes"`
-	// Where the page ends.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
-// A component and its cursor.
-type ComponentEdge struct {
-	// Opaque position of this item: valid only as `after` of the same query.
-	Cursor string `json:"cursor"`
-	// The component.
-	Node *catalog.Component `json:"node"`
-}
-
-// A page of jobs.
-type JobConnection struct {
-	// The jobs with their cursors.
-	Edges []*JobEdge `json:"edges"`
-	// The jobs of the page.
-	Nodes []*catalog.Job `json:"nodes"`
-	// Where the page ends.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
-// A job and its cursor.
-type JobEdge struct {
-	// Opaque position of this item: valid only as `after` of the same query.
-	Cursor string `json:"cursor"`
-	// The job.
-	Node *catalog.Job `json:"node"`
-}
-
-// A page of metric samples.
-type MetricConnection struct {
-	// The samples with their cursors.
-	Edges []*MetricEdge `json:"edges"`
-	// The samples of the page.
-	Nodes []*catalog.Metric `json:"nodes"`
-	// Where the page ends.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
-// A metric sample and its cursor.
-type MetricEdge struct {
-	// Opaque position of this item: valid only as `after` of the same query.
-	Cursor string `json:"cursor"`
-	// The sample.
-	Node *catalog.Metric `json:"node"`
-}
-
 // Changes to the catalogue. Each mutation is one DynamoDB transaction: the entity, the capability's
 // aggregates and its index items move together, so aggregates always equal what the partition
 // holds. Updates take the revision they were based on and fail with CONFLICT (and
@@ -129,24 +39,6 @@ type RecordMetricsPayload struct {
 	Recorded int `json:"recorded"`
 	// The components whose health the samples updated.
 	Components []*catalog.Component `json:"components"`
-}
-
-// A page of rule versions, newest first.
-type RuleVersionConnection struct {
-	// The versions with their cursors.
-	Edges []*RuleVersionEdge `json:"edges"`
-	// The versions of the page.
-	Nodes []*catalog.RuleVersion `json:"nodes"`
-	// Where the page ends.
-	PageInfo *PageInfo `json:"pageInfo"`
-}
-
-// A rule version and its cursor.
-type RuleVersionEdge struct {
-	// Opaque position of this item: valid only as `after` of the same query.
-	Cursor string `json:"cursor"`
-	// The version.
-	Node *catalog.RuleVersion `json:"node"`
 }
 
 // A segment of a capability's partition: the items of one entity, one sort-key range.

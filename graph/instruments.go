@@ -11,10 +11,10 @@ import (
 	"github.com/capcat/catalogue/dynamo"
 )
 
-// Metrics are the server's Prometheus metrics: GraphQL operations, DynamoDB requests and
+// Instruments are the server's Prometheus metrics: GraphQL operations, DynamoDB requests and
 // capacity, loader batches, and the seed's application metrics read from the CAPABILITIES index.
 // It implements dynamo.Observer: give it to dynamo.ClientConfig.Observer.
-type Metrics struct {
+type Instruments struct {
 	operations  *prometheus.CounterVec
 	duration    *prometheus.HistogramVec
 	attempts    *prometheus.CounterVec
@@ -39,11 +39,11 @@ const (
 	otherOperations        = "other"
 )
 
-var _ dynamo.Observer = (*Metrics)(nil)
+var _ dynamo.Observer = (*Instruments)(nil)
 
-// NewMetrics registers the metrics with reg.
-func NewMetrics(reg prometheus.Registerer) *Metrics {
-	m := &Metrics{
+// NewInstruments registers the metrics with reg.
+func NewInstruments(reg prometheus.Registerer) *Instruments {
+	m := &Instruments{
 		operations: prometheus.NewCounterVec(prometheus.CounterOpts{Name: "catalogue_graphql_operations_total",
 			Help: "GraphQL operations by operation name and outcome (ok, error, rejected)."}, []string{"operation", "outcome"}),
 		duration: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "catalogue_graphql_operation_duration_seconds",
@@ -71,7 +71,7 @@ func NewMetrics(reg prometheus.Registerer) *Metrics {
 }
 
 // Attempt counts one DynamoDB HTTP request.
-func (m *Metrics) Attempt(op string, err error) {
+func (m *Instruments) Attempt(op string, err error) {
 	outcome := dynamo.Outcome(err)
 	m.attempts.WithLabelValues(op, outcome).Inc()
 	switch outcome {
@@ -83,7 +83,7 @@ func (m *Metrics) Attempt(op string, err error) {
 }
 
 // Call counts one DynamoDB API call with its retries and capacity.
-func (m *Metrics) Call(op string, attempts int, rcu, wcu float64, err error) {
+func (m *Instruments) Call(op string, attempts int, rcu, wcu float64, err error) {
 	m.calls.WithLabelValues(op, dynamo.Outcome(err)).Inc()
 	if attempts > 1 {
 		m.retries.WithLabelValues(op).Add(float64(attempts - 1))
@@ -96,7 +96,7 @@ func (m *Metrics) Call(op string, attempts int, rcu, wcu float64, err error) {
 	}
 }
 
-func (m *Metrics) operation(name, outcome string, d time.Duration) {
+func (m *Instruments) operation(name, outcome string, d time.Duration) {
 	if m == nil {
 		return
 	}
@@ -107,7 +107,7 @@ func (m *Metrics) operation(name, outcome string, d time.Duration) {
 
 // operationLabel returns the label of an operation name: the name, "anonymous", or "other"
 // once the name is too long or the set of names is full.
-func (m *Metrics) operationLabel(name string) string {
+func (m *Instruments) operationLabel(name string) string {
 	if name == "" {
 		return "anonymous"
 	}
@@ -125,7 +125,7 @@ func (m *Metrics) operationLabel(name string) string {
 	return name
 }
 
-func (m *Metrics) batch(loader string, n int) {
+func (m *Instruments) batch(loader string, n int) {
 	if m != nil {
 		m.batches.WithLabelValues(loader).Observe(float64(n))
 	}

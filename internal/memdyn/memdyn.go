@@ -1,27 +1,20 @@
 // Package memdyn is an in-memory DynamoDB that speaks the DynamoDB JSON wire protocol over HTTP,
-// for benchmarks. It exists because minidyn v0.8.2, the project's embedded backend, answers every
-// Query by scanning the whole table under one mutex and re-sorts its key list on every insert:
-// at the benchmark's hundreds of thousands of items its own cost, not the injected latency,
-// would be measured.
+// for the benchmark (bench) and the graph package's end-to-end benchmarks, where minidyn, which
+// answers every Query by scanning the whole table, would measure itself.
 //
 // memdyn keeps each partition (of the table and of every global secondary index) sorted by sort
 // key, so a Query costs a binary search plus the items it returns, and it stores items as the
 // JSON the client sent, so reads re-emit bytes without re-encoding. It implements what the
-// catalogue store uses: CreateTable, DescribeTable, DeleteTable, UpdateTimeToLive, GetItem, Scan
-// (table only), BatchGetItem (100 keys, duplicates rejected), Query (key conditions =, <, <=, >, >=, BETWEEN,
-// begins_with on string keys; FilterExpression; Limit counted before the filter; the 1 MB page
-// limit; ExclusiveStartKey/LastEvaluatedKey; ScanIndexForward; GSIs with projection ALL),
-// BatchWriteItem (25 requests), PutItem and DeleteItem (with ConditionExpression and ALL_OLD),
-// and ConsumedCapacity. ProjectionExpression is implemented for Query, with paths of one or two names ("Data.name").
-// Anything else (transactions, UpdateItem, index scans, other projections) is
-// an error, never a silent approximation. TTL is accepted but items never expire (the store
-// filters expired items itself).
+// catalogue store reads and bulk-loads with; anything else is an error, never a silent
+// approximation. README.md lists what it implements and what it does not, and
+// conformance_test.go checks it against minidyn and dynalite.
 package memdyn
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"hash/fnv"
 	"io"
 	"math"
 	"net/http"
@@ -659,6 +652,9 @@ type queryInput struct {
 	ExclusiveStartKey         map[string]*av
 	ConsistentRead            bool
 	ReturnConsumedCapacity    string
+	// Segment and TotalSegments divide a Scan (Query has neither).
+	Segment       int
+	TotalSegments int
 }
 
 func (s *Server) query(body []byte) (any, error) {
@@ -820,6 +816,17 @@ func (s *Server) query(body []byte) (any, error) {
 
 // scan reads the table in (partition key, sort key) order: FilterExpression, Limit, the 1 MB
 // page and ExclusiveStartKey as for Query. Indexes and parallel segments are not supported.
+// maxSegments is DynamoDB's limit on a parallel Scan's TotalSegments.
+const maxSegments = 1000000
+
+// segmentOf returns the segment of a parallel Scan of total segments that holds the partition pk:
+// as in DynamoDB, a partition lies whole in one segment, chosen by a hash of its key.
+func segmentOf(pk string, total int) int {
+	h := fnv.New32a()
+	h.Write([]byte(pk))
+	return int(h.Sum32() % uint32(total))
+}
+
 func (s *Server) scan(body []byte) (any, error) {
 	var in queryInput
 	if err := json.Unmarshal(body, &in); err != nil {
@@ -827,6 +834,9 @@ func (s *Server) scan(body []byte) (any, error) {
 	}
 	if in.IndexName != "" || in.ProjectionExpression != "" || (in.Select != "" && in.Select != "ALL_ATTRIBUTES") {
 		return nil, validation("memdyn scans the table only, without projection")
+	}
+	if in.TotalSegments < 0 || in.TotalSegments > maxSegments || in.Segment < 0 || (in.Segment > 0 && in.Segment >= in.TotalSegments) {
+		return nil, validation("Segment %d of TotalSegments %d is out of range", in.Segment, in.TotalSegments)
 	}
 	used := map[string]bool{}
 	var filter *node
@@ -844,6 +854,9 @@ func (s *Server) scan(body []byte) (any, error) {
 	}
 	pks := make([]string, 0, len(t.base.parts))
 	for pk := range t.base.parts {
+		if in.TotalSegments > 1 && segmentOf(pk, in.TotalSegments) != in.Segment {
+			continue // another segment's partition
+		}
 		pks = append(pks, pk)
 	}
 	sort.Strings(pks)

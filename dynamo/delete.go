@@ -1,0 +1,182 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// deletePage is how many keys one pass of DeleteCapability reads and deletes.
+const deletePage = 500
+
+// DeleteTimeout bounds the steps of DeleteCapability after its first transaction, which run
+// detached from the caller's context.
+const DeleteTimeout = 10 * time.Minute
+
+// ResumeDeletes finishes every delete that stopped after its first step (a crash, a deadline):
+// it lists the capabilities marked deleting from the CAPABILITIES index and deletes the rest of
+// each. It returns how many it finished. The server runs it at start.
+func (s *Store) ResumeDeletes(ctx context.Context) (int, error) {
+	items, _, err := s.run(ctx, query{index: true, pk: capabilitiesPK, withDeleting: true,
+		filter: "attribute_exists(#del)", names: map[string]string{"#del": attrDeleting}})
+	if err != nil {
+		return 0, fmt.Errorf("resume deletes: %w", err)
+	}
+	done := 0
+	for _, it := range items {
+		if !it.Deleting {
+			continue
+		}
+		id, err := parseCapabilityPK(it.PK)
+		if err != nil {
+			continue
+		}
+		if err := s.DeleteCapability(ctx, id, it.Revision, Idempotency{}); err != nil && !errors.Is(err, ErrNotFound) {
+			return done, fmt.Errorf("resume delete of %s: %w", id, err)
+		}
+		done++
+	}
+	return done, nil
+}
+
+// DeleteCapability removes a capability's whole partition. It runs in three steps that a rerun
+// resumes after any interruption: (1) one transaction checks expectedRevision, marks METADATA as
+// deleting (every read skips it from then on, the CAPABILITIES listing included) and deletes
+// the two index items; (2) batches of
+// BatchWriteItem delete every other item of the partition, each page's component ID claims
+// first; (3) METADATA goes last. Idempotency
+// tokens live outside the partition and stay until their TTL, so a retried delete still answers.
+// A capability already marked deleting skips the revision check: the delete was authorised when
+// it began.
+func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevision int, idem Idempotency) error {
+	if err := ValidateID("id", id); err != nil {
+		return err
+	}
+	if rec, err := s.recorded(ctx, id, idem); rec != nil || err != nil {
+		return err
+	}
+	for attempt := 0; ; attempt++ {
+		meta, err := s.readItem(ctx, capabilityPK(id), metadataSK, true)
+		if err != nil {
+			return fmt.Errorf("delete capability %s: %w", id, err)
+		}
+		if meta.Deleting {
+			break
+		}
+		if meta.Revision != expectedRevision {
+			return fmt.Errorf("delete capability %s: %w", id, stale("capability "+id, meta.Revision))
+		}
+		err = s.markDeleting(ctx, id, meta, idem)
+		var lost *lostRace
+		if err == nil {
+			break
+		}
+		if !errors.As(err, &lost) {
+			return fmt.Errorf("delete capability %s: %w", id, err)
+		}
+		if lost.token {
+			_, err := s.recorded(ctx, id, idem)
+			return err
+		}
+		if attempt+1 >= maxWriteAttempts {
+			return fmt.Errorf("delete capability %s: %w", id, ErrUnavailable)
+		}
+		if err := sleep(ctx, backoff(min(attempt+1, 4))); err != nil {
+			return err
+		}
+	}
+	// From here the capability is gone from every read: the rest runs detached from the
+	// caller (a client that hangs up does not stop it), under a deadline of its own. Stopped
+	// anyway (a crash), it is resumed at the next start (ResumeDeletes) and by `check -repair`.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DeleteTimeout)
+	defer cancel()
+	if err := s.deleteChildren(ctx, id); err != nil {
+		return fmt.Errorf("delete capability %s: %w", id, err)
+	}
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+		TableName:              &s.table,
+		Key:                    keyOf(capabilityPK(id), metadataSK),
+		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+	})
+	if err != nil {
+		return fmt.Errorf("delete capability %s: %w", id, classify("delete metadata", err))
+	}
+	return nil
+}
+
+func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Idempotency) error {
+	now := s.now()
+	// The marked METADATA keeps its GSI1 keys: a put never drops index attributes from an
+	// existing item (minidyn v0.8.2 then kept a stale entry in its sorted index keys that hid
+	// every later entry of GSI1). Every read skips an item marked deleting instead.
+	marked := *meta
+	marked.Deleting, marked.WriteSeq, marked.UpdatedAt = true, meta.WriteSeq+1, now
+	cond := "Revision = :rev AND attribute_not_exists(Deleting)"
+	values := map[string]types.AttributeValue{":rev": num(meta.Revision)}
+	if meta.WriteSeq > 0 {
+		cond += " AND WriteSeq = :seq"
+		values[":seq"] = num(meta.WriteSeq)
+	} else {
+		cond += " AND attribute_not_exists(WriteSeq)"
+	}
+	p := &plan{}
+	p.put(&marked, cond, values)
+	// The history outlives the capability: its last revision becomes a version, and a
+	// tombstone one revision later (the same fields, marked deleted) names who deleted it.
+	p.entomb(ctx, meta, capabilityVersionSK, now)
+	p.del(capabilityPK(id), domainIndexSK, "", nil)
+	p.del(capabilityPK(id), healthIndexSK, "", nil)
+	if p.err != nil {
+		return p.err
+	}
+	return s.commitActions(ctx, id, meta.WriteSeq, p.actions, idem, nil, now)
+}
+
+// deleteChildren deletes every item of the partition but METADATA and the capability's versions
+// (its history and tombstone), a page at a time, until none is left. (A partition may still
+// hold TOKEN# items written before tokens moved to their own partition: they go too, no read
+// looks for them.)
+func (s *Store) deleteChildren(ctx context.Context, id string) error {
+	for _, r := range rangesBesideHistory() {
+		if err := s.deleteRange(ctx, id, r[0], r[1]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *Store) deleteRange(ctx context.Context, id, lo, hi string) error {
+	for {
+		items, _, err := s.run(ctx, query{pk: capabilityPK(id), lo: lo, hi: hi, want: deletePage, consistent: true})
+		if err != nil {
+			return err
+		}
+		var reqs, claims []types.WriteRequest
+		for _, it := range items {
+			if it.SK == metadataSK {
+				continue
+			}
+			if it.EntityType == entityComponent {
+				if _, componentID, err := parseComponentSK(it.SK); err == nil {
+					claims = append(claims, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(claimPK(componentID), claimSK)}})
+				}
+			}
+			reqs = append(reqs, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(it.PK, it.SK)}})
+		}
+		if len(reqs) == 0 {
+			return nil
+		}
+		// The claims go before their components: interrupted in between, a rerun finds the
+		// components and deletes the rest, and no claim outlives its component.
+		if err := s.batchWrite(ctx, claims, 4); err != nil {
+			return err
+		}
+		if err := s.batchWrite(ctx, reqs, 4); err != nil {
+			return err
+		}
+	}
+}
