@@ -30,6 +30,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
+	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/internal/signed"
 )
 
@@ -51,16 +52,16 @@ const (
 	listPage = 1000
 )
 
-// Sentinel errors of the package. S3 error types never leave it: callers test these with
-// errors.Is.
+// Sentinel errors of the package, each classified by a code of catalog's error vocabulary. S3
+// error types never leave it: callers test these with errors.Is.
 var (
 	// ErrNotFound means the object or bucket asked for does not exist.
-	ErrNotFound = errors.New("object not found")
+	ErrNotFound = catalog.NewError(catalog.NotFound, "object not found")
 	// ErrUnavailable means S3 could not be reached or kept failing (throttling, 5xx, network)
 	// after the retries.
-	ErrUnavailable = errors.New("object storage unavailable")
+	ErrUnavailable = catalog.NewError(catalog.Unavailable, "object storage unavailable")
 	// ErrCorrupt means an archived metrics object does not hold what its key says it holds.
-	ErrCorrupt = errors.New("archived object is corrupt")
+	ErrCorrupt = catalog.NewError(catalog.Corrupt, "archived object is corrupt")
 )
 
 // Options configure a Store.

@@ -10,24 +10,27 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/capcat/catalogue/catalog"
 )
 
-// Sentinel errors of the store. AWS error types never leave this package: callers test these
-// with errors.Is.
+// Sentinel errors of the store, each classified by a code of catalog's error vocabulary
+// (errors.Is(err, catalog.Unavailable) holds for ErrUnavailable). AWS error types never leave
+// this package: callers test these with errors.Is.
 var (
 	// ErrNotFound means the item asked for does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = catalog.NewError(catalog.NotFound, "not found")
 	// ErrConflict means a condition failed: the item exists already, or its revision moved.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = catalog.NewError(catalog.Conflict, "conflict")
 	// ErrUnavailable means DynamoDB could not be reached or kept refusing (throttling, 5xx,
 	// network) after the retries.
-	ErrUnavailable = errors.New("database unavailable")
+	ErrUnavailable = catalog.NewError(catalog.Unavailable, "database unavailable")
 	// ErrUnsupported means the DynamoDB implementation lacks an operation the store needs
 	// (dynalite has no TransactWriteItems, so it cannot take writes).
-	ErrUnsupported = errors.New("not supported by this DynamoDB implementation")
+	ErrUnsupported = catalog.NewError(catalog.Unsupported, "not supported by this DynamoDB implementation")
 	// ErrRequestBudget means one unit of work (a GraphQL operation) asked for more backend
 	// requests than its budget (Stats.Limit); the request was not sent.
-	ErrRequestBudget = errors.New("request budget exceeded")
+	ErrRequestBudget = catalog.NewError(catalog.RequestBudget, "request budget exceeded")
 )
 
 // ConflictError is an ErrConflict that knows the item's current revision.
@@ -43,8 +46,8 @@ func (e *ConflictError) Error() string {
 	return e.Reason
 }
 
-// Is makes errors.Is(err, ErrConflict) hold.
-func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+// Is makes errors.Is(err, ErrConflict) and errors.Is(err, catalog.Conflict) hold.
+func (e *ConflictError) Is(target error) bool { return errors.Is(ErrConflict, target) }
 
 // classify wraps an SDK error of operation op: transient failures become ErrUnavailable; the
 // AWS text stays in the chain for logs but callers see only the sentinel.

@@ -87,8 +87,8 @@ func (e *ForbiddenError) Error() string {
 	return fmt.Sprintf("%s needs the %s role; you are %s", e.Action, e.Need, e.Have)
 }
 
-// Is makes errors.Is(err, ErrForbidden) hold.
-func (e *ForbiddenError) Is(target error) bool { return target == ErrForbidden }
+// Is makes errors.Is(err, ErrForbidden) and errors.Is(err, catalog.Forbidden) hold.
+func (e *ForbiddenError) Is(target error) bool { return errors.Is(ErrForbidden, target) }
 
 // require returns a *ForbiddenError unless the caller has at least role need.
 func require(ctx context.Context, need Role, action string) error {

@@ -3,7 +3,6 @@ package graph
 import (
 	"context"
 	"errors"
-	"fmt"
 
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
@@ -203,4 +202,4 @@ func (r *Resolver) jobArtifacts(ctx context.Context, j *catalog.Job) ([]*blob.Ar
 }
 
 // errNoObjectStore answers S3 operations on a server without an object store.
-var errNoObjectStore = fmt.Errorf("no object store is configured: %w", dynamo.ErrUnavailable)
+var errNoObjectStore = catalog.NewError(catalog.Unavailable, "no object store is configured")
