@@ -12,6 +12,7 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/internal/budget"
 )
 
 // Sentinel errors of the store, each classified by a code of catalog's error vocabulary
@@ -29,8 +30,9 @@ var (
 	// (dynalite has no TransactWriteItems, so it cannot take writes).
 	ErrUnsupported = catalog.NewError(catalog.Unsupported, "not supported by this DynamoDB implementation")
 	// ErrRequestBudget means one unit of work (a GraphQL operation) asked for more backend
-	// requests than its budget (Stats.Limit); the request was not sent.
-	ErrRequestBudget = catalog.NewError(catalog.RequestBudget, "request budget exceeded")
+	// requests than its budget (Stats.Limit); the request was not sent. The S3 client refuses
+	// with the same error.
+	ErrRequestBudget = budget.ErrExceeded
 )
 
 // ConflictError is an ErrConflict that knows the item's current revision.
