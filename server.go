@@ -26,6 +26,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
@@ -146,7 +147,7 @@ func (c *config) embedded() bool { return c.endpoint == "" && !c.useAWS }
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	archiveCmd := len(args) > 0 && args[0] == blob.ArchiveCommand
+	archiveCmd := len(args) > 0 && args[0] == archive.Command
 	checkCmd := len(args) > 0 && args[0] == checkCommand
 	if archiveCmd || checkCmd {
 		args = args[1:]
@@ -169,7 +170,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			fmt.Fprintln(stdout, "note: the embedded backend lives inside one process; this command archives its own fresh copy. "+
 				"To archive a running embedded server use the archiveMetrics mutation, or point DYNAMODB_ENDPOINT and S3_ENDPOINT at shared backends.")
 		}
-		return blob.RunArchiveCommand(ctx, archiveArgs(args), stdout, b.archiver)
+		return archive.RunCommand(ctx, archiveArgs(args), stdout, b.archiver)
 	}
 	if checkCmd {
 		if cfg.embedded() {
@@ -185,7 +186,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// once), then one every interval; a lease in the table keeps it to one instance.
 		holder := "server-" + graph.NewAPIKey()[:12]
 		first := min(cfg.archiveEvery, 10*time.Minute)
-		go b.archiver.Schedule(ctx, first, cfg.archiveEvery, holder, func(r blob.ScheduleResult) {
+		go b.archiver.Schedule(ctx, first, cfg.archiveEvery, holder, func(r archive.ScheduleResult) {
 			switch {
 			case r.Err != nil:
 				log.Warn("scheduled archive stopped; the next run resumes it", "err", r.Err, "itemsDeleted", r.Report.ItemsDeleted)
@@ -397,7 +398,7 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 type backends struct {
 	store      *dynamo.Store
 	objects    *blob.Store
-	archiver   *blob.Archiver
+	archiver   *archive.Archiver
 	seeded     int
 	artifacts  int
 	s3Embedded bool
@@ -440,7 +441,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 	}
 
 	s3cfg, s3opts := blob.FromEnv(getenv)
-	s3opts.Logger, s3opts.CursorSecret, s3opts.MinArchiveAge = log, []byte(getenv("CURSOR_SECRET")), cfg.archiveMinAge
+	s3opts.Logger, s3opts.MinArchiveAge = log, cfg.archiveMinAge
 	if s3cfg.Endpoint == "" && !cfg.useAWS {
 		objects, emb, err := blob.OpenEmbedded(ctx, s3opts)
 		if err != nil {
@@ -467,7 +468,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		}
 	}
 	b.buckets = b.objects.Buckets()
-	b.archiver = blob.NewArchiver(b.store, b.objects)
+	b.archiver = archive.New(b.store, b.objects, archive.Options{CursorSecret: []byte(getenv("CURSOR_SECRET"))})
 	if cfg.seed {
 		bundles := sample.Catalogue(time.Now())
 		if b.seeded, err = b.store.BulkLoad(ctx, bundles, 4); err != nil {
@@ -487,7 +488,7 @@ const checkCommand = "check"
 
 // runCheck runs `check [-repair]`: it prints every finding (and with -repair every repair) and
 // returns an error when findings remain, so the process exits non-zero.
-func runCheck(ctx context.Context, args []string, stdout io.Writer, store *dynamo.Store, archiver *blob.Archiver) error {
+func runCheck(ctx context.Context, args []string, stdout io.Writer, store *dynamo.Store, archiver *archive.Archiver) error {
 	fs := flag.NewFlagSet(checkCommand, flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	repair := fs.Bool("repair", false, "fix what can be fixed (safe to rerun), then check again")
@@ -503,7 +504,7 @@ func runCheck(ctx context.Context, args []string, stdout io.Writer, store *dynam
 	}
 	if *repair && archiver != nil && slices.ContainsFunc(report.Findings, func(f dynamo.Finding) bool { return f.Kind == dynamo.FindingUnarchived }) {
 		// Samples near their TTL that no archive took: archive now, as the schedule would.
-		rep, err := archiver.Archive(ctx, archiver.Now().Add(-blob.DefaultArchiveOlderThan), nil)
+		rep, err := archiver.Archive(ctx, archiver.Now().Add(-archive.DefaultOlderThan), nil)
 		if err != nil {
 			return fmt.Errorf("check: archive: %w", err)
 		}

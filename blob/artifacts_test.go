@@ -91,7 +91,7 @@ func TestPresignRejects(t *testing.T) {
 			}
 		})
 	}
-	if got := e.faults.requests(); len(got) != 0 {
+	if got := e.faults.Requests(); len(got) != 0 {
 		t.Errorf("rejected presign requests sent %v to S3, want nothing", got)
 	}
 }
@@ -309,7 +309,7 @@ func TestListArtifactsEmptyAndMissingBucket(t *testing.T) {
 	if err := e.store.Ping(ctx); err != nil {
 		t.Errorf("Ping() = %v, want nil", err)
 	}
-	e.faults.set(func(string, string) bool { return true })
+	e.faults.Set(func(string, string) bool { return true })
 	if err := e.store.Ping(ctx); !errors.Is(err, blob.ErrUnavailable) {
 		t.Errorf("Ping() against a failing S3 = %v, want an error wrapping ErrUnavailable", err)
 	}

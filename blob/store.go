@@ -8,15 +8,14 @@
 //	                                                        .../reports/{test-results,performance-baseline}.json
 //	s3://{metrics}/capabilities/{capability_id}/components/{component_id}/{yyyy}/{mm}/{dd}/metrics-{hh}.json.gz
 //
-// Store reaches the buckets (artifact listings, presigned URLs, metric objects); Archiver moves
-// metrics across the boundary (Archive) and reads windows that span it (Metrics). Embedded runs
-// an in-memory S3 (gofakes3) in-process, as dynamo.StartEmbedded does for DynamoDB. Every S3
+// Store reaches the buckets (artifact listings, presigned URLs, metric objects); package
+// archive moves metrics across the boundary and reads windows that span it. Embedded runs an
+// in-memory S3 (gofakes3) in-process, as dynamo.StartEmbedded does for DynamoDB. Every S3
 // request made with a context from WithStats is counted there.
 package blob
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -31,7 +30,6 @@ import (
 	"github.com/aws/smithy-go"
 
 	"github.com/capcat/catalogue/catalog"
-	"github.com/capcat/catalogue/internal/signed"
 )
 
 // Bucket defaults: the seed's bucket names.
@@ -81,9 +79,9 @@ type Options struct {
 	// DefaultMinArchiveAge, a negative value means none. Archive refuses a later boundary, and
 	// so Metrics never asks S3 about the last MinArchiveAge.
 	MinArchiveAge time.Duration
-	// CursorSecret signs the cursors of Archiver.Metrics. Empty means a random secret for this
-	// process: set it when several instances serve the same clients.
-	CursorSecret []byte
+	// ListPage is the page size of listings (ListObjectsV2); 0 means S3's maximum, 1000. Tests
+	// set it low to reach a second page without writing a thousand objects.
+	ListPage int32
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives notices; nil means slog.Default().
@@ -99,7 +97,6 @@ type Store struct {
 	metrics   string
 	expiry    time.Duration
 	minAge    time.Duration
-	cursors   signed.Codec
 	now       func() time.Time
 	log       *slog.Logger
 	listPage  int32
@@ -129,7 +126,10 @@ func New(client *s3.Client, opts Options) *Store {
 		minAge:    opts.MinArchiveAge,
 		now:       opts.Now,
 		log:       opts.Logger,
-		listPage:  listPage,
+		listPage:  opts.ListPage,
+	}
+	if s.listPage <= 0 {
+		s.listPage = listPage
 	}
 	if s.artifacts == "" {
 		s.artifacts = DefaultArtifactsBucket
@@ -147,12 +147,6 @@ func New(client *s3.Client, opts Options) *Store {
 	case s.minAge < 0:
 		s.minAge = 0
 	}
-	secret := opts.CursorSecret
-	if len(secret) == 0 {
-		secret = make([]byte, 32)
-		_, _ = rand.Read(secret)
-	}
-	s.cursors = signed.New(secret)
 	if s.now == nil {
 		s.now = time.Now
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/graph/model"
@@ -820,7 +821,7 @@ type MutationResolver interface {
 	UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error)
 	DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error)
 	CreateArtifactUpload(ctx context.Context, jobID string, name string, contentType string) (*blob.PresignedRequest, error)
-	ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*blob.Report, error)
+	ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*archive.Report, error)
 }
 type QueryResolver interface {
 	Capability(ctx context.Context, id string) (*catalog.Capability, error)
@@ -9708,7 +9709,7 @@ func (ec *executionContext) fieldContext_Architecture_redundancy(_ context.Conte
 	return graphql.NewScalarFieldContext("Architecture", field, false, false, "String")
 }
 
-func (ec *executionContext) _ArchiveReport_before(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_before(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9731,7 +9732,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_before(_ context.Context,
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "DateTime")
 }
 
-func (ec *executionContext) _ArchiveReport_capabilities(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_capabilities(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9754,7 +9755,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_capabilities(_ context.Co
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_components(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_components(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9777,7 +9778,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_components(_ context.Cont
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_objectsWritten(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_objectsWritten(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9800,7 +9801,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_objectsWritten(_ context.
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_objectsMerged(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_objectsMerged(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9823,7 +9824,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_objectsMerged(_ context.C
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_pointsArchived(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_pointsArchived(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9846,7 +9847,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_pointsArchived(_ context.
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_itemsDeleted(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_itemsDeleted(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9869,7 +9870,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_itemsDeleted(_ context.Co
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_bytesWritten(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_bytesWritten(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18051,8 +18052,8 @@ func (ec *executionContext) _Mutation_archiveMetrics(ctx context.Context, field 
 			return ec.Resolvers.Mutation().ArchiveMetrics(ctx, fc.Args["before"].(catalog.Timestamp))
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v *blob.Report) graphql.Marshaler {
-			return ec.marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐReport(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *archive.Report) graphql.Marshaler {
+			return ec.marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋarchiveᚐReport(ctx, selections, v)
 		},
 		true,
 		true,
@@ -27132,7 +27133,7 @@ func (ec *executionContext) _Architecture(ctx context.Context, sel ast.Selection
 
 var archiveReportImplementors = []string{"ArchiveReport"}
 
-func (ec *executionContext) _ArchiveReport(ctx context.Context, sel ast.SelectionSet, obj *blob.Report) graphql.Marshaler {
+func (ec *executionContext) _ArchiveReport(ctx context.Context, sel ast.SelectionSet, obj *archive.Report) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, archiveReportImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -31951,7 +31952,7 @@ func (ec *executionContext) unmarshalNAlertInput2githubᚗcomᚋcapcatᚋcatalog
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐReport(ctx context.Context, sel ast.SelectionSet, v *blob.Report) graphql.Marshaler {
+func (ec *executionContext) marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋarchiveᚐReport(ctx context.Context, sel ast.SelectionSet, v *archive.Report) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ArchiveReport!")
 		return graphql.Null

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/graph"
 	"github.com/capcat/catalogue/sample"
@@ -27,7 +28,7 @@ func newHybridHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	h := newHarness(t)
-	archiver := blob.NewArchiver(h.env.Store, objects)
+	archiver := archive.New(h.env.Store, objects, archive.Options{})
 	h.handler = graph.NewHandler(h.env.Store, graph.Options{Logger: testLogger(), Introspection: true, Now: func() time.Time { return testNow }, Artifacts: objects, Archive: archiver})
 	return h
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -109,7 +110,7 @@ func (r *Resolver) metricsPage(ctx context.Context, k metricsKey, owner string) 
 	if owner == "" {
 		owner = k.CapabilityID
 	}
-	q := blob.MetricsQuery{CapabilityID: owner, ComponentID: k.ComponentID, MetricType: k.MetricType, From: from, To: to, First: k.First, After: k.After}
+	q := archive.MetricsQuery{CapabilityID: owner, ComponentID: k.ComponentID, MetricType: k.MetricType, From: from, To: to, First: k.First, After: k.After}
 	switch {
 	case q.CapabilityID == "":
 		owner, err := r.componentOwner(ctx, k.ComponentID)

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/graph"
 	"github.com/capcat/catalogue/sample"
@@ -80,7 +81,7 @@ func newFaultyS3(t *testing.T) *faultyS3 {
 // serve replaces the handler by one whose requests have deadline (0: the default).
 func (f *faultyS3) serve(deadline time.Duration) {
 	f.handler = graph.NewHandler(f.env.Store, graph.Options{Logger: testLogger(), Now: func() time.Time { return testNow }, Deadline: deadline,
-		Artifacts: f.store, Archive: blob.NewArchiver(f.env.Store, f.store)})
+		Artifacts: f.store, Archive: archive.New(f.env.Store, f.store, archive.Options{})})
 }
 
 const (
