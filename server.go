@@ -475,7 +475,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 			b.close()
 			return nil, fmt.Errorf("load sample catalogue: %w", err)
 		}
-		if b.artifacts, err = b.objects.LoadSampleArtifacts(ctx, bundles); err != nil {
+		if b.artifacts, err = sample.LoadArtifacts(ctx, b.objects, bundles); err != nil {
 			b.close()
 			return nil, fmt.Errorf("load sample artifacts: %w", err)
 		}

@@ -24,7 +24,7 @@ func newHybridHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = emb.Close() })
-	if _, err := objects.LoadSampleArtifacts(context.Background(), sample.Catalogue(testNow)); err != nil {
+	if _, err := sample.LoadArtifacts(context.Background(), objects, sample.Catalogue(testNow)); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t)

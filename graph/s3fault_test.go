@@ -70,7 +70,7 @@ func newFaultyS3(t *testing.T) *faultyS3 {
 	if err := f.store.EnsureBuckets(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.store.LoadSampleArtifacts(ctx, sample.Catalogue(testNow)); err != nil {
+	if _, err := sample.LoadArtifacts(ctx, f.store, sample.Catalogue(testNow)); err != nil {
 		t.Fatal(err)
 	}
 	f.harness = newHarness(t)

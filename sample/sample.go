@@ -1,7 +1,8 @@
 // Package sample builds the sample Business Capability Catalogue: the seed's Alert Management
 // capability with its own IDs and values, plus six more capabilities across four business
 // domains, so that every component type, dependency type, job type and status, rule type and
-// health state appears at least once.
+// health state appears at least once. LoadArtifacts writes its jobs' artifacts to the object
+// store.
 package sample
 
 import (
