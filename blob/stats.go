@@ -38,15 +38,11 @@ type statsKey struct{}
 
 // WithStats returns a context carrying a new Stats.
 func WithStats(ctx context.Context) (context.Context, *Stats) {
-	s := reqstats.New(reqstats.Bytes)
-	return context.WithValue(ctx, statsKey{}, s), s
+	return reqstats.With(ctx, statsKey{}, reqstats.Bytes)
 }
 
 // StatsFrom returns the Stats of ctx, or nil.
-func StatsFrom(ctx context.Context) *Stats {
-	s, _ := ctx.Value(statsKey{}).(*Stats)
-	return s
-}
+func StatsFrom(ctx context.Context) *Stats { return reqstats.From(ctx, statsKey{}) }
 
 // countingClient is the HTTP client of NewClient: it counts each attempt, and the bytes of its
 // request and response bodies, into the request context's Stats.

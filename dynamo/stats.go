@@ -26,15 +26,11 @@ type statsKey struct{}
 
 // WithStats returns a context carrying a new Stats.
 func WithStats(ctx context.Context) (context.Context, *Stats) {
-	s := reqstats.New(reqstats.Capacity)
-	return context.WithValue(ctx, statsKey{}, s), s
+	return reqstats.With(ctx, statsKey{}, reqstats.Capacity)
 }
 
 // StatsFrom returns the Stats of ctx, or nil.
-func StatsFrom(ctx context.Context) *Stats {
-	s, _ := ctx.Value(statsKey{}).(*Stats)
-	return s
-}
+func StatsFrom(ctx context.Context) *Stats { return reqstats.From(ctx, statsKey{}) }
 
 // Observer receives every DynamoDB attempt and completed call: the hook for metrics.
 type Observer interface {

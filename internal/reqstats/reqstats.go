@@ -4,6 +4,7 @@
 package reqstats
 
 import (
+	"context"
 	"encoding/json"
 	"maps"
 	"math"
@@ -38,6 +39,19 @@ type Stats struct {
 
 // New returns an empty Stats of measure m.
 func New(m Measure) *Stats { return &Stats{measure: m, operations: map[string]int{}} }
+
+// With returns a context carrying a new Stats of measure m under key, each store's own
+// (an unexported type of its package, so that the two stores' Stats stay apart).
+func With[K comparable](ctx context.Context, key K, m Measure) (context.Context, *Stats) {
+	s := New(m)
+	return context.WithValue(ctx, key, s), s
+}
+
+// From returns the Stats that ctx carries under key, or nil.
+func From[K comparable](ctx context.Context, key K) *Stats {
+	s, _ := ctx.Value(key).(*Stats)
+	return s
+}
 
 // Request counts one request (an attempt: retries count) of operation op that sent sent bytes.
 func (s *Stats) Request(op string, sent int64) {
