@@ -30,6 +30,7 @@ import (
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/awsconf"
 	"github.com/capcat/catalogue/internal/tlsreload"
 	"github.com/capcat/catalogue/internal/tune"
 	"github.com/capcat/catalogue/sample"
@@ -427,7 +428,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		endpoint, key = emb.URL, emb.Key
 		cfg.createTable, cfg.seed = true, true
 	}
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, AccessKeyID: key, Observer: metrics})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: endpoint, AccessKeyID: key}, Observer: metrics})
 	if err != nil {
 		b.close()
 		return nil, err

@@ -19,17 +19,16 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/internal/awsconf"
 )
 
 // Bucket defaults: the seed's bucket names.
@@ -240,24 +239,7 @@ func classify(op string, err error) error {
 // transient reports whether err is worth retrying later: throttling, server errors, timeouts
 // and network failures (including exhausted SDK retries of those).
 func transient(err error) bool {
-	var maxAttempts *retry.MaxAttemptsError
-	if errors.As(err, &maxAttempts) {
-		return true
-	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed":
-			return true
-		}
-		return ae.ErrorFault() == smithy.FaultServer
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	var oe *net.OpError
-	return errors.As(err, &oe)
+	return awsconf.Transient(err, "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed")
 }
 
 // Buckets returns the artifacts and metrics bucket names.

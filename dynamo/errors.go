@@ -4,14 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 
 	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/internal/awsconf"
 	"github.com/capcat/catalogue/internal/budget"
 )
 
@@ -77,26 +76,9 @@ func classify(op string, err error) error {
 // transient reports whether err is worth retrying later: throttling, server errors, timeouts
 // and network failures (including exhausted SDK retries of those).
 func transient(err error) bool {
-	var maxAttempts *retry.MaxAttemptsError
-	if errors.As(err, &maxAttempts) {
-		return true
-	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
-			"InternalServerError", "InternalFailure", "ServiceUnavailable", "TransactionInProgressException",
-			"TransactionConflictException", "LimitExceededException":
-			return true
-		}
-		return ae.ErrorFault() == smithy.FaultServer
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	var oe *net.OpError
-	return errors.As(err, &oe)
+	return awsconf.Transient(err, "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+		"InternalServerError", "InternalFailure", "ServiceUnavailable", "TransactionInProgressException",
+		"TransactionConflictException", "LimitExceededException")
 }
 
 // Outcome names the result of a DynamoDB attempt or call for metrics: ok, throttled,
