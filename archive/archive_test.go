@@ -489,20 +489,7 @@ func TestMetricsCursorAcrossArchiveRun(t *testing.T) {
 // readAllFrom pages through q from q.After.
 func (e *env) readAllFrom(tb testing.TB, q archive.MetricsQuery) []string {
 	tb.Helper()
-	var all []string
-	for {
-		p, err := e.arch.Metrics(context.Background(), q)
-		if err != nil {
-			tb.Fatalf("Metrics(%s, after) = %v", describe(q), err)
-		}
-		for _, m := range p.Items {
-			all = append(all, point(tb, m))
-		}
-		if !p.HasNext {
-			return all
-		}
-		q.After = p.Cursors[len(p.Cursors)-1]
-	}
+	return e.readAllCtx(tb, context.Background(), q)
 }
 
 func TestMetricsRejects(t *testing.T) {
@@ -598,6 +585,7 @@ func TestMetricsCost(t *testing.T) {
 	})
 }
 
+// readAllCtx pages through q from q.After with ctx.
 func (e *env) readAllCtx(tb testing.TB, ctx context.Context, q archive.MetricsQuery) []string {
 	tb.Helper()
 	var all []string
