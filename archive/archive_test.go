@@ -794,3 +794,41 @@ func TestScheduledArchive(t *testing.T) {
 		}
 	}
 }
+
+// TestPageDecidesWhereToRead: a window after the archive boundary is the caller's table read
+// alone, with no S3 request; one before it is read across both, the component's capability
+// found from its claim, a capability's components from the caller.
+func TestPageDecidesWhereToRead(t *testing.T) {
+	e := newEnv(t)
+	e.load(t, testBundles())
+	ctx, stats := blob.WithStats(context.Background())
+	recent, old := testNow.Add(-time.Hour), time.Date(2026, 3, 8, 10, 0, 0, 0, time.UTC)
+	fromTable := &dynamo.Page[*catalog.Metric]{}
+	table := func(context.Context) (*dynamo.Page[*catalog.Metric], error) { return fromTable, nil }
+	noTable := func(context.Context) (*dynamo.Page[*catalog.Metric], error) {
+		t.Error("a window that reaches the archive was read from the table alone")
+		return fromTable, nil
+	}
+	noComponents := func(context.Context) ([]string, error) {
+		t.Error("a one-component window asked for the capability's components")
+		return nil, nil
+	}
+	q := archive.MetricsQuery{ComponentID: "db-1", From: &recent, First: 10}
+	if p, err := e.arch.Page(ctx, q, table, noComponents); err != nil || p != fromTable || stats.Snapshot().Requests != 0 {
+		t.Errorf("Page(%s) = %v, %v with %d S3 requests; want the table's page and none", describe(q), p, err, stats.Snapshot().Requests)
+	}
+	q.From = &old
+	p, err := e.arch.Page(ctx, q, noTable, noComponents)
+	if err != nil || len(p.Items) != 10 || p.Items[0].CapabilityID != "CAP-ARC-A" {
+		t.Fatalf("Page(%s) = %v, %v; want 10 samples of CAP-ARC-A", describe(q), p, err)
+	}
+	q = archive.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &old, First: 5}
+	p, err = e.arch.Page(ctx, q, noTable, func(context.Context) ([]string, error) { return []string{"db-1"}, nil })
+	if err != nil || len(p.Items) != 5 || p.Items[4].ComponentID != "db-1" {
+		t.Errorf("Page(%s) over [db-1] = %v, %v; want 5 samples of db-1", describe(q), p, err)
+	}
+	q = archive.MetricsQuery{ComponentID: "nobody-1", From: &old, First: 5}
+	if p, err := e.arch.Page(ctx, q, noTable, noComponents); err != nil || len(p.Items) != 0 {
+		t.Errorf("Page(%s) = %v, %v; want an empty page", describe(q), p, err)
+	}
+}

@@ -60,9 +60,8 @@ type Artifacts interface {
 
 // MetricsArchive moves old metrics to S3 and reads windows across the boundary.
 type MetricsArchive interface {
-	Metrics(ctx context.Context, q archive.MetricsQuery) (*dynamo.Page[*catalog.Metric], error)
+	Page(ctx context.Context, q archive.MetricsQuery, table archive.TableRead, components func(context.Context) ([]string, error)) (*dynamo.Page[*catalog.Metric], error)
 	Archive(ctx context.Context, before time.Time, progress func(archive.Progress)) (archive.Report, error)
-	Reaches(from *time.Time) bool
 }
 
 var (
