@@ -26,9 +26,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/awsconf"
 	"github.com/capcat/catalogue/internal/datafile"
 	"github.com/capcat/catalogue/internal/tlsreload"
 	"github.com/capcat/catalogue/internal/tune"
@@ -195,7 +197,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		// once), then one every interval; a lease in the table keeps it to one instance.
 		holder := "server-" + graph.NewAPIKey()[:12]
 		first := min(cfg.archiveEvery, 10*time.Minute)
-		go b.archiver.Schedule(ctx, first, cfg.archiveEvery, holder, func(r blob.ScheduleResult) {
+		go b.archiver.Schedule(ctx, first, cfg.archiveEvery, holder, func(r archive.ScheduleResult) {
 			switch {
 			case r.Err != nil:
 				log.Warn("scheduled archive stopped; the next run resumes it", "err", r.Err, "itemsDeleted", r.Report.ItemsDeleted)
@@ -418,7 +420,7 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 type backends struct {
 	store      *dynamo.Store
 	objects    *blob.Store
-	archiver   *blob.Archiver
+	archiver   *archive.Archiver
 	seeded     int
 	artifacts  int
 	s3Embedded bool
@@ -478,7 +480,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		cfg.createTable = true
 		cfg.seed = !cfg.emptyEmbedded && (data == nil || !data.Exists())
 	}
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, AccessKeyID: key, Observer: metrics})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: endpoint, AccessKeyID: key}, Observer: metrics})
 	if err != nil {
 		return nil, err
 	}
@@ -490,7 +492,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 	}
 
 	s3cfg, s3opts := blob.FromEnv(getenv)
-	s3opts.Logger, s3opts.CursorSecret, s3opts.MinArchiveAge = log, []byte(getenv("CURSOR_SECRET")), cfg.archiveMinAge
+	s3opts.Logger, s3opts.MinArchiveAge = log, cfg.archiveMinAge
 	var s3emb *blob.Embedded
 	if s3cfg.Endpoint == "" && !cfg.useAWS {
 		objects, emb, err := blob.OpenEmbeddedWrapped(ctx, s3opts, watchS3)
@@ -515,7 +517,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		}
 	}
 	b.buckets = b.objects.Buckets()
-	b.archiver = blob.NewArchiver(b.store, b.objects)
+	b.archiver = archive.New(b.store, b.objects, archive.Options{CursorSecret: []byte(getenv("CURSOR_SECRET"))})
 	if data != nil {
 		data.Bind(b.store, s3emb)
 		if data.Exists() {
@@ -529,7 +531,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		if b.seeded, err = b.store.BulkLoad(ctx, bundles, 4); err != nil {
 			return nil, fmt.Errorf("load sample catalogue: %w", err)
 		}
-		if b.artifacts, err = b.objects.LoadSampleArtifacts(ctx, bundles); err != nil {
+		if b.artifacts, err = sample.LoadArtifacts(ctx, b.objects, bundles); err != nil {
 			return nil, fmt.Errorf("load sample artifacts: %w", err)
 		}
 	}
@@ -568,10 +570,10 @@ type command struct {
 func commands() []command {
 	const elsewhere = "Point DYNAMODB_ENDPOINT (or -aws) at the table, or give -data FILE for the embedded default's data file."
 	return []command{
-		{name: blob.ArchiveCommand,
+		{name: archive.Command,
 			does: "archives its own fresh copy. To archive a running embedded server use the archiveMetrics mutation, or point DYNAMODB_ENDPOINT and S3_ENDPOINT at shared backends.",
 			run: func(ctx context.Context, args []string, cio commandIO, b *backends) error {
-				return blob.RunArchiveCommand(ctx, args, cio.stdout, b.archiver)
+				return archive.RunCommand(ctx, args, cio.stdout, b.archiver)
 			}},
 		{name: checkCommand, does: "checks its own fresh copy. " + elsewhere,
 			run: func(ctx context.Context, args []string, cio commandIO, b *backends) error {
@@ -718,7 +720,7 @@ const checkCommand = "check"
 
 // runCheck runs `check [-repair]`: it prints every finding (and with -repair every repair) and
 // returns an error when findings remain, so the process exits non-zero.
-func runCheck(ctx context.Context, args []string, stdout io.Writer, store *dynamo.Store, archiver *blob.Archiver) error {
+func runCheck(ctx context.Context, args []string, stdout io.Writer, store *dynamo.Store, archiver *archive.Archiver) error {
 	fs := flag.NewFlagSet(checkCommand, flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	repair := fs.Bool("repair", false, "fix what can be fixed (safe to rerun), then check again")
@@ -734,7 +736,7 @@ func runCheck(ctx context.Context, args []string, stdout io.Writer, store *dynam
 	}
 	if *repair && archiver != nil && slices.ContainsFunc(report.Findings, func(f dynamo.Finding) bool { return f.Kind == dynamo.FindingUnarchived }) {
 		// Samples near their TTL that no archive took: archive now, as the schedule would.
-		rep, err := archiver.Archive(ctx, archiver.Now().Add(-blob.DefaultArchiveOlderThan), nil)
+		rep, err := archiver.Archive(ctx, archiver.Now().Add(-archive.DefaultOlderThan), nil)
 		if err != nil {
 			return fmt.Errorf("check: archive: %w", err)
 		}

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo/dynamotest"
 	"github.com/capcat/catalogue/sample"
@@ -31,7 +32,7 @@ func TestCheckFindsAndArchivesSamplesNearExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer emb.Close()
-	archiver := blob.NewArchiver(env.Store, objects)
+	archiver := archive.New(env.Store, objects, archive.Options{})
 	check := func(args ...string) (string, error) {
 		var out bytes.Buffer
 		err := runCheck(ctx, args, &out, env.Store, archiver)

@@ -16,6 +16,7 @@ import (
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/awsconf"
 )
 
 // trace records the DynamoDB calls of one unit of work (one GraphQL operation, one baseline
@@ -124,7 +125,7 @@ func traceMiddleware(stack *middleware.Stack) error {
 // newStore returns a store on the endpoint with the trace middleware; idleConns sizes the
 // HTTP connection pool to DynamoDB (0: the store's default, dynamo.DefaultMaxIdleConns).
 func newStore(ctx context.Context, endpoint string, idleConns int, obs dynamo.Observer) (*dynamo.Store, error) {
-	c, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, Observer: obs, MaxIdleConns: idleConns})
+	c, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: endpoint}, Observer: obs, MaxIdleConns: idleConns})
 	if err != nil {
 		return nil, err
 	}

@@ -91,7 +91,7 @@ func TestPresignRejects(t *testing.T) {
 			}
 		})
 	}
-	if got := e.faults.requests(); len(got) != 0 {
+	if got := e.faults.Requests(); len(got) != 0 {
 		t.Errorf("rejected presign requests sent %v to S3, want nothing", got)
 	}
 }
@@ -181,16 +181,16 @@ func TestSampleArtifacts(t *testing.T) {
 	e := newEnv(t)
 	ctx := context.Background()
 	bundles := sample.Catalogue(testNow)
-	n, err := e.store.LoadSampleArtifacts(ctx, bundles)
+	n, err := sample.LoadArtifacts(ctx, e.store, bundles)
 	if err != nil {
-		t.Fatalf("LoadSampleArtifacts(sample) = %d, %v", n, err)
+		t.Fatalf("LoadArtifacts(sample) = %d, %v", n, err)
 	}
 	jobs := 0
 	for _, b := range bundles {
 		jobs += len(b.Jobs)
 	}
 	if n < jobs {
-		t.Errorf("LoadSampleArtifacts(sample) = %d objects for %d jobs, want at least a plan each", n, jobs)
+		t.Errorf("LoadArtifacts(sample) = %d objects for %d jobs, want at least a plan each", n, jobs)
 	}
 
 	sctx, stats := blob.WithStats(ctx)
@@ -280,8 +280,8 @@ func TestSampleArtifacts(t *testing.T) {
 	}
 
 	// The artifacts are the same for the same catalogue.
-	if _, err := e.store.LoadSampleArtifacts(ctx, sample.Catalogue(testNow)); err != nil {
-		t.Fatalf("LoadSampleArtifacts(sample) again = %v", err)
+	if _, err := sample.LoadArtifacts(ctx, e.store, sample.Catalogue(testNow)); err != nil {
+		t.Fatalf("LoadArtifacts(sample) again = %v", err)
 	}
 	if got := read(blob.ArtifactDeploymentPlan); got != plan {
 		t.Errorf("deployment-plan.yaml of JOB-DEPLOY-456 changed when loaded again")
@@ -309,7 +309,7 @@ func TestListArtifactsEmptyAndMissingBucket(t *testing.T) {
 	if err := e.store.Ping(ctx); err != nil {
 		t.Errorf("Ping() = %v, want nil", err)
 	}
-	e.faults.set(func(string, string) bool { return true })
+	e.faults.Set(func(string, string) bool { return true })
 	if err := e.store.Ping(ctx); !errors.Is(err, blob.ErrUnavailable) {
 		t.Errorf("Ping() against a failing S3 = %v, want an error wrapping ErrUnavailable", err)
 	}
@@ -341,9 +341,9 @@ func TestOpenEmbedded(t *testing.T) {
 	if err := s.Ping(ctx); err != nil {
 		t.Errorf("Ping() after OpenEmbedded = %v, want nil", err)
 	}
-	n, err := s.LoadSampleArtifacts(ctx, sample.Catalogue(time.Date(2025, 11, 22, 14, 32, 0, 0, time.UTC)))
+	n, err := sample.LoadArtifacts(ctx, s, sample.Catalogue(time.Date(2025, 11, 22, 14, 32, 0, 0, time.UTC)))
 	if err != nil || n == 0 {
-		t.Fatalf("LoadSampleArtifacts(sample) = %d, %v", n, err)
+		t.Fatalf("LoadArtifacts(sample) = %d, %v", n, err)
 	}
 	uris, err := s.JobArtifactURIs("CAP-ALERT-MGT-001", "JOB-DEPLOY-456")
 	if err != nil || uris.DeploymentPlan != "s3://deployments-test/capabilities/CAP-ALERT-MGT-001/jobs/JOB-DEPLOY-456/deployment-plan.yaml" ||

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -23,23 +22,11 @@ const (
 	EnvMetricsBucket   = "METRICS_BUCKET"
 )
 
-// ClientConfig says how to reach S3.
-type ClientConfig struct {
-	// Endpoint is the URL of an S3-compatible server (gofakes3, MinIO, LocalStack), reached
-	// with path-style addressing and static dummy credentials unless AWS credentials are
-	// configured. Empty means AWS itself, through the standard configuration chain.
-	Endpoint string
-	// Region defaults to AWS_REGION, then us-east-1.
-	Region string
-	// MaxAttempts bounds the SDK retryer (standard mode); 0 means 4.
-	MaxAttempts int
-	// MaxBackoff caps the retry backoff; 0 means 500 ms.
-	MaxBackoff time.Duration
-	// HTTPClient, when set, replaces the SDK's HTTP client (the request counter wraps it).
-	HTTPClient *http.Client
-	// AccessKeyID signs requests to Endpoint; the embedded server requires its Embedded.Key.
-	AccessKeyID string
-}
+// ClientConfig says how to reach S3: AWS itself through the standard configuration chain, or
+// an S3-compatible server (gofakes3, MinIO, LocalStack) at Endpoint, reached with path-style
+// addressing and static dummy credentials (the embedded server requires its Embedded.Key as
+// AccessKeyID). It is the configuration of every AWS client of the catalogue.
+type ClientConfig = awsconf.Options
 
 // FromEnv returns the client configuration and store options that the environment gives:
 // S3_ENDPOINT, ARTIFACTS_BUCKET and METRICS_BUCKET (empty values keep the defaults). getenv is
@@ -54,12 +41,7 @@ func FromEnv(getenv func(string) string) (ClientConfig, Options) {
 // addressing (http://host/bucket/key), static dummy credentials, and computes and validates
 // checksums only where S3 requires them, which every S3-compatible server understands.
 func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
-	var httpClient aws.HTTPClient
-	if cfg.HTTPClient != nil {
-		httpClient = cfg.HTTPClient
-	}
-	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region, AccessKeyID: cfg.AccessKeyID,
-		MaxAttempts: cfg.MaxAttempts, MaxBackoff: cfg.MaxBackoff, HTTPClient: httpClient})
+	awsCfg, err := awsconf.Load(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -82,17 +64,14 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*s3.Client, error) {
 }
 
 // Embedded is an in-process S3: gofakes3 with its in-memory backend on a loopback port. Its
-// objects live in memory and are lost when the process exits. It checks no signatures, so
-// presigned URLs work against it as against S3 (and so would unsigned ones).
+// objects live in memory and are lost when the process exits. Give NewClient its URL and Key,
+// and Options its PresignKey and UploadKey: the server refuses requests without them, and
+// presigned URLs may only read or only put. It checks no signatures beyond that, so presigned
+// URLs work against it as against S3.
 type Embedded struct {
-	// URL is the endpoint to give NewClient (ClientConfig.Endpoint).
-	URL string
-	// Key is the access key ID to give NewClient, PresignKey the one to give Options: the
-	// server refuses requests without them, and presigned URLs may only read.
-	Key, PresignKey, UploadKey string
+	*loopback.Server
 	// Backend is the in-memory store, for tests that look behind the HTTP API.
 	Backend *s3mem.Backend
-	srv     *loopback.Server
 	clock   *clock
 }
 
@@ -105,11 +84,8 @@ func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded s3: %w", err)
 	}
-	return &Embedded{URL: srv.URL, Key: srv.Key, PresignKey: srv.PresignKey, UploadKey: srv.UploadKey, Backend: backend, srv: srv, clock: c}, nil
+	return &Embedded{Server: srv, Backend: backend, clock: c}, nil
 }
-
-// Close stops the embedded server; its objects are gone.
-func (e *Embedded) Close() error { return e.srv.Close() }
 
 // OpenEmbedded starts an Embedded S3, connects a Store to it with opts, and creates the two
 // buckets: the S3 half of the in-memory default. Close the Embedded when done. It returns an

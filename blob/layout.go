@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/capcat/catalogue/catalog"
-	"github.com/capcat/catalogue/dynamo"
 )
 
 // Every object key of both buckets is built and parsed in this file, and nowhere else.
@@ -83,10 +82,10 @@ func ValidateArtifactName(name string) error {
 }
 
 func validateJob(capabilityID, jobID string) error {
-	if err := dynamo.ValidateID("capabilityId", capabilityID); err != nil {
+	if err := catalog.ValidateID("capabilityId", capabilityID); err != nil {
 		return err
 	}
-	return dynamo.ValidateID("jobId", jobID)
+	return catalog.ValidateID("jobId", jobID)
 }
 
 // jobPrefix is the key prefix of a job's artifacts; the IDs are validated.
@@ -122,7 +121,7 @@ func s3URI(bucket, key string) string { return "s3://" + bucket + "/" + key }
 
 // JobArtifactURIs returns the S3 URIs of a job's plan, logs folder and reports folder in the
 // seed's layout, in the shape of catalog.JobArtifacts. The IDs must be valid IDs (see
-// dynamo.ValidateID); it returns a *catalog.ValidationError otherwise.
+// catalog.ValidateID); it returns a *catalog.ValidationError otherwise.
 func (s *Store) JobArtifactURIs(capabilityID, jobID string) (*catalog.JobArtifacts, error) {
 	if err := validateJob(capabilityID, jobID); err != nil {
 		return nil, err

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/capcat/catalogue/catalog"
-	"github.com/capcat/catalogue/dynamo"
 )
 
 // MetricsContentType is the Content-Type of an archived metrics object. The object is a gzip
@@ -21,13 +20,14 @@ const MetricsContentType = "application/gzip"
 // decompressed: a component-hour holds at most 60 one-minute samples of each metric type.
 const MaxMetricsObjectSize = 64 << 20
 
-// sortMetrics orders samples by time, then metric type (then component, for mixed sets).
-func sortMetrics(ms []*catalog.Metric) {
-	sort.SliceStable(ms, func(i, j int) bool { return metricLess(ms[i], ms[j]) })
+// SortMetrics orders samples by time, then metric type (then component, for mixed sets).
+func SortMetrics(ms []*catalog.Metric) {
+	sort.SliceStable(ms, func(i, j int) bool { return MetricLess(ms[i], ms[j]) })
 }
 
-// metricLess is the order of Archiver.Metrics: timestamp, component, metric type.
-func metricLess(a, b *catalog.Metric) bool {
+// MetricLess is the order of archived samples and of merged reads (archive.Archiver.Metrics):
+// timestamp, component, metric type.
+func MetricLess(a, b *catalog.Metric) bool {
 	if !a.Timestamp.Equal(b.Timestamp.Time) {
 		return a.Timestamp.Before(b.Timestamp.Time)
 	}
@@ -43,7 +43,7 @@ func metricLess(a, b *catalog.Metric) bool {
 // type.
 func EncodeMetrics(samples []*catalog.Metric) ([]byte, error) {
 	ms := append([]*catalog.Metric(nil), samples...)
-	sortMetrics(ms)
+	SortMetrics(ms)
 	var raw bytes.Buffer
 	raw.WriteString("[\n")
 	for i, m := range ms {
@@ -100,12 +100,23 @@ func DecodeMetrics(data []byte) ([]*catalog.Metric, error) {
 	return ms, nil
 }
 
-// checkHour returns an error wrapping ErrCorrupt unless every sample belongs to the
+// sampleKey is what identifies a sample within a component-hour.
+type sampleKey struct {
+	capabilityID, componentID string
+	metricType                catalog.MetricType
+	timestamp                 time.Time
+}
+
+func (k sampleKey) String() string {
+	return k.capabilityID + "/" + k.componentID + "/" + string(k.metricType) + "/" + k.timestamp.Format(catalog.TimeLayout)
+}
+
+// CheckHour returns an error wrapping ErrCorrupt unless every sample belongs to the
 // component-hour (capability, component, hour) and no key repeats.
-func checkHour(ms []*catalog.Metric, capabilityID, componentID string, hour time.Time) error {
-	seen := make(map[dynamo.MetricKey]bool, len(ms))
+func CheckHour(ms []*catalog.Metric, capabilityID, componentID string, hour time.Time) error {
+	seen := make(map[sampleKey]bool, len(ms))
 	for _, m := range ms {
-		k := dynamo.MetricKeyOf(m)
+		k := sampleKey{m.CapabilityID, m.ComponentID, m.MetricType, m.Timestamp.UTC().Truncate(time.Microsecond)}
 		switch {
 		case m.CapabilityID != capabilityID || m.ComponentID != componentID:
 			return fmt.Errorf("%w: sample %s is not of %s/%s", ErrCorrupt, k, capabilityID, componentID)

@@ -4,92 +4,45 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"maps"
 	"net/http"
-	"slices"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/smithy-go/middleware"
 
 	"github.com/capcat/catalogue/internal/budget"
-
-	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/reqstats"
 )
 
 // Stats counts the S3 requests and bytes of one unit of work (one GraphQL operation, one
-// archive run). It is safe for concurrent use. Attach it to a context with WithStats; every
-// request a client from NewClient sends with that context is counted, retries included, by the
-// client's HTTP layer. Bytes are the request bodies sent plus the response bodies read.
-// Presigning makes no request and counts nothing; what a client later does with a presigned URL
-// is not seen here.
-type Stats struct {
-	mu         sync.Mutex
-	requests   int
-	bytes      int64
-	operations map[string]int
-	// Budget bounds the calls (Limit): past it a call fails with dynamo.ErrRequestBudget, unsent.
-	budget.Budget
-}
+// archive run). Attach one to a context with WithStats; every request a client from NewClient
+// sends with that context is counted, retries included, by the client's HTTP layer. Bytes are
+// the request bodies sent plus the response bodies read. Presigning makes no request and counts
+// nothing; what a client later does with a presigned URL is not seen here. Past its budget
+// (Limit) a call fails with budget.ErrExceeded (catalog.RequestBudget), unsent.
+type Stats = reqstats.Stats
+
+// StatsSnapshot is a copy of a Stats at one moment, shaped for `extensions.s3`.
+type StatsSnapshot = reqstats.Snapshot
 
 // budgetMiddleware refuses a call once the context's Stats has spent its budget.
 func budgetMiddleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CatalogueS3Budget", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 		if s := StatsFrom(ctx); s != nil && !s.Spend() {
-			return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("%s: %w", middleware.GetOperationName(ctx), dynamo.ErrRequestBudget)
+			return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("%s: %w", middleware.GetOperationName(ctx), budget.ErrExceeded)
 		}
 		return next.HandleInitialize(ctx, in)
 	}), middleware.After)
-}
-
-// StatsSnapshot is a copy of a Stats at one moment, shaped for `extensions.s3`.
-type StatsSnapshot struct {
-	Requests   int            `json:"requests"`
-	Bytes      int64          `json:"bytes"`
-	Operations map[string]int `json:"operations"`
 }
 
 type statsKey struct{}
 
 // WithStats returns a context carrying a new Stats.
 func WithStats(ctx context.Context) (context.Context, *Stats) {
-	s := &Stats{operations: map[string]int{}}
-	return context.WithValue(ctx, statsKey{}, s), s
+	return reqstats.With(ctx, statsKey{}, reqstats.Bytes)
 }
 
 // StatsFrom returns the Stats of ctx, or nil.
-func StatsFrom(ctx context.Context) *Stats {
-	s, _ := ctx.Value(statsKey{}).(*Stats)
-	return s
-}
-
-// Snapshot returns the counts so far.
-func (s *Stats) Snapshot() StatsSnapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ops := make(map[string]int, len(s.operations))
-	for k, v := range s.operations {
-		ops[k] = v
-	}
-	return StatsSnapshot{Requests: s.requests, Bytes: s.bytes, Operations: ops}
-}
-
-// OperationNames returns the operations counted, sorted.
-func (s StatsSnapshot) OperationNames() []string { return slices.Sorted(maps.Keys(s.Operations)) }
-
-func (s *Stats) request(op string, sent int64) {
-	s.mu.Lock()
-	s.requests++
-	s.operations[op]++
-	s.bytes += sent
-	s.mu.Unlock()
-}
-
-func (s *Stats) received(n int) {
-	s.mu.Lock()
-	s.bytes += int64(n)
-	s.mu.Unlock()
-}
+func StatsFrom(ctx context.Context) *Stats { return reqstats.From(ctx, statsKey{}) }
 
 // countingClient is the HTTP client of NewClient: it counts each attempt, and the bytes of its
 // request and response bodies, into the request context's Stats.
@@ -105,7 +58,7 @@ func (c countingClient) Do(req *http.Request) (*http.Response, error) {
 		op = req.Method
 	}
 	resp, err := c.next.Do(req)
-	st.request(op, max(req.ContentLength, 0))
+	st.Request(op, max(req.ContentLength, 0))
 	if resp != nil && resp.Body != nil {
 		resp.Body = &countingBody{ReadCloser: resp.Body, st: st}
 	}
@@ -121,7 +74,7 @@ type countingBody struct {
 func (b *countingBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if n > 0 {
-		b.st.received(n)
+		b.st.Received(n)
 	}
 	return n, err
 }

@@ -8,29 +8,27 @@
 //	                                                        .../reports/{test-results,performance-baseline}.json
 //	s3://{metrics}/capabilities/{capability_id}/components/{component_id}/{yyyy}/{mm}/{dd}/metrics-{hh}.json.gz
 //
-// Store reaches the buckets (artifact listings, presigned URLs, metric objects); Archiver moves
-// metrics across the boundary (Archive) and reads windows that span it (Metrics). Embedded runs
-// an in-memory S3 (gofakes3) in-process, as dynamo.StartEmbedded does for DynamoDB. Every S3
+// Store reaches the buckets (artifact listings, presigned URLs, metric objects); package
+// archive moves metrics across the boundary and reads windows that span it. Embedded runs an
+// in-memory S3 (gofakes3) in-process, as dynamo.StartEmbedded does for DynamoDB. Every S3
 // request made with a context from WithStats is counted there.
 package blob
 
 import (
 	"context"
-	"crypto/rand"
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"github.com/aws/aws-sdk-go-v2/service/s3/types"
 	"github.com/aws/smithy-go"
 
-	"github.com/capcat/catalogue/internal/signed"
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/internal/awsconf"
 )
 
 // Bucket defaults: the seed's bucket names.
@@ -51,16 +49,16 @@ const (
 	listPage = 1000
 )
 
-// Sentinel errors of the package. S3 error types never leave it: callers test these with
-// errors.Is.
+// Sentinel errors of the package, each classified by a code of catalog's error vocabulary. S3
+// error types never leave it: callers test these with errors.Is.
 var (
 	// ErrNotFound means the object or bucket asked for does not exist.
-	ErrNotFound = errors.New("object not found")
+	ErrNotFound = catalog.NewError(catalog.NotFound, "object not found")
 	// ErrUnavailable means S3 could not be reached or kept failing (throttling, 5xx, network)
 	// after the retries.
-	ErrUnavailable = errors.New("object storage unavailable")
+	ErrUnavailable = catalog.NewError(catalog.Unavailable, "object storage unavailable")
 	// ErrCorrupt means an archived metrics object does not hold what its key says it holds.
-	ErrCorrupt = errors.New("archived object is corrupt")
+	ErrCorrupt = catalog.NewError(catalog.Corrupt, "archived object is corrupt")
 )
 
 // Options configure a Store.
@@ -80,9 +78,9 @@ type Options struct {
 	// DefaultMinArchiveAge, a negative value means none. Archive refuses a later boundary, and
 	// so Metrics never asks S3 about the last MinArchiveAge.
 	MinArchiveAge time.Duration
-	// CursorSecret signs the cursors of Archiver.Metrics. Empty means a random secret for this
-	// process: set it when several instances serve the same clients.
-	CursorSecret []byte
+	// ListPage is the page size of listings (ListObjectsV2); 0 means S3's maximum, 1000. Tests
+	// set it low to reach a second page without writing a thousand objects.
+	ListPage int32
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 	// Logger receives notices; nil means slog.Default().
@@ -98,7 +96,6 @@ type Store struct {
 	metrics   string
 	expiry    time.Duration
 	minAge    time.Duration
-	cursors   signed.Codec
 	now       func() time.Time
 	log       *slog.Logger
 	listPage  int32
@@ -128,7 +125,10 @@ func New(client *s3.Client, opts Options) *Store {
 		minAge:    opts.MinArchiveAge,
 		now:       opts.Now,
 		log:       opts.Logger,
-		listPage:  listPage,
+		listPage:  opts.ListPage,
+	}
+	if s.listPage <= 0 {
+		s.listPage = listPage
 	}
 	if s.artifacts == "" {
 		s.artifacts = DefaultArtifactsBucket
@@ -146,12 +146,6 @@ func New(client *s3.Client, opts Options) *Store {
 	case s.minAge < 0:
 		s.minAge = 0
 	}
-	secret := opts.CursorSecret
-	if len(secret) == 0 {
-		secret = make([]byte, 32)
-		_, _ = rand.Read(secret)
-	}
-	s.cursors = signed.New(secret)
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -245,24 +239,7 @@ func classify(op string, err error) error {
 // transient reports whether err is worth retrying later: throttling, server errors, timeouts
 // and network failures (including exhausted SDK retries of those).
 func transient(err error) bool {
-	var maxAttempts *retry.MaxAttemptsError
-	if errors.As(err, &maxAttempts) {
-		return true
-	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed":
-			return true
-		}
-		return ae.ErrorFault() == smithy.FaultServer
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	var oe *net.OpError
-	return errors.As(err, &oe)
+	return awsconf.Transient(err, "SlowDown", "InternalError", "ServiceUnavailable", "RequestTimeout", "RequestTimeTooSkewed")
 }
 
 // Buckets returns the artifacts and metrics bucket names.

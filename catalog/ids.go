@@ -1,5 +1,29 @@
 package catalog
 
+import (
+	"regexp"
+	"strings"
+)
+
+// idPattern is what every ID and slug must match to be part of a key, in the table or in a
+// bucket: a '#' would forge DynamoDB keys, a '/' S3 ones.
+var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
+
+// ValidID reports whether id may be part of a key.
+func ValidID(id string) bool { return idPattern.MatchString(id) }
+
+// ValidateID returns a *ValidationError naming field unless id may be part of a key.
+func ValidateID(field, id string) error {
+	if !ValidID(id) {
+		shown := id
+		if len(shown) > 64 {
+			shown = strings.ToValidUTF8(shown[:64], "") + "…"
+		}
+		return Invalid(field, "%q is not a valid identifier: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit", shown)
+	}
+	return nil
+}
+
 // ID returns the capability's ID: the GraphQL id field.
 func (c *Capability) ID() string { return c.CapabilityID }
 

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// Validation of entities before any write. Identifiers are checked by the store (it owns the key
-// alphabet); these check the domain's own rules and return *ValidationError.
+// Validation of entities before any write. Identifiers are checked by the stores as they build
+// keys (with ValidateID); these check the domain's own rules and return *ValidationError.
 
 func required(field, v string) error {
 	if strings.TrimSpace(v) == "" {

@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"runtime"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -19,24 +18,14 @@ import (
 
 // ClientConfig says how to reach DynamoDB.
 type ClientConfig struct {
-	// Endpoint is a DynamoDB-compatible URL (minidyn, dynalite, DynamoDB Local). Empty means
-	// AWS itself, through the standard configuration chain.
-	Endpoint string
-	// Region defaults to AWS_REGION, then us-east-1 for a custom endpoint.
-	Region string
-	// MaxAttempts bounds the SDK retryer (standard mode); 0 means 4.
-	MaxAttempts int
-	// MaxBackoff caps the retry backoff; 0 means 500 ms.
-	MaxBackoff time.Duration
-	// HTTPClient, when set, replaces the SDK's HTTP client.
-	HTTPClient *http.Client
+	// Options say where DynamoDB is: a DynamoDB-compatible Endpoint (minidyn, dynalite,
+	// DynamoDB Local), or AWS itself through the standard configuration chain.
+	awsconf.Options
 	// MaxIdleConns sizes the idle-connection pool of the client NewClient builds (when
 	// HTTPClient is not set); 0 means DefaultMaxIdleConns.
 	MaxIdleConns int
 	// Observer, when set, sees every attempt and call (metrics).
 	Observer Observer
-	// AccessKeyID signs requests to Endpoint; the embedded backend requires its Embedded.Key.
-	AccessKeyID string
 }
 
 // DefaultMaxIdleConns is the idle-connection pool of the SDK's HTTP client (the SDK's own
@@ -47,23 +36,20 @@ const DefaultMaxIdleConns = 256
 // an explicit standard retryer. A custom endpoint gets static dummy credentials (signed requests,
 // as dynalite requires) unless AWS credentials are configured.
 func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) {
-	var httpClient aws.HTTPClient
-	if cfg.HTTPClient != nil {
-		httpClient = cfg.HTTPClient
-	} else {
+	o := cfg.Options
+	if o.HTTPClient == nil {
 		// One GraphQL request may run up to 100 partition queries at once: keep enough idle
 		// connections to the endpoint that they are reused instead of re-dialled.
 		idle := cfg.MaxIdleConns
 		if idle <= 0 {
 			idle = DefaultMaxIdleConns
 		}
-		httpClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
+		o.HTTPClient = awshttp.NewBuildableClient().WithTransportOptions(func(t *http.Transport) {
 			t.MaxIdleConns = idle
 			t.MaxIdleConnsPerHost = idle
 		})
 	}
-	awsCfg, err := awsconf.Load(ctx, awsconf.Options{Endpoint: cfg.Endpoint, Region: cfg.Region, AccessKeyID: cfg.AccessKeyID,
-		MaxAttempts: cfg.MaxAttempts, MaxBackoff: cfg.MaxBackoff, HTTPClient: httpClient})
+	awsCfg, err := awsconf.Load(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -103,15 +89,12 @@ func (c bodyReadOnly) Do(r *http.Request) (*http.Response, error) {
 }
 
 // Embedded is an in-process DynamoDB: minidyn's HTTP server on a loopback port. Its data lives
-// in memory and is lost when the process exits.
+// in memory and is lost when the process exits. Give NewClient its URL and Key: the server
+// refuses requests without it.
 type Embedded struct {
-	// URL is the endpoint to give NewClient.
-	URL string
-	// Key is the access key ID to give NewClient: the server refuses requests without it.
-	Key string
+	*loopback.Server
 	// Mini is the minidyn server, for fault injection in tests.
 	Mini *miniserver.Server
-	srv  *loopback.Server
 }
 
 // StartEmbedded starts minidyn on 127.0.0.1 at a free port. wrap, when not nil, wraps its
@@ -122,7 +105,7 @@ func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
 	if err != nil {
 		return nil, fmt.Errorf("start embedded dynamodb: %w", err)
 	}
-	return &Embedded{URL: srv.URL, Key: srv.Key, Mini: mini, srv: srv}, nil
+	return &Embedded{Server: srv, Mini: mini}, nil
 }
 
 // abandonable serves h at most n requests at a time, and drops a request whose caller has gone
@@ -147,6 +130,3 @@ func abandonable(h http.Handler, n int) http.Handler {
 		h.ServeHTTP(w, r)
 	})
 }
-
-// Close stops the embedded server; its data is gone.
-func (e *Embedded) Close() error { return e.srv.Close() }

@@ -4,30 +4,34 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/internal/awsconf"
+	"github.com/capcat/catalogue/internal/budget"
 )
 
-// Sentinel errors of the store. AWS error types never leave this package: callers test these
-// with errors.Is.
+// Sentinel errors of the store, each classified by a code of catalog's error vocabulary
+// (errors.Is(err, catalog.Unavailable) holds for ErrUnavailable). AWS error types never leave
+// this package: callers test these with errors.Is.
 var (
 	// ErrNotFound means the item asked for does not exist.
-	ErrNotFound = errors.New("not found")
+	ErrNotFound = catalog.NewError(catalog.NotFound, "not found")
 	// ErrConflict means a condition failed: the item exists already, or its revision moved.
-	ErrConflict = errors.New("conflict")
+	ErrConflict = catalog.NewError(catalog.Conflict, "conflict")
 	// ErrUnavailable means DynamoDB could not be reached or kept refusing (throttling, 5xx,
 	// network) after the retries.
-	ErrUnavailable = errors.New("database unavailable")
+	ErrUnavailable = catalog.NewError(catalog.Unavailable, "database unavailable")
 	// ErrUnsupported means the DynamoDB implementation lacks an operation the store needs
 	// (dynalite has no TransactWriteItems, so it cannot take writes).
-	ErrUnsupported = errors.New("not supported by this DynamoDB implementation")
+	ErrUnsupported = catalog.NewError(catalog.Unsupported, "not supported by this DynamoDB implementation")
 	// ErrRequestBudget means one unit of work (a GraphQL operation) asked for more backend
-	// requests than its budget (Stats.Limit); the request was not sent.
-	ErrRequestBudget = errors.New("request budget exceeded")
+	// requests than its budget (Stats.Limit); the request was not sent. The S3 client refuses
+	// with the same error.
+	ErrRequestBudget = budget.ErrExceeded
 )
 
 // ConflictError is an ErrConflict that knows the item's current revision.
@@ -43,8 +47,8 @@ func (e *ConflictError) Error() string {
 	return e.Reason
 }
 
-// Is makes errors.Is(err, ErrConflict) hold.
-func (e *ConflictError) Is(target error) bool { return target == ErrConflict }
+// Is makes errors.Is(err, ErrConflict) and errors.Is(err, catalog.Conflict) hold.
+func (e *ConflictError) Is(target error) bool { return errors.Is(ErrConflict, target) }
 
 // classify wraps an SDK error of operation op: transient failures become ErrUnavailable; the
 // AWS text stays in the chain for logs but callers see only the sentinel.
@@ -72,26 +76,9 @@ func classify(op string, err error) error {
 // transient reports whether err is worth retrying later: throttling, server errors, timeouts
 // and network failures (including exhausted SDK retries of those).
 func transient(err error) bool {
-	var maxAttempts *retry.MaxAttemptsError
-	if errors.As(err, &maxAttempts) {
-		return true
-	}
-	var ae smithy.APIError
-	if errors.As(err, &ae) {
-		switch ae.ErrorCode() {
-		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
-			"InternalServerError", "InternalFailure", "ServiceUnavailable", "TransactionInProgressException",
-			"TransactionConflictException", "LimitExceededException":
-			return true
-		}
-		return ae.ErrorFault() == smithy.FaultServer
-	}
-	var ne net.Error
-	if errors.As(err, &ne) {
-		return true
-	}
-	var oe *net.OpError
-	return errors.As(err, &oe)
+	return awsconf.Transient(err, "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+		"InternalServerError", "InternalFailure", "ServiceUnavailable", "TransactionInProgressException",
+		"TransactionConflictException", "LimitExceededException")
 }
 
 // Outcome names the result of a DynamoDB attempt or call for metrics: ok, throttled,

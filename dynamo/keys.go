@@ -5,7 +5,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"math"
-	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -82,20 +81,9 @@ const (
 	entityVersion     = "Version"
 )
 
-// idPattern is what every ID and slug must match: a '#' would forge keys.
-var idPattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._:-]{0,127}$`)
-
-// ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key.
-func ValidateID(field, id string) error {
-	if !idPattern.MatchString(id) {
-		shown := id
-		if len(shown) > 64 {
-			shown = strings.ToValidUTF8(shown[:64], "") + "…"
-		}
-		return catalog.Invalid(field, "%q is not a valid identifier: use 1 to 128 letters, digits, '.', '_', ':' or '-', starting with a letter or digit", shown)
-	}
-	return nil
-}
+// ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key
+// (catalog.ValidateID: the identifier alphabet is the table's and the buckets').
+func ValidateID(field, id string) error { return catalog.ValidateID(field, id) }
 
 // keyTime formats t as it appears in keys: UTC, fixed width, microseconds.
 func keyTime(t time.Time) string { return t.UTC().Format(catalog.TimeLayout) }
@@ -153,7 +141,7 @@ func capabilityPK(capabilityID string) string { return capabilityPrefix + capabi
 // parseCapabilityPK returns the capability ID of a partition key.
 func parseCapabilityPK(pk string) (string, error) {
 	id, ok := strings.CutPrefix(pk, capabilityPrefix)
-	if !ok || !idPattern.MatchString(id) {
+	if !ok || !catalog.ValidID(id) {
 		return "", fmt.Errorf("parse partition key %q: not a capability key", pk)
 	}
 	return id, nil
@@ -198,7 +186,7 @@ func parseComponentSK(sk string) (order int, componentID string, err error) {
 		return 0, "", fmt.Errorf("parse component key %q: want COMPONENT#nn#id", sk)
 	}
 	order, err = strconv.Atoi(o)
-	if err != nil || !idPattern.MatchString(id) {
+	if err != nil || !catalog.ValidID(id) {
 		return 0, "", fmt.Errorf("parse component key %q: want COMPONENT#nn#id", sk)
 	}
 	return order, id, nil
@@ -224,7 +212,7 @@ func parseDependencySK(sk string) (sourceID, targetID string, err error) {
 		return "", "", fmt.Errorf("parse dependency key %q: missing prefix", sk)
 	}
 	sourceID, targetID, ok = strings.Cut(rest, "#")
-	if !ok || !idPattern.MatchString(sourceID) || !idPattern.MatchString(targetID) {
+	if !ok || !catalog.ValidID(sourceID) || !catalog.ValidID(targetID) {
 		return "", "", fmt.Errorf("parse dependency key %q: want DEPENDENCY#source#target", sk)
 	}
 	return sourceID, targetID, nil
@@ -251,7 +239,7 @@ func parseJobSK(sk string) (start time.Time, jobID string, err error) {
 	}
 	start, err = time.Parse(catalog.TimeLayout, rest[:len(catalog.TimeLayout)])
 	jobID = rest[len(catalog.TimeLayout)+1:]
-	if err != nil || !idPattern.MatchString(jobID) {
+	if err != nil || !catalog.ValidID(jobID) {
 		return time.Time{}, "", fmt.Errorf("parse job key %q: want JOB#time#id", sk)
 	}
 	return start, jobID, nil
@@ -277,7 +265,7 @@ func metricTypePrefix(componentID string, t catalog.MetricType) string {
 func parseMetricSK(sk string) (componentID string, t catalog.MetricType, at time.Time, err error) {
 	rest, ok := strings.CutPrefix(sk, metricPrefix)
 	parts := strings.Split(rest, "#")
-	if !ok || len(parts) != 3 || !idPattern.MatchString(parts[0]) || !catalog.MetricType(parts[1]).Valid() {
+	if !ok || len(parts) != 3 || !catalog.ValidID(parts[0]) || !catalog.MetricType(parts[1]).Valid() {
 		return "", "", time.Time{}, fmt.Errorf("parse metric key %q: want METRIC#component#type#time", sk)
 	}
 	at, err = time.Parse(catalog.TimeLayout, parts[2])
@@ -297,7 +285,7 @@ func ruleSK(order int, ruleID string) string { return rulePrefix + threeDigits(o
 func parseRuleSK(sk string) (order int, ruleID string, err error) {
 	rest, ok := strings.CutPrefix(sk, rulePrefix)
 	o, id, cut := strings.Cut(rest, "#")
-	if !ok || !cut || len(o) != 3 || !idPattern.MatchString(id) {
+	if !ok || !cut || len(o) != 3 || !catalog.ValidID(id) {
 		return 0, "", fmt.Errorf("parse rule key %q: want RULE#nnn#id", sk)
 	}
 	order, err = strconv.Atoi(o)

@@ -13,6 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/internal/awsconf"
 )
 
 // BenchmarkSDKCall is one Query answered by a local server with a fixed response of 8
@@ -33,7 +35,7 @@ func BenchmarkSDKCall(b *testing.B) {
 		_, _ = w.Write(body)
 	}))
 	defer srv.Close()
-	client, err := NewClient(context.Background(), ClientConfig{Endpoint: srv.URL})
+	client, err := NewClient(context.Background(), ClientConfig{Options: awsconf.Options{Endpoint: srv.URL}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -3,82 +3,34 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"maps"
 	"math"
-	"slices"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 
-	"github.com/capcat/catalogue/internal/budget"
+	"github.com/capcat/catalogue/internal/reqstats"
 )
 
 // Stats counts the DynamoDB requests and capacity of one unit of work (one GraphQL operation).
-// It is safe for concurrent use. Attach it to a context with WithStats; every call the Store
-// makes with that context is counted, retries included, by middleware on the SDK client.
-type Stats struct {
-	mu         sync.Mutex
-	requests   int
-	operations map[string]int
-	rcu, wcu   float64
-	// Budget bounds the calls (Limit): past it a call fails with ErrRequestBudget, unsent.
-	budget.Budget
-}
+// Attach one to a context with WithStats; every call the Store makes with that context is
+// counted, retries included, by middleware on the SDK client. Past its budget (Limit) a call
+// fails with ErrRequestBudget, unsent.
+type Stats = reqstats.Stats
 
-// StatsSnapshot is a copy of a Stats at one moment.
-type StatsSnapshot struct {
-	Requests           int            `json:"requests"`
-	ReadCapacityUnits  float64        `json:"readCapacityUnits"`
-	WriteCapacityUnits float64        `json:"writeCapacityUnits"`
-	Operations         map[string]int `json:"operations"`
-}
+// StatsSnapshot is a copy of a Stats at one moment, shaped for `extensions.dynamodb`.
+type StatsSnapshot = reqstats.Snapshot
 
 type statsKey struct{}
 
 // WithStats returns a context carrying a new Stats.
 func WithStats(ctx context.Context) (context.Context, *Stats) {
-	s := &Stats{operations: map[string]int{}}
-	return context.WithValue(ctx, statsKey{}, s), s
+	return reqstats.With(ctx, statsKey{}, reqstats.Capacity)
 }
 
 // StatsFrom returns the Stats of ctx, or nil.
-func StatsFrom(ctx context.Context) *Stats {
-	s, _ := ctx.Value(statsKey{}).(*Stats)
-	return s
-}
-
-// Snapshot returns the counts so far.
-func (s *Stats) Snapshot() StatsSnapshot {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ops := make(map[string]int, len(s.operations))
-	for k, v := range s.operations {
-		ops[k] = v
-	}
-	return StatsSnapshot{Requests: s.requests, ReadCapacityUnits: round2(s.rcu), WriteCapacityUnits: round2(s.wcu), Operations: ops}
-}
-
-// OperationNames returns the operations counted, sorted.
-func (s StatsSnapshot) OperationNames() []string { return slices.Sorted(maps.Keys(s.Operations)) }
-
-func round2(f float64) float64 { return math.Round(f*100) / 100 }
-
-func (s *Stats) request(op string) {
-	s.mu.Lock()
-	s.requests++
-	s.operations[op]++
-	s.mu.Unlock()
-}
-
-func (s *Stats) capacity(rcu, wcu float64) {
-	s.mu.Lock()
-	s.rcu += rcu
-	s.wcu += wcu
-	s.mu.Unlock()
-}
+func StatsFrom(ctx context.Context) *Stats { return reqstats.From(ctx, statsKey{}) }
 
 // Observer receives every DynamoDB attempt and completed call: the hook for metrics.
 type Observer interface {
@@ -97,7 +49,7 @@ func statsMiddleware(obs Observer) func(*middleware.Stack) error {
 			out, md, err := next.HandleDeserialize(ctx, in)
 			op := middleware.GetOperationName(ctx)
 			if s := StatsFrom(ctx); s != nil {
-				s.request(op)
+				s.Request(op, 0)
 			}
 			if obs != nil {
 				obs.Attempt(op, err)
@@ -117,7 +69,7 @@ func statsMiddleware(obs Observer) func(*middleware.Stack) error {
 				rcu, wcu = consumed(in.Parameters, out.Result)
 			}
 			if s := StatsFrom(ctx); s != nil {
-				s.capacity(rcu, wcu)
+				s.Capacity(rcu, wcu)
 			}
 			if obs != nil {
 				attempts := 1

@@ -105,8 +105,8 @@ func (e *ForbiddenError) Error() string {
 	return fmt.Sprintf("%s needs the %s role; you are %s", e.Action, e.Need, e.Have)
 }
 
-// Is makes errors.Is(err, ErrForbidden) hold.
-func (e *ForbiddenError) Is(target error) bool { return target == ErrForbidden }
+// Is makes errors.Is(err, ErrForbidden) and errors.Is(err, catalog.Forbidden) hold.
+func (e *ForbiddenError) Is(target error) bool { return errors.Is(ErrForbidden, target) }
 
 // hasRole implements the schema's @hasRole(role:) directive: the field resolves only for a
 // caller with at least role need. For anyone else next (the resolver) never runs and the field's

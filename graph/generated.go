@@ -14,6 +14,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/introspection"
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/graph/model"
@@ -821,7 +822,7 @@ type MutationResolver interface {
 	UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error)
 	DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error)
 	CreateArtifactUpload(ctx context.Context, jobID string, name string, contentType string) (*blob.PresignedRequest, error)
-	ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*blob.Report, error)
+	ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*archive.Report, error)
 }
 type QueryResolver interface {
 	Capability(ctx context.Context, id string) (*catalog.Capability, error)
@@ -9762,7 +9763,7 @@ func (ec *executionContext) fieldContext_Architecture_redundancy(_ context.Conte
 	return graphql.NewScalarFieldContext("Architecture", field, false, false, "String")
 }
 
-func (ec *executionContext) _ArchiveReport_before(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_before(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9785,7 +9786,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_before(_ context.Context,
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "DateTime")
 }
 
-func (ec *executionContext) _ArchiveReport_capabilities(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_capabilities(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9808,7 +9809,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_capabilities(_ context.Co
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_components(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_components(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9831,7 +9832,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_components(_ context.Cont
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_objectsWritten(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_objectsWritten(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9854,7 +9855,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_objectsWritten(_ context.
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_objectsMerged(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_objectsMerged(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9877,7 +9878,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_objectsMerged(_ context.C
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_pointsArchived(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_pointsArchived(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9900,7 +9901,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_pointsArchived(_ context.
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_itemsDeleted(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_itemsDeleted(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -9923,7 +9924,7 @@ func (ec *executionContext) fieldContext_ArchiveReport_itemsDeleted(_ context.Co
 	return graphql.NewScalarFieldContext("ArchiveReport", field, false, false, "Int")
 }
 
-func (ec *executionContext) _ArchiveReport_bytesWritten(ctx context.Context, field graphql.CollectedField, obj *blob.Report) (ret graphql.Marshaler) {
+func (ec *executionContext) _ArchiveReport_bytesWritten(ctx context.Context, field graphql.CollectedField, obj *archive.Report) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
 		ec.OperationContext,
@@ -18398,11 +18399,11 @@ func (ec *executionContext) _Mutation_archiveMetrics(ctx context.Context, field 
 			directive1 := func(ctx context.Context) (any, error) {
 				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "ADMIN")
 				if err != nil {
-					var zeroVal *blob.Report
+					var zeroVal *archive.Report
 					return zeroVal, err
 				}
 				if ec.Directives.HasRole == nil {
-					var zeroVal *blob.Report
+					var zeroVal *archive.Report
 					return zeroVal, errors.New("directive hasRole is not implemented")
 				}
 				return ec.Directives.HasRole(ctx, nil, directive0, role)
@@ -18411,8 +18412,8 @@ func (ec *executionContext) _Mutation_archiveMetrics(ctx context.Context, field 
 			next = directive1
 			return next
 		},
-		func(ctx context.Context, selections ast.SelectionSet, v *blob.Report) graphql.Marshaler {
-			return ec.marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐReport(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *archive.Report) graphql.Marshaler {
+			return ec.marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋarchiveᚐReport(ctx, selections, v)
 		},
 		true,
 		true,
@@ -27510,7 +27511,7 @@ func (ec *executionContext) _Architecture(ctx context.Context, sel ast.Selection
 
 var archiveReportImplementors = []string{"ArchiveReport"}
 
-func (ec *executionContext) _ArchiveReport(ctx context.Context, sel ast.SelectionSet, obj *blob.Report) graphql.Marshaler {
+func (ec *executionContext) _ArchiveReport(ctx context.Context, sel ast.SelectionSet, obj *archive.Report) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, archiveReportImplementors)
 
 	out := graphql.NewFieldSet(fields)
@@ -32329,7 +32330,7 @@ func (ec *executionContext) unmarshalNAlertInput2githubᚗcomᚋcapcatᚋcatalog
 	return res, graphql.ErrorOnPath(ctx, err)
 }
 
-func (ec *executionContext) marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋblobᚐReport(ctx context.Context, sel ast.SelectionSet, v *blob.Report) graphql.Marshaler {
+func (ec *executionContext) marshalNArchiveReport2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋarchiveᚐReport(ctx context.Context, sel ast.SelectionSet, v *archive.Report) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "ArchiveReport!")
 		return graphql.Null

@@ -14,6 +14,7 @@ import (
 
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/reqstats"
 )
 
 // Options configure the HTTP surface.
@@ -170,13 +171,13 @@ func (d dynamoStats) InterceptResponse(ctx context.Context, next graphql.Respons
 	if resp.Extensions == nil {
 		resp.Extensions = map[string]any{}
 	}
-	snap := dynamo.StatsSnapshot{Operations: map[string]int{}}
+	snap := reqstats.Empty(reqstats.Capacity)
 	if s := dynamo.StatsFrom(ctx); s != nil {
 		snap = s.Snapshot()
 	}
 	resp.Extensions["dynamodb"] = snap
 	if d.s3 {
-		s3 := blob.StatsSnapshot{Operations: map[string]int{}}
+		s3 := reqstats.Empty(reqstats.Bytes)
 		if st := blob.StatsFrom(ctx); st != nil {
 			s3 = st.Snapshot()
 		}

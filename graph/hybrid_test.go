@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/graph"
 	"github.com/capcat/catalogue/sample"
@@ -23,11 +24,11 @@ func newHybridHarness(t *testing.T) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = emb.Close() })
-	if _, err := objects.LoadSampleArtifacts(context.Background(), sample.Catalogue(testNow)); err != nil {
+	if _, err := sample.LoadArtifacts(context.Background(), objects, sample.Catalogue(testNow)); err != nil {
 		t.Fatal(err)
 	}
 	h := newHarness(t)
-	archiver := blob.NewArchiver(h.env.Store, objects)
+	archiver := archive.New(h.env.Store, objects, archive.Options{})
 	h.handler = graph.NewHandler(h.env.Store, graph.Options{Logger: testLogger(), Introspection: true, Now: func() time.Time { return testNow }, Artifacts: objects, Archive: archiver})
 	return h
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/capcat/catalogue/blob"
+	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 )
 
@@ -84,11 +85,10 @@ func (l Limits) withDefaults() Limits {
 
 // Error codes of the limits.
 const (
-	CodeRequestBudget = "REQUEST_BUDGET_EXCEEDED"
-	CodeCostLimit     = "COST_LIMIT_EXCEEDED"
-	CodeDepthLimit    = "DEPTH_LIMIT_EXCEEDED"
-	CodeFieldLimit    = "FIELD_LIMIT_EXCEEDED"
-	CodeAliasLimit    = "ALIAS_LIMIT_EXCEEDED"
+	CodeCostLimit  = "COST_LIMIT_EXCEEDED"
+	CodeDepthLimit = "DEPTH_LIMIT_EXCEEDED"
+	CodeFieldLimit = "FIELD_LIMIT_EXCEEDED"
+	CodeAliasLimit = "ALIAS_LIMIT_EXCEEDED"
 )
 
 // unpaginatedFanout is what an unpaginated list field (components, dependencies, rules...)
@@ -142,7 +142,7 @@ func (l limiter) MutateOperationParameters(ctx context.Context, params *graphql.
 
 // timeoutError says that the request deadline passed before the operation could start.
 func timeoutError() *gqlerror.Error {
-	return limitError(CodeTimeout, "the request deadline passed before the operation started")
+	return limitError(string(catalog.Timeout), "the request deadline passed before the operation started")
 }
 
 func (limiter) ExtensionName() string                   { return "Limits" }
@@ -255,7 +255,7 @@ func (w *walk) first(f *ast.Field, connection string) int {
 	if (n < 1 || n > limit) && w.badFirst == nil {
 		w.badFirst = &gqlerror.Error{
 			Message:    fmt.Sprintf("%s: first must be between 1 and %d", f.Name, limit),
-			Extensions: map[string]any{"code": CodeBadUserInput, "field": "first"},
+			Extensions: map[string]any{"code": string(catalog.BadUserInput), "field": "first"},
 		}
 	}
 	return max(min(n, limit), 1)

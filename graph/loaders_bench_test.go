@@ -12,6 +12,7 @@ import (
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/awsconf"
 	"github.com/capcat/catalogue/internal/memdyn"
 	"github.com/capcat/catalogue/sample"
 )
@@ -43,7 +44,7 @@ func benchHandler(b *testing.B) http.Handler {
 	ctx := context.Background()
 	srv := httptest.NewServer(memdyn.New())
 	b.Cleanup(srv.Close)
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: srv.URL})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: srv.URL}})
 	if err != nil {
 		b.Fatal(err)
 	}

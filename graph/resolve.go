@@ -3,8 +3,8 @@ package graph
 import (
 	"context"
 	"errors"
-	"fmt"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -90,18 +90,18 @@ func capabilityRef(ctx context.Context, id string) (*catalog.Capability, error) 
 	return For(ctx).Capability(ctx, id)
 }
 
-// metricsPage returns a metrics window. Without an archive, or when the window starts after
-// the archive boundary, it is a DynamoDB window through the loaders (sort-key order); when it
-// may reach archived hours it is read across DynamoDB and S3 in time order. owner is the
-// capability of the window's component when known; for componentMetrics it is empty and the
-// component's capability is looked up from the claim of its ID.
+// metricsPage returns a metrics window: without an archive a DynamoDB window through the
+// loaders; with one, the archive's reader decides where the window is read (archive.Page),
+// given the same loader read for windows that stay in DynamoDB and the capability's loaded
+// components. owner is the capability of the window's component when known; for
+// componentMetrics it is empty and the reader finds it.
 func (r *Resolver) metricsPage(ctx context.Context, k metricsKey, owner string) (*dynamo.Page[*catalog.Metric], error) {
+	if r.archive == nil {
+		return metricsWindow(ctx, k)
+	}
 	from, err := parseKeyTime(k.From)
 	if err != nil {
 		return nil, err
-	}
-	if r.archive == nil || !r.archive.Reaches(from) {
-		return metricsWindow(ctx, k)
 	}
 	to, err := parseKeyTime(k.To)
 	if err != nil {
@@ -110,45 +110,20 @@ func (r *Resolver) metricsPage(ctx context.Context, k metricsKey, owner string) 
 	if owner == "" {
 		owner = k.CapabilityID
 	}
-	q := blob.MetricsQuery{CapabilityID: owner, ComponentID: k.ComponentID, MetricType: k.MetricType, From: from, To: to, First: k.First, After: k.After}
-	switch {
-	case q.CapabilityID == "":
-		owner, err := r.componentOwner(ctx, k.ComponentID)
-		if err != nil {
-			return nil, err
-		}
-		if owner == "" {
-			return &dynamo.Page[*catalog.Metric]{}, nil // no capability holds the component
-		}
-		q.CapabilityID = owner
-	case q.ComponentID == "":
+	q := archive.MetricsQuery{CapabilityID: owner, ComponentID: k.ComponentID, MetricType: k.MetricType, From: from, To: to, First: k.First, After: k.After}
+	table := func(ctx context.Context) (*dynamo.Page[*catalog.Metric], error) { return metricsWindow(ctx, k) }
+	components := func(ctx context.Context) ([]string, error) {
 		p, err := partition(ctx, k.CapabilityID, dynamo.SegComponents)
 		if err != nil {
 			return nil, err
 		}
+		ids := make([]string, 0, len(p.Components))
 		for _, c := range p.Components {
-			q.ComponentIDs = append(q.ComponentIDs, c.ComponentID)
+			ids = append(ids, c.ComponentID)
 		}
-		if len(q.ComponentIDs) == 0 {
-			return &dynamo.Page[*catalog.Metric]{}, nil
-		}
+		return ids, nil
 	}
-	return r.archive.Metrics(ctx, q)
-}
-
-// componentOwner returns the capability that holds a component ID, from its claim; for a
-// component without one (a table loaded before claims existed, until `check -repair`) from its
-// newest metric left in DynamoDB; "" when neither names one.
-func (r *Resolver) componentOwner(ctx context.Context, componentID string) (string, error) {
-	owner, err := r.store.ComponentOwner(ctx, componentID)
-	if err == nil || !dynamo.IsNotFound(err) {
-		return owner, err
-	}
-	probe, err := r.store.ComponentMetrics(ctx, dynamo.MetricFilter{ComponentID: componentID}, 1, "")
-	if err != nil || len(probe.Items) == 0 {
-		return "", err
-	}
-	return probe.Items[0].CapabilityID, nil
+	return r.archive.Page(ctx, q, table, components)
 }
 
 // liveOnly drops from a page of index reads (components by type, a job by ID, a component's
@@ -203,4 +178,4 @@ func (r *Resolver) jobArtifacts(ctx context.Context, j *catalog.Job) ([]*blob.Ar
 }
 
 // errNoObjectStore answers S3 operations on a server without an object store.
-var errNoObjectStore = fmt.Errorf("no object store is configured: %w", dynamo.ErrUnavailable)
+var errNoObjectStore = catalog.NewError(catalog.Unavailable, "no object store is configured")

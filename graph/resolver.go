@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"time"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -59,14 +60,13 @@ type Artifacts interface {
 
 // MetricsArchive moves old metrics to S3 and reads windows across the boundary.
 type MetricsArchive interface {
-	Metrics(ctx context.Context, q blob.MetricsQuery) (*dynamo.Page[*catalog.Metric], error)
-	Archive(ctx context.Context, before time.Time, progress func(blob.Progress)) (blob.Report, error)
-	Reaches(from *time.Time) bool
+	Page(ctx context.Context, q archive.MetricsQuery, table archive.TableRead, components func(context.Context) ([]string, error)) (*dynamo.Page[*catalog.Metric], error)
+	Archive(ctx context.Context, before time.Time, progress func(archive.Progress)) (archive.Report, error)
 }
 
 var (
 	_ Artifacts      = (*blob.Store)(nil)
-	_ MetricsArchive = (*blob.Archiver)(nil)
+	_ MetricsArchive = (*archive.Archiver)(nil)
 )
 
 // Resolver is the root resolver. It holds no per-request state: that lives in the Loaders.

@@ -8,6 +8,7 @@ package graph
 import (
 	"context"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -355,7 +356,7 @@ func (r *mutationResolver) CreateArtifactUpload(ctx context.Context, jobID strin
 	return r.artifacts.PresignUpload(ctx, j.CapabilityID, j.JobID, name, contentType)
 }
 
-func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*blob.Report, error) {
+func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*archive.Report, error) {
 	if r.archive == nil {
 		return nil, errNoObjectStore
 	}

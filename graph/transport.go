@@ -14,6 +14,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/capcat/catalogue/catalog"
 )
 
 // Media types of GraphQL over HTTP.
@@ -195,7 +197,7 @@ func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response, wi
 		}{resp.Errors, resp.Extensions})
 	}
 	if err != nil {
-		writeHTTPError(w, http.StatusInternalServerError, CodeInternal, "internal error")
+		writeHTTPError(w, http.StatusInternalServerError, string(catalog.Internal), "internal error")
 		return
 	}
 	w.WriteHeader(status)

@@ -5,6 +5,7 @@
 //
 // Each capability is built in a file of its own (alertmanagement.go, frauddetection.go, ...);
 // blocks.go holds the building blocks they share and series.go the generated metric series.
+// LoadArtifacts writes the jobs' artifacts to the object store.
 package sample
 
 import (

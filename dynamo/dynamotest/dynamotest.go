@@ -22,6 +22,7 @@ import (
 	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/awsconf"
 )
 
 // Counter is an http.Handler that counts the DynamoDB requests passing through it by operation
@@ -128,7 +129,7 @@ func New(tb testing.TB, opts Options) *Env {
 	srv := httptest.NewServer(env.Counter)
 	tb.Cleanup(srv.Close)
 	env.URL = srv.URL
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: srv.URL, MaxAttempts: opts.MaxAttempts, MaxBackoff: 20 * time.Millisecond})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: srv.URL, MaxAttempts: opts.MaxAttempts, MaxBackoff: 20 * time.Millisecond}})
 	if err != nil {
 		tb.Fatalf("NewClient: %v", err)
 	}

@@ -1,16 +1,21 @@
-// Package awsconf builds the AWS configuration that the DynamoDB and S3 clients share: an
-// explicit standard retryer, the region, and static dummy credentials for a custom endpoint.
+// Package awsconf builds the AWS configuration that the DynamoDB and S3 clients share (an
+// explicit standard retryer, the region, and static dummy credentials for a custom endpoint)
+// and tells their transient failures apart.
 package awsconf
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"net"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	"github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/smithy-go"
 )
 
 // Defaults of the retryer: bounded so that retries stay inside a request's deadline.
@@ -77,4 +82,24 @@ func Load(ctx context.Context, o Options) (aws.Config, error) {
 		cfg.Region = defaultRegion
 	}
 	return cfg, nil
+}
+
+// Transient reports whether err, an SDK error, is worth retrying later: exhausted SDK retries,
+// an API error whose code is one of codes (the service's throttling and busy codes) or that is
+// the server's fault, and network failures.
+func Transient(err error, codes ...string) bool {
+	var maxAttempts *retry.MaxAttemptsError
+	if errors.As(err, &maxAttempts) {
+		return true
+	}
+	var ae smithy.APIError
+	if errors.As(err, &ae) {
+		return slices.Contains(codes, ae.ErrorCode()) || ae.ErrorFault() == smithy.FaultServer
+	}
+	var ne net.Error
+	if errors.As(err, &ne) {
+		return true
+	}
+	var oe *net.OpError
+	return errors.As(err, &oe)
 }

@@ -2,7 +2,15 @@
 // and the S3 clients each count their calls against one.
 package budget
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// ErrExceeded means a unit of work asked for more backend calls than its budget; the call was
+// not sent. It is a catalog.RequestBudget.
+var ErrExceeded = catalog.NewError(catalog.RequestBudget, "request budget exceeded")
 
 // Budget is a number of calls that may be spent. The zero Budget is unbounded. It is safe for
 // concurrent use.

@@ -18,6 +18,7 @@ import (
 
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/awsconf"
 	"github.com/capcat/catalogue/internal/datafile"
 	"github.com/capcat/catalogue/sample"
 )
@@ -47,7 +48,7 @@ func open(tb testing.TB, path string) *stores {
 		tb.Fatal(err)
 	}
 	tb.Cleanup(func() { _ = emb.Close() })
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: emb.URL, AccessKeyID: emb.Key})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key}})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -78,7 +79,7 @@ func (s *stores) seed(tb testing.TB) {
 	if _, err := s.table.BulkLoad(ctx, bundles, 4); err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := s.blobs.LoadSampleArtifacts(ctx, bundles); err != nil {
+	if _, err := sample.LoadArtifacts(ctx, s.blobs, bundles); err != nil {
 		tb.Fatal(err)
 	}
 }
@@ -322,7 +323,7 @@ func TestDataLoadRefusesDamage(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer emb.Close()
-			client, _ := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Endpoint: emb.URL, AccessKeyID: emb.Key})
+			client, _ := dynamo.NewClient(context.Background(), dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key}})
 			table := dynamo.New(client, dynamo.Options{Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
 			if err := table.CreateTable(context.Background(), time.Minute); err != nil {
 				t.Fatal(err)

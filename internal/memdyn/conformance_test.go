@@ -25,6 +25,7 @@ import (
 	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/awsconf"
 	"github.com/capcat/catalogue/internal/memdyn"
 )
 
@@ -51,7 +52,7 @@ func backends(tb testing.TB) []backend {
 			tb.Cleanup(srv.Close)
 			endpoint = srv.URL
 		}
-		db, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Endpoint: endpoint, MaxAttempts: 1})
+		db, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: endpoint, MaxAttempts: 1}})
 		if err != nil {
 			tb.Fatalf("NewClient(%s): %v", endpoint, err)
 		}

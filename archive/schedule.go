@@ -1,12 +1,12 @@
-package blob
+package archive
 
 import (
 	"context"
 	"time"
 )
 
-// ArchiveLease is the name of the lease that keeps the scheduled archive to one instance.
-const ArchiveLease = "archive-metrics"
+// Lease is the name of the lease that keeps the scheduled archive to one instance.
+const Lease = "archive-metrics"
 
 // archiveLeaseTTL is how long the lease lasts without renewal; a run renews it as it goes, so
 // a stopped instance frees it within this time and another resumes the archive.
@@ -22,7 +22,7 @@ type ScheduleResult struct {
 
 // Schedule archives, first after first and then every every until ctx ends, what is older
 // than the store's MinArchiveAge, on one instance at a time across the fleet: each run takes
-// the lease ArchiveLease in the table as holder, renews it while it works, and gives it up
+// the lease Lease in the table as holder, renews it while it works, and gives it up
 // when done. A run that stops (an error, a crash) is resumed by the next one, on this instance
 // or another: the archive is idempotent and loses nothing. done, when not nil, hears each tick.
 func (a *Archiver) Schedule(ctx context.Context, first, every time.Duration, holder string, done func(ScheduleResult)) {
@@ -46,19 +46,19 @@ func (a *Archiver) Schedule(ctx context.Context, first, every time.Duration, hol
 }
 
 func (a *Archiver) scheduledRun(ctx context.Context, holder string) ScheduleResult {
-	held, err := a.db.AcquireLease(ctx, ArchiveLease, holder, archiveLeaseTTL)
+	held, err := a.db.AcquireLease(ctx, Lease, holder, archiveLeaseTTL)
 	if err != nil || !held {
 		return ScheduleResult{Err: err}
 	}
-	defer func() { _ = a.db.ReleaseLease(context.WithoutCancel(ctx), ArchiveLease, holder) }()
-	renewed := a.obj.now()
+	defer func() { _ = a.db.ReleaseLease(context.WithoutCancel(ctx), Lease, holder) }()
+	renewed := a.obj.Now()
 	progress := func(Progress) {
-		if a.obj.now().Sub(renewed) > archiveLeaseTTL/3 {
-			if ok, err := a.db.AcquireLease(ctx, ArchiveLease, holder, archiveLeaseTTL); err == nil && ok {
-				renewed = a.obj.now()
+		if a.obj.Now().Sub(renewed) > archiveLeaseTTL/3 {
+			if ok, err := a.db.AcquireLease(ctx, Lease, holder, archiveLeaseTTL); err == nil && ok {
+				renewed = a.obj.Now()
 			}
 		}
 	}
-	rep, err := a.Archive(ctx, a.obj.now().Add(-a.obj.MinArchiveAge()), progress)
+	rep, err := a.Archive(ctx, a.obj.Now().Add(-a.obj.MinArchiveAge()), progress)
 	return ScheduleResult{Ran: true, Report: rep, Err: err}
 }

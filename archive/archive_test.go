@@ -1,4 +1,4 @@
-package blob_test
+package archive_test
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
+	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -28,9 +29,9 @@ var archiveBefore = time.Date(2026, 3, 9, 0, 30, 0, 0, time.UTC)
 
 // queries are the windows read before and after archiving: whole capabilities, one component,
 // one type, a window across the boundary, one only in the archive, one only in the table.
-func queries() []blob.MetricsQuery {
+func queries() []archive.MetricsQuery {
 	at := func(d, h, m int) *time.Time { t := time.Date(2026, 3, d, h, m, 0, 0, time.UTC); return &t }
-	return []blob.MetricsQuery{
+	return []archive.MetricsQuery{
 		{CapabilityID: "CAP-ARC-A"},
 		{CapabilityID: "CAP-ARC-B"},
 		{CapabilityID: "CAP-ARC-A", ComponentID: "api-1"},
@@ -80,11 +81,11 @@ func TestArchiveThenRead(t *testing.T) {
 		sameList(t, fmt.Sprintf("Metrics(%s) before archiving", describe(q)), e.readAll(t, q, 1000), expected(t, bundles, q))
 	}
 	before := e.pointsOf(t, 97)
-	small := blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1"}
+	small := archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1"}
 	smallBefore := e.readAll(t, small, 13)
 
-	var events []blob.Progress
-	rep, err := e.arch.Archive(ctx, archiveBefore, func(p blob.Progress) { events = append(events, p) })
+	var events []archive.Progress
+	rep, err := e.arch.Archive(ctx, archiveBefore, func(p archive.Progress) { events = append(events, p) })
 	if err != nil {
 		t.Fatalf("Archive(%s) = %+v, %v", archiveBefore.Format(time.RFC3339), rep, err)
 	}
@@ -98,7 +99,7 @@ func TestArchiveThenRead(t *testing.T) {
 			}
 		}
 	}
-	want := blob.Report{Before: cutoff, Capabilities: 2, Components: 5, ObjectsWritten: hours, PointsArchived: points, ItemsDeleted: points, BytesWritten: rep.BytesWritten, OldestUnarchived: oldest}
+	want := archive.Report{Before: cutoff, Capabilities: 2, Components: 5, ObjectsWritten: hours, PointsArchived: points, ItemsDeleted: points, BytesWritten: rep.BytesWritten, OldestUnarchived: oldest}
 	if rep != want || rep.BytesWritten == 0 {
 		t.Errorf("Archive(%s) = %+v, want %+v", archiveBefore.Format(time.RFC3339), rep, want)
 	}
@@ -106,7 +107,7 @@ func TestArchiveThenRead(t *testing.T) {
 	if err != nil || !st.OldestUnarchived.Equal(oldest) || st.RanAt.IsZero() {
 		t.Errorf("ArchiveState after the run = %+v, %v; want oldest %s", st, err, oldest)
 	}
-	totals, last := rep, blob.Report{}
+	totals, last := rep, archive.Report{}
 	totals.OldestUnarchived = time.Time{} // known once every component is done
 	if len(events) > 0 {
 		last = events[len(events)-1].Totals
@@ -124,7 +125,7 @@ func TestArchiveThenRead(t *testing.T) {
 	// The table keeps only what is recent; the bucket holds one object per component-hour.
 	for _, capID := range []string{"CAP-ARC-A", "CAP-ARC-B"} {
 		from := cutoff
-		sameList(t, "table of "+capID+" after archiving", e.tablePoints(t, capID), expected(t, bundles, blob.MetricsQuery{CapabilityID: capID, From: &from}))
+		sameList(t, "table of "+capID+" after archiving", e.tablePoints(t, capID), expected(t, bundles, archive.MetricsQuery{CapabilityID: capID, From: &from}))
 	}
 	objs := e.objects(t)
 	if len(objs) != hours {
@@ -197,7 +198,7 @@ func TestArchiveRerunIsIdempotent(t *testing.T) {
 		break
 	}
 	from := archiveBefore.Truncate(time.Hour)
-	sameList(t, "table of CAP-ARC-A after the rerun", e.tablePoints(t, "CAP-ARC-A"), expected(t, bundles, blob.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from}))
+	sameList(t, "table of CAP-ARC-A after the rerun", e.tablePoints(t, "CAP-ARC-A"), expected(t, bundles, archive.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from}))
 }
 
 func TestEncodeMetricsIsDeterministic(t *testing.T) {
@@ -251,21 +252,6 @@ func mustGzip(tb testing.TB, s string) []byte {
 	return b.Bytes()
 }
 
-func TestMetricsKey(t *testing.T) {
-	tests := []struct {
-		hour time.Time
-		want string
-	}{
-		{time.Date(2025, 11, 22, 9, 59, 0, 0, time.UTC), "capabilities/CAP-ALERT-MGT-001/components/api-server-alert-001/2025/11/22/metrics-09.json.gz"},
-		{time.Date(2026, 1, 1, 0, 0, 0, 0, time.FixedZone("CET", 3600)), "capabilities/CAP-ALERT-MGT-001/components/api-server-alert-001/2025/12/31/metrics-23.json.gz"},
-	}
-	for _, tt := range tests {
-		if got := blob.MetricsKey("CAP-ALERT-MGT-001", "api-server-alert-001", tt.hour.Truncate(time.Hour)); got != tt.want {
-			t.Errorf("MetricsKey(%v) = %q, want %q", tt.hour, got, tt.want)
-		}
-	}
-}
-
 // failDeletes makes the table answer the archive's delete calls (TransactWriteItems) after
 // the first n with a 500, until cleared.
 func failDeletes(e *env, n int) {
@@ -306,7 +292,7 @@ func TestArchiveFaults(t *testing.T) {
 			name: "after the upload",
 			inject: func(e *env) {
 				put := false
-				e.faults.set(func(method, key string) bool {
+				e.faults.Set(func(method, key string) bool {
 					if key != db1Hour {
 						return false
 					}
@@ -339,7 +325,7 @@ func TestArchiveFaults(t *testing.T) {
 		{
 			name: "during the upload",
 			inject: func(e *env) {
-				e.faults.set(func(method, key string) bool { return method == http.MethodPut && key == db1Hour })
+				e.faults.Set(func(method, key string) bool { return method == http.MethodPut && key == db1Hour })
 			},
 		},
 		{
@@ -376,7 +362,7 @@ func TestArchiveFaults(t *testing.T) {
 			if err == nil {
 				t.Fatalf("Archive() with a fault %s = %+v, nil; want an error", tt.name, rep)
 			}
-			e.faults.set(nil)
+			e.faults.Set(nil)
 			e.db.Counter.Before = nil
 			if tt.between != nil {
 				tt.between(t, e, bundles)
@@ -413,7 +399,7 @@ func TestArchiveFaults(t *testing.T) {
 			}
 			from := archiveBefore.Truncate(time.Hour)
 			for _, capID := range []string{"CAP-ARC-A", "CAP-ARC-B"} {
-				sameList(t, "table of "+capID+" after a fault "+tt.name+" and a rerun", e.tablePoints(t, capID), expected(t, bundles, blob.MetricsQuery{CapabilityID: capID, From: &from}))
+				sameList(t, "table of "+capID+" after a fault "+tt.name+" and a rerun", e.tablePoints(t, capID), expected(t, bundles, archive.MetricsQuery{CapabilityID: capID, From: &from}))
 			}
 			got = e.pointsOf(t, 1000)
 			for i, q := range queries() {
@@ -429,7 +415,7 @@ func TestMetricsReadFaults(t *testing.T) {
 	bundles := testBundles()
 	e.load(t, bundles)
 	ctx := context.Background()
-	q := blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 1000}
+	q := archive.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 1000}
 	want := expected(t, bundles, q)
 	if _, err := e.arch.Archive(ctx, archiveBefore, nil); err != nil {
 		t.Fatalf("Archive() = %v", err)
@@ -446,12 +432,12 @@ func TestMetricsReadFaults(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			e.faults.set(tt.fail)
+			e.faults.Set(tt.fail)
 			p, err := e.arch.Metrics(ctx, q)
 			if !errors.Is(err, blob.ErrUnavailable) || p != nil {
 				t.Errorf("Metrics(%s) with a failing %s = %v, %v; want no page and an error wrapping ErrUnavailable", describe(q), tt.name, p, err)
 			}
-			e.faults.set(nil)
+			e.faults.Set(nil)
 			sameList(t, fmt.Sprintf("Metrics(%s) retried after a failing %s", describe(q), tt.name), e.readAll(t, q, 1000), want)
 		})
 	}
@@ -501,29 +487,16 @@ func TestMetricsCursorAcrossArchiveRun(t *testing.T) {
 }
 
 // readAllFrom pages through q from q.After.
-func (e *env) readAllFrom(tb testing.TB, q blob.MetricsQuery) []string {
+func (e *env) readAllFrom(tb testing.TB, q archive.MetricsQuery) []string {
 	tb.Helper()
-	var all []string
-	for {
-		p, err := e.arch.Metrics(context.Background(), q)
-		if err != nil {
-			tb.Fatalf("Metrics(%s, after) = %v", describe(q), err)
-		}
-		for _, m := range p.Items {
-			all = append(all, point(tb, m))
-		}
-		if !p.HasNext {
-			return all
-		}
-		q.After = p.Cursors[len(p.Cursors)-1]
-	}
+	return e.readAllCtx(tb, context.Background(), q)
 }
 
 func TestMetricsRejects(t *testing.T) {
 	e := newEnv(t)
 	e.load(t, testBundles())
 	ctx := context.Background()
-	p, err := e.arch.Metrics(ctx, blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 2})
+	p, err := e.arch.Metrics(ctx, archive.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 2})
 	if err != nil {
 		t.Fatalf("Metrics(CAP-ARC-A, first: 2) = %v", err)
 	}
@@ -532,21 +505,21 @@ func TestMetricsRejects(t *testing.T) {
 	to := from.Add(-time.Hour)
 	tests := []struct {
 		name  string
-		q     blob.MetricsQuery
+		q     archive.MetricsQuery
 		field string
 	}{
-		{"no capability", blob.MetricsQuery{First: 10}, "capabilityId"},
-		{"forged capability", blob.MetricsQuery{CapabilityID: "CAP#A", First: 10}, "capabilityId"},
-		{"forged component", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "a/../b", First: 10}, "componentId"},
-		{"forged component list", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentIDs: []string{"api-1", "x#y"}, First: 10}, "componentIds[1]"},
-		{"unknown type", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", MetricType: "latency", First: 10}, "metricType"},
-		{"to before from", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from, To: &to, First: 10}, "to"},
-		{"first 0", blob.MetricsQuery{CapabilityID: "CAP-ARC-A"}, "first"},
-		{"first too large", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: dynamo.MaxMetricsPage + 1}, "first"},
-		{"cursor of another query", blob.MetricsQuery{CapabilityID: "CAP-ARC-B", First: 10, After: cursor}, "after"},
-		{"cursor of another window", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from, First: 10, After: cursor}, "after"},
-		{"tampered cursor", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 10, After: cursor[:len(cursor)-2] + "xx"}, "after"},
-		{"junk cursor", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 10, After: "!!"}, "after"},
+		{"no capability", archive.MetricsQuery{First: 10}, "capabilityId"},
+		{"forged capability", archive.MetricsQuery{CapabilityID: "CAP#A", First: 10}, "capabilityId"},
+		{"forged component", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "a/../b", First: 10}, "componentId"},
+		{"forged component list", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentIDs: []string{"api-1", "x#y"}, First: 10}, "componentIds[1]"},
+		{"unknown type", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", MetricType: "latency", First: 10}, "metricType"},
+		{"to before from", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from, To: &to, First: 10}, "to"},
+		{"first 0", archive.MetricsQuery{CapabilityID: "CAP-ARC-A"}, "first"},
+		{"first too large", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", First: dynamo.MaxMetricsPage + 1}, "first"},
+		{"cursor of another query", archive.MetricsQuery{CapabilityID: "CAP-ARC-B", First: 10, After: cursor}, "after"},
+		{"cursor of another window", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &from, First: 10, After: cursor}, "after"},
+		{"tampered cursor", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 10, After: cursor[:len(cursor)-2] + "xx"}, "after"},
+		{"junk cursor", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", First: 10, After: "!!"}, "after"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -569,15 +542,15 @@ func TestMetricsCost(t *testing.T) {
 	at := func(d, h int) *time.Time { t := time.Date(2026, 3, d, h, 0, 0, 0, time.UTC); return &t }
 	tests := []struct {
 		name     string
-		q        blob.MetricsQuery
+		q        archive.MetricsQuery
 		requests map[string]int
 	}{
-		{"recent: the table only", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(9, 20), First: 100}, map[string]int{}},
-		{"open start, recent end: the whole archive part", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "db-1", First: 1000}, map[string]int{"ListObjectsV2": 1, "GetObject": 3}},
-		{"two archived hours", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(8, 5), To: at(8, 6), First: 1000}, map[string]int{"ListObjectsV2": 1, "GetObject": 2}},
-		{"a page that stops early", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(8, 5), To: at(8, 20), First: 5}, map[string]int{"ListObjectsV2": 1, "GetObject": 1}},
-		{"a capability with its components given", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentIDs: []string{"api-1", "db-1"}, From: at(8, 11), To: at(8, 11), First: 100}, map[string]int{"ListObjectsV2": 2, "GetObject": 2}},
-		{"a capability, components found", blob.MetricsQuery{CapabilityID: "CAP-ARC-A", From: at(8, 11), To: at(8, 11), First: 100}, map[string]int{"ListObjectsV2": 4, "GetObject": 2}},
+		{"recent: the table only", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(9, 20), First: 100}, map[string]int{}},
+		{"open start, recent end: the whole archive part", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "db-1", First: 1000}, map[string]int{"ListObjectsV2": 1, "GetObject": 3}},
+		{"two archived hours", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(8, 5), To: at(8, 6), First: 1000}, map[string]int{"ListObjectsV2": 1, "GetObject": 2}},
+		{"a page that stops early", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(8, 5), To: at(8, 20), First: 5}, map[string]int{"ListObjectsV2": 1, "GetObject": 1}},
+		{"a capability with its components given", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentIDs: []string{"api-1", "db-1"}, From: at(8, 11), To: at(8, 11), First: 100}, map[string]int{"ListObjectsV2": 2, "GetObject": 2}},
+		{"a capability, components found", archive.MetricsQuery{CapabilityID: "CAP-ARC-A", From: at(8, 11), To: at(8, 11), First: 100}, map[string]int{"ListObjectsV2": 4, "GetObject": 2}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -600,11 +573,11 @@ func TestMetricsCost(t *testing.T) {
 	}
 
 	t.Run("listing pages", func(t *testing.T) {
-		blob.SetListPage(e.store, 4)
-		defer blob.SetListPage(e.store, 1000)
-		q := blob.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(7, 23), To: at(8, 23), First: 1000}
+		small := blob.New(e.client, blob.Options{Now: func() time.Time { return testNow }, ListPage: 4})
+		paged := &env{db: e.db, arch: archive.New(e.db.Store, small, archive.Options{CursorSecret: []byte("test-secret")})}
+		q := archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(7, 23), To: at(8, 23), First: 1000}
 		sctx, stats := blob.WithStats(ctx)
-		got := e.readAllCtx(t, sctx, q)
+		got := paged.readAllCtx(t, sctx, q)
 		sameList(t, fmt.Sprintf("Metrics(%s) with listing pages of 4", describe(q)), got, expected(t, bundles, q))
 		if s := stats.Snapshot(); s.Operations["ListObjectsV2"] != 7 || s.Operations["GetObject"] != 25 {
 			t.Errorf("Metrics(%s) with listing pages of 4: S3 requests = %v, want 7 ListObjectsV2 and 25 GetObject", describe(q), s.Operations)
@@ -612,7 +585,8 @@ func TestMetricsCost(t *testing.T) {
 	})
 }
 
-func (e *env) readAllCtx(tb testing.TB, ctx context.Context, q blob.MetricsQuery) []string {
+// readAllCtx pages through q from q.After with ctx.
+func (e *env) readAllCtx(tb testing.TB, ctx context.Context, q archive.MetricsQuery) []string {
 	tb.Helper()
 	var all []string
 	for {
@@ -671,7 +645,7 @@ func TestRunArchiveCommand(t *testing.T) {
 		bundles := testBundles()
 		e.load(t, bundles)
 		var out bytes.Buffer
-		if err := blob.RunArchiveCommand(ctx, []string{"-before", "2026-03-09T00:30:00Z"}, &out, e.arch); err != nil {
+		if err := archive.RunCommand(ctx, []string{"-before", "2026-03-09T00:30:00Z"}, &out, e.arch); err != nil {
 			t.Fatalf("RunArchiveCommand(-before 2026-03-09T00:30:00Z) = %v\n%s", err, out.String())
 		}
 		points, hours := hoursBefore(bundles, archiveBefore.Truncate(time.Hour))
@@ -694,7 +668,7 @@ func TestRunArchiveCommand(t *testing.T) {
 		e := newEnv(t)
 		e.load(t, testBundles())
 		var out bytes.Buffer
-		if err := blob.RunArchiveCommand(ctx, []string{"-capability", "CAP-ARC-B", "-older-than", "36h", "-quiet"}, &out, e.arch); err != nil {
+		if err := archive.RunCommand(ctx, []string{"-capability", "CAP-ARC-B", "-older-than", "36h", "-quiet"}, &out, e.arch); err != nil {
 			t.Fatalf("RunArchiveCommand(-capability CAP-ARC-B -older-than 36h -quiet) = %v\n%s", err, out.String())
 		}
 		if lines := strings.Split(strings.TrimSpace(out.String()), "\n"); len(lines) != 2 || !strings.HasPrefix(lines[1], "1 capabilities, 2 components scanned") {
@@ -715,37 +689,11 @@ func TestRunArchiveCommand(t *testing.T) {
 			{[]string{"extra"}, "args"},
 		} {
 			var out bytes.Buffer
-			if err := blob.RunArchiveCommand(ctx, tt.args, &out, e.arch); !isValidation(err, tt.field) {
+			if err := archive.RunCommand(ctx, tt.args, &out, e.arch); !isValidation(err, tt.field) {
 				t.Errorf("RunArchiveCommand(%q) = %v, want a validation error on %s", tt.args, err, tt.field)
 			}
 		}
 	})
-}
-
-func TestStatsCountRequestsAndBytes(t *testing.T) {
-	e := newEnv(t)
-	ctx, stats := blob.WithStats(context.Background())
-	body := bytes.Repeat([]byte("x"), 1000)
-	if err := e.store.PutArtifact(ctx, "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", "logs/big.log", "", body); err != nil {
-		t.Fatalf("PutArtifact() = %v", err)
-	}
-	got, ct, err := e.store.GetArtifact(ctx, "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", "logs/big.log")
-	if err != nil || !bytes.Equal(got, body) || ct != "text/plain; charset=utf-8" {
-		t.Fatalf("GetArtifact() = %d bytes, %q, %v", len(got), ct, err)
-	}
-	s := stats.Snapshot()
-	if s.Requests != 2 || s.Operations["PutObject"] != 1 || s.Operations["GetObject"] != 1 || s.Bytes < 2000 || s.Bytes > 2100 {
-		t.Errorf("WithStats after one PutObject and one GetObject of 1000 bytes = %+v", s)
-	}
-	if names := s.OperationNames(); !slices.Equal(names, []string{"GetObject", "PutObject"}) {
-		t.Errorf("OperationNames() = %v", names)
-	}
-	if _, _, err := e.store.GetArtifact(context.Background(), "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", "logs/none.log"); !errors.Is(err, blob.ErrNotFound) {
-		t.Errorf("GetArtifact(logs/none.log) = %v, want an error wrapping ErrNotFound", err)
-	}
-	if after := stats.Snapshot(); after.Requests != 2 {
-		t.Errorf("a request without the Stats context was counted: %+v", after)
-	}
 }
 
 // The archive deletes a table item only if it is still the item it archived: a sample rewritten
@@ -764,7 +712,7 @@ func TestArchiveKeepsRewrittenSamples(t *testing.T) {
 	victim := page[0]
 	sk := fmt.Sprintf("METRIC#db-1#%s#%s", victim.MetricType, victim.Timestamp.UTC().Format(catalog.TimeLayout))
 	var once sync.Once
-	e.faults.set(func(method, key string) bool {
+	e.faults.Set(func(method, key string) bool {
 		if method == http.MethodPut && key == hourKey {
 			once.Do(func() { // the hour's object is being written: its samples were read
 				_, err := e.db.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(e.db.Table),
@@ -784,7 +732,7 @@ func TestArchiveKeepsRewrittenSamples(t *testing.T) {
 	if err != nil || rep.ItemsKept != 1 || rep.ItemsDeleted != rep.PointsArchived-1 {
 		t.Fatalf("Archive = %+v, %v; want 1 item kept", rep, err)
 	}
-	e.faults.set(nil)
+	e.faults.Set(nil)
 	left, _, err := e.db.Store.MetricsInRange(ctx, dynamo.MetricRange{CapabilityID: "CAP-ARC-A", ComponentID: "db-1", From: hour, Before: hour.Add(time.Hour)}, dynamo.MaxMetricRangePage)
 	if err != nil || len(left) != 1 || left[0].ComponentName != "rewritten" {
 		t.Fatalf("table after the archive = %+v, %v; want the rewritten sample", left, err)
@@ -816,15 +764,15 @@ func TestScheduledArchive(t *testing.T) {
 	e.load(t, testBundles())
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if ok, err := e.db.Store.AcquireLease(ctx, blob.ArchiveLease, "other-instance", time.Hour); err != nil || !ok {
+	if ok, err := e.db.Store.AcquireLease(ctx, archive.Lease, "other-instance", time.Hour); err != nil || !ok {
 		t.Fatalf("AcquireLease = %v, %v", ok, err)
 	}
-	ticks := make(chan blob.ScheduleResult, 100)
-	go e.arch.Schedule(ctx, 0, 10*time.Millisecond, "this-instance", func(r blob.ScheduleResult) { ticks <- r })
+	ticks := make(chan archive.ScheduleResult, 100)
+	go e.arch.Schedule(ctx, 0, 10*time.Millisecond, "this-instance", func(r archive.ScheduleResult) { ticks <- r })
 	if r := <-ticks; r.Ran || r.Err != nil {
 		t.Fatalf("a tick while another instance holds the lease ran: %+v", r)
 	}
-	if err := e.db.Store.ReleaseLease(ctx, blob.ArchiveLease, "other-instance"); err != nil {
+	if err := e.db.Store.ReleaseLease(ctx, archive.Lease, "other-instance"); err != nil {
 		t.Fatal(err)
 	}
 	deadline := time.After(30 * time.Second)
@@ -837,12 +785,50 @@ func TestScheduledArchive(t *testing.T) {
 			if r.Err != nil || r.Report.ItemsDeleted == 0 {
 				t.Fatalf("scheduled run = %+v", r)
 			}
-			if ok, err := e.db.Store.AcquireLease(ctx, blob.ArchiveLease, "other-instance", time.Hour); err != nil || !ok {
+			if ok, err := e.db.Store.AcquireLease(ctx, archive.Lease, "other-instance", time.Hour); err != nil || !ok {
 				t.Errorf("the lease was not given up after the run: %v, %v", ok, err)
 			}
 			return
 		case <-deadline:
 			t.Fatal("no scheduled run within 30 s")
 		}
+	}
+}
+
+// TestPageDecidesWhereToRead: a window after the archive boundary is the caller's table read
+// alone, with no S3 request; one before it is read across both, the component's capability
+// found from its claim, a capability's components from the caller.
+func TestPageDecidesWhereToRead(t *testing.T) {
+	e := newEnv(t)
+	e.load(t, testBundles())
+	ctx, stats := blob.WithStats(context.Background())
+	recent, old := testNow.Add(-time.Hour), time.Date(2026, 3, 8, 10, 0, 0, 0, time.UTC)
+	fromTable := &dynamo.Page[*catalog.Metric]{}
+	table := func(context.Context) (*dynamo.Page[*catalog.Metric], error) { return fromTable, nil }
+	noTable := func(context.Context) (*dynamo.Page[*catalog.Metric], error) {
+		t.Error("a window that reaches the archive was read from the table alone")
+		return fromTable, nil
+	}
+	noComponents := func(context.Context) ([]string, error) {
+		t.Error("a one-component window asked for the capability's components")
+		return nil, nil
+	}
+	q := archive.MetricsQuery{ComponentID: "db-1", From: &recent, First: 10}
+	if p, err := e.arch.Page(ctx, q, table, noComponents); err != nil || p != fromTable || stats.Snapshot().Requests != 0 {
+		t.Errorf("Page(%s) = %v, %v with %d S3 requests; want the table's page and none", describe(q), p, err, stats.Snapshot().Requests)
+	}
+	q.From = &old
+	p, err := e.arch.Page(ctx, q, noTable, noComponents)
+	if err != nil || len(p.Items) != 10 || p.Items[0].CapabilityID != "CAP-ARC-A" {
+		t.Fatalf("Page(%s) = %v, %v; want 10 samples of CAP-ARC-A", describe(q), p, err)
+	}
+	q = archive.MetricsQuery{CapabilityID: "CAP-ARC-A", From: &old, First: 5}
+	p, err = e.arch.Page(ctx, q, noTable, func(context.Context) ([]string, error) { return []string{"db-1"}, nil })
+	if err != nil || len(p.Items) != 5 || p.Items[4].ComponentID != "db-1" {
+		t.Errorf("Page(%s) over [db-1] = %v, %v; want 5 samples of db-1", describe(q), p, err)
+	}
+	q = archive.MetricsQuery{ComponentID: "nobody-1", From: &old, First: 5}
+	if p, err := e.arch.Page(ctx, q, noTable, noComponents); err != nil || len(p.Items) != 0 {
+		t.Errorf("Page(%s) = %v, %v; want an empty page", describe(q), p, err)
 	}
 }

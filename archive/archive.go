@@ -1,14 +1,21 @@
-package blob
+// Package archive moves metrics from DynamoDB to the metrics bucket of S3 as they age
+// (Archiver.Archive, run by Schedule and by the archive-metrics command) and reads windows of
+// metrics that span both (Archiver.Metrics). It is the one place where the table and the object
+// store meet.
+package archive
 
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"time"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/signed"
 )
 
 // archivePage is how many metrics Archive reads from DynamoDB per request: it holds at most
@@ -18,12 +25,28 @@ const archivePage = 500
 // Archiver moves metrics from the table to the metrics bucket (Archive) and reads metric
 // windows that span both (Metrics).
 type Archiver struct {
-	db  *dynamo.Store
-	obj *Store
+	db      *dynamo.Store
+	obj     *blob.Store
+	cursors signed.Codec
 }
 
-// NewArchiver returns an Archiver over the table db and the buckets of obj.
-func NewArchiver(db *dynamo.Store, obj *Store) *Archiver { return &Archiver{db: db, obj: obj} }
+// Options configure an Archiver.
+type Options struct {
+	// CursorSecret signs the cursors of Metrics. Empty means a random secret for this process:
+	// set it when several instances serve the same clients.
+	CursorSecret []byte
+}
+
+// New returns an Archiver over the table db and the buckets of obj. Its clock and the archive
+// boundary (MinArchiveAge) are obj's.
+func New(db *dynamo.Store, obj *blob.Store, opts Options) *Archiver {
+	secret := opts.CursorSecret
+	if len(secret) == 0 {
+		secret = make([]byte, 32)
+		_, _ = rand.Read(secret)
+	}
+	return &Archiver{db: db, obj: obj, cursors: signed.New(secret)}
+}
 
 // Report counts what an Archive run did.
 type Report struct {
@@ -104,7 +127,7 @@ func (a *Archiver) Archive(ctx context.Context, before time.Time, progress func(
 		if !page.HasNext || len(page.Cursors) == 0 {
 			// A complete run: every instance's /metrics tells how old the oldest sample left
 			// in the table is.
-			state := dynamo.ArchiveState{RanAt: a.obj.now(), OldestUnarchived: rep.OldestUnarchived}
+			state := dynamo.ArchiveState{RanAt: a.obj.Now(), OldestUnarchived: rep.OldestUnarchived}
 			if err := a.db.PutArchiveState(ctx, state); err != nil {
 				return rep, fmt.Errorf("archive metrics: %w", err)
 			}
@@ -133,15 +156,15 @@ func (a *Archiver) ArchiveCapability(ctx context.Context, capabilityID string, b
 // checkBoundary returns a *catalog.ValidationError on field "before" unless before is set and
 // at least MinArchiveAge in the past.
 // Now is the archiver's clock: boundaries relative to now are taken from it.
-func (a *Archiver) Now() time.Time { return a.obj.now() }
+func (a *Archiver) Now() time.Time { return a.obj.Now() }
 
 func (a *Archiver) checkBoundary(before time.Time) error {
 	if before.IsZero() {
 		return catalog.Invalid("before", "is required")
 	}
-	if latest := a.obj.now().Add(-a.obj.minAge); before.After(latest) {
+	if latest := a.obj.Now().Add(-a.obj.MinArchiveAge()); before.After(latest) {
 		return catalog.Invalid("before", "%s is too recent: metrics stay in DynamoDB for at least %s, so give %s or earlier",
-			before.UTC().Format(time.RFC3339), a.obj.minAge, latest.UTC().Truncate(time.Second).Format(time.RFC3339))
+			before.UTC().Format(time.RFC3339), a.obj.MinArchiveAge(), latest.UTC().Truncate(time.Second).Format(time.RFC3339))
 	}
 	return nil
 }
@@ -207,25 +230,25 @@ func (a *Archiver) archiveComponent(ctx context.Context, capabilityID, component
 
 // archiveHour writes, verifies and then deletes one component-hour (see Archive).
 func (a *Archiver) archiveHour(ctx context.Context, capabilityID, componentID string, hour time.Time, table []*catalog.Metric, rep *Report, progress func(Progress)) error {
-	bucket, key := a.obj.metrics, MetricsKey(capabilityID, componentID, hour)
-	where := s3URI(bucket, key)
-	if err := checkHour(table, capabilityID, componentID, hour); err != nil {
+	key := blob.MetricsKey(capabilityID, componentID, hour)
+	where := a.obj.MetricsURI(key)
+	if err := blob.CheckHour(table, capabilityID, componentID, hour); err != nil {
 		return fmt.Errorf("archive %s: table samples: %w", where, err)
 	}
 	// (1) Merge with what an interrupted run left.
 	union := make(map[dynamo.MetricKey]*catalog.Metric, len(table))
 	merged := 0
-	old, _, err := a.obj.get(ctx, bucket, key)
+	old, err := a.obj.GetMetricsObject(ctx, key)
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, blob.ErrNotFound):
 	case err != nil:
 		return fmt.Errorf("archive %s: read existing object: %w", where, err)
 	default:
-		prev, err := DecodeMetrics(old)
+		prev, err := blob.DecodeMetrics(old)
 		if err != nil {
 			return fmt.Errorf("archive %s: existing object: %w", where, err)
 		}
-		if err := checkHour(prev, capabilityID, componentID, hour); err != nil {
+		if err := blob.CheckHour(prev, capabilityID, componentID, hour); err != nil {
 			return fmt.Errorf("archive %s: existing object: %w", where, err)
 		}
 		for _, m := range prev {
@@ -240,15 +263,15 @@ func (a *Archiver) archiveHour(ctx context.Context, capabilityID, componentID st
 	for _, m := range union {
 		all = append(all, m)
 	}
-	data, err := EncodeMetrics(all)
+	data, err := blob.EncodeMetrics(all)
 	if err != nil {
 		return fmt.Errorf("archive %s: %w", where, err)
 	}
 	// (2) Write, (3) verify.
-	if err := a.obj.put(ctx, bucket, key, MetricsContentType, data); err != nil {
+	if err := a.obj.PutMetricsObject(ctx, key, data); err != nil {
 		return fmt.Errorf("archive %s: %w", where, err)
 	}
-	if err := a.verify(ctx, bucket, key, data, union); err != nil {
+	if err := a.verify(ctx, key, data, union); err != nil {
 		return fmt.Errorf("archive %s: verify: %w", where, err)
 	}
 	rep.ObjectsWritten++
@@ -275,24 +298,24 @@ func (a *Archiver) archiveHour(ctx context.Context, capabilityID, componentID st
 
 // verify reads the object back and checks that it holds exactly the bytes written, and that
 // they decode to the samples of want.
-func (a *Archiver) verify(ctx context.Context, bucket, key string, data []byte, want map[dynamo.MetricKey]*catalog.Metric) error {
-	got, _, err := a.obj.get(ctx, bucket, key)
+func (a *Archiver) verify(ctx context.Context, key string, data []byte, want map[dynamo.MetricKey]*catalog.Metric) error {
+	got, err := a.obj.GetMetricsObject(ctx, key)
 	if err != nil {
 		return err
 	}
 	if !bytes.Equal(got, data) {
-		return fmt.Errorf("%w: read back %d bytes that differ from the %d written", ErrCorrupt, len(got), len(data))
+		return fmt.Errorf("%w: read back %d bytes that differ from the %d written", blob.ErrCorrupt, len(got), len(data))
 	}
-	ms, err := DecodeMetrics(got)
+	ms, err := blob.DecodeMetrics(got)
 	if err != nil {
 		return err
 	}
 	if len(ms) != len(want) {
-		return fmt.Errorf("%w: read back %d samples, wrote %d", ErrCorrupt, len(ms), len(want))
+		return fmt.Errorf("%w: read back %d samples, wrote %d", blob.ErrCorrupt, len(ms), len(want))
 	}
 	for _, m := range ms {
 		if want[dynamo.MetricKeyOf(m)] == nil {
-			return fmt.Errorf("%w: read back sample %s that was not written", ErrCorrupt, dynamo.MetricKeyOf(m))
+			return fmt.Errorf("%w: read back sample %s that was not written", blob.ErrCorrupt, dynamo.MetricKeyOf(m))
 		}
 	}
 	return nil

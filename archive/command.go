@@ -1,4 +1,4 @@
-package blob
+package archive
 
 import (
 	"context"
@@ -11,28 +11,28 @@ import (
 	"github.com/capcat/catalogue/catalog"
 )
 
-// ArchiveCommand is the name of the archive subcommand: `go run . archive-metrics ...`.
-const ArchiveCommand = "archive-metrics"
+// Command is the name of the archive subcommand: `go run . archive-metrics ...`.
+const Command = "archive-metrics"
 
-// DefaultArchiveOlderThan is the age the archive command moves metrics past when -before is not
+// DefaultOlderThan is the age the archive command moves metrics past when -before is not
 // given: well inside the table's 90-day TTL (dynamo.MetricRetention), so that every hour is
 // archived before DynamoDB expires it.
-const DefaultArchiveOlderThan = 30 * 24 * time.Hour
+const DefaultOlderThan = 30 * 24 * time.Hour
 
-// RunArchiveCommand runs the archive subcommand with args (the arguments after its name):
+// RunCommand runs the archive subcommand with args (the arguments after its name):
 //
 //	archive-metrics [-before 2026-01-01T00:00:00Z | -older-than 720h] [-capability ID] [-quiet]
 //
 // It archives with a, printing one line per component-hour (unless -quiet) and a summary to
 // stdout. -before takes an RFC 3339 time; without it the boundary is now minus -older-than
-// (default DefaultArchiveOlderThan). -capability limits the run to one capability. Bad flags
+// (default DefaultOlderThan). -capability limits the run to one capability. Bad flags
 // or a boundary that is too recent are a *catalog.ValidationError (flag.ErrHelp for -h); a
 // failed run returns its error after printing what it did, and is safe to rerun.
-func RunArchiveCommand(ctx context.Context, args []string, stdout io.Writer, a *Archiver) error {
-	fs := flag.NewFlagSet(ArchiveCommand, flag.ContinueOnError)
+func RunCommand(ctx context.Context, args []string, stdout io.Writer, a *Archiver) error {
+	fs := flag.NewFlagSet(Command, flag.ContinueOnError)
 	fs.SetOutput(stdout)
 	before := fs.String("before", "", "archive the component-hours that end at or before this RFC 3339 time")
-	olderThan := fs.Duration("older-than", DefaultArchiveOlderThan, "without -before: archive what is older than this")
+	olderThan := fs.Duration("older-than", DefaultOlderThan, "without -before: archive what is older than this")
 	capability := fs.String("capability", "", "archive only this capability")
 	quiet := fs.Bool("quiet", false, "print only the summary")
 	if err := fs.Parse(args); err != nil {
@@ -44,7 +44,7 @@ func RunArchiveCommand(ctx context.Context, args []string, stdout io.Writer, a *
 	if fs.NArg() > 0 {
 		return catalog.Invalid("args", "unexpected arguments %q", fs.Args())
 	}
-	boundary := a.obj.now().Add(-*olderThan)
+	boundary := a.obj.Now().Add(-*olderThan)
 	if *before != "" {
 		t, err := time.Parse(time.RFC3339Nano, *before)
 		if err != nil {
@@ -53,7 +53,7 @@ func RunArchiveCommand(ctx context.Context, args []string, stdout io.Writer, a *
 		boundary = t
 	}
 	_, _ = fmt.Fprintf(stdout, "archiving metrics of component-hours ending at or before %s to s3://%s\n",
-		boundary.UTC().Truncate(time.Hour).Format(time.RFC3339), a.obj.metrics)
+		boundary.UTC().Truncate(time.Hour).Format(time.RFC3339), a.obj.MetricsBucket())
 	progress := func(p Progress) {
 		if *quiet {
 			return

@@ -1,4 +1,4 @@
-package blob
+package sample
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 )
 
@@ -19,19 +20,19 @@ type sampleObject struct {
 	body        []byte
 }
 
-// LoadSampleArtifacts writes artifacts for every job of bundles (the sample catalogue): a
+// LoadArtifacts writes to store artifacts for every job of bundles (the sample catalogue): a
 // deployment plan for each job; the pre-deployment, deployment and post-deployment logs as far
 // as the job got (a pending job has none, a running one no post-deployment log yet); and, for
 // a finished job, the test-results and performance-baseline reports. So the seed's
 // JOB-DEPLOY-456 has its plan, three logs and two reports. The content is made from each job's
 // own fields (targets, versions, strategy, validation results, times) and its components, and
 // is the same for the same bundles. It returns how many objects it wrote.
-func (s *Store) LoadSampleArtifacts(ctx context.Context, bundles []*catalog.Bundle) (int, error) {
+func LoadArtifacts(ctx context.Context, store *blob.Store, bundles []*catalog.Bundle) (int, error) {
 	n := 0
 	for _, b := range bundles {
 		for _, j := range b.Jobs {
 			for _, o := range sampleArtifacts(b, j) {
-				if err := s.PutArtifact(ctx, b.Capability.CapabilityID, j.JobID, o.name, o.contentType, o.body); err != nil {
+				if err := store.PutArtifact(ctx, b.Capability.CapabilityID, j.JobID, o.name, o.contentType, o.body); err != nil {
 					return n, fmt.Errorf("load sample artifacts: %w", err)
 				}
 				n++
@@ -48,24 +49,24 @@ func sampleArtifacts(b *catalog.Bundle, j *catalog.Job) []sampleObject {
 	if j.EndTime != nil {
 		g.end = j.EndTime.UTC()
 	}
-	objs := []sampleObject{{ArtifactDeploymentPlan, ContentTypeFor(ArtifactDeploymentPlan), g.plan()}}
-	logType := ContentTypeFor(ArtifactDeploymentLog)
+	objs := []sampleObject{{blob.ArtifactDeploymentPlan, blob.ContentTypeFor(blob.ArtifactDeploymentPlan), g.plan()}}
+	logType := blob.ContentTypeFor(blob.ArtifactDeploymentLog)
 	switch j.Status {
 	case catalog.JobPending:
 		return objs
 	case catalog.JobCancelled:
-		return append(objs, sampleObject{ArtifactPreDeploymentLog, logType, g.preLog(true)})
+		return append(objs, sampleObject{blob.ArtifactPreDeploymentLog, logType, g.preLog(true)})
 	case catalog.JobRunning:
 		return append(objs,
-			sampleObject{ArtifactPreDeploymentLog, logType, g.preLog(false)},
-			sampleObject{ArtifactDeploymentLog, logType, g.deployLog()})
+			sampleObject{blob.ArtifactPreDeploymentLog, logType, g.preLog(false)},
+			sampleObject{blob.ArtifactDeploymentLog, logType, g.deployLog()})
 	}
 	return append(objs,
-		sampleObject{ArtifactPreDeploymentLog, logType, g.preLog(false)},
-		sampleObject{ArtifactDeploymentLog, logType, g.deployLog()},
-		sampleObject{ArtifactPostDeploymentLog, logType, g.postLog()},
-		sampleObject{ArtifactTestResults, ContentTypeFor(ArtifactTestResults), g.testResults()},
-		sampleObject{ArtifactPerformanceBaseline, ContentTypeFor(ArtifactPerformanceBaseline), g.baseline()})
+		sampleObject{blob.ArtifactPreDeploymentLog, logType, g.preLog(false)},
+		sampleObject{blob.ArtifactDeploymentLog, logType, g.deployLog()},
+		sampleObject{blob.ArtifactPostDeploymentLog, logType, g.postLog()},
+		sampleObject{blob.ArtifactTestResults, blob.ContentTypeFor(blob.ArtifactTestResults), g.testResults()},
+		sampleObject{blob.ArtifactPerformanceBaseline, blob.ContentTypeFor(blob.ArtifactPerformanceBaseline), g.baseline()})
 }
 
 // artifactGen writes the artifacts of one job.

@@ -1,4 +1,4 @@
-package blob
+package archive
 
 import (
 	"context"
@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/s3"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 )
@@ -63,7 +62,7 @@ type MetricsQuery struct {
 // run moved samples continues exactly where the previous one stopped. A cursor of another
 // query, bad IDs, an unknown metric type, To before From or First out of range are a
 // *catalog.ValidationError; an archived object that does not hold its hour's samples wraps
-// ErrCorrupt; S3 failures wrap ErrUnavailable, table failures dynamo's sentinels. No partial
+// blob.ErrCorrupt; S3 failures wrap blob.ErrUnavailable, table failures dynamo's sentinels. No partial
 // page is returned with an error.
 func (a *Archiver) Metrics(ctx context.Context, q MetricsQuery) (*dynamo.Page[*catalog.Metric], error) {
 	w, err := a.window(q)
@@ -78,7 +77,7 @@ func (a *Archiver) Metrics(ctx context.Context, q MetricsQuery) (*dynamo.Page[*c
 	if pos != nil && pos.Timestamp.After(w.from) {
 		w.from = pos.Timestamp
 	}
-	archiveEnd := a.obj.now().Add(-a.obj.minAge + clockSkew).UTC().Truncate(time.Hour)
+	archiveEnd := a.obj.Now().Add(-a.obj.MinArchiveAge() + clockSkew).UTC().Truncate(time.Hour)
 	w.archiveEnd = archiveEnd
 	if w.to != nil && !w.to.Add(time.Microsecond).After(archiveEnd) {
 		w.archiveEnd = w.to.Add(time.Microsecond)
@@ -109,7 +108,7 @@ func (a *Archiver) Metrics(ctx context.Context, q MetricsQuery) (*dynamo.Page[*c
 			if err != nil {
 				return nil, fmt.Errorf("read metrics of %s: %w", q.CapabilityID, err)
 			}
-			if h != nil && (best == nil || metricLess(h, best.head)) {
+			if h != nil && (best == nil || blob.MetricLess(h, best.head)) {
 				best = s
 			}
 		}
@@ -204,7 +203,7 @@ func (a *Archiver) components(ctx context.Context, q MetricsQuery, w *window) ([
 		}
 		ids = fromTable
 		if w.useArchive {
-			archived, err := a.obj.archivedComponents(ctx, q.CapabilityID)
+			archived, err := a.obj.ArchivedComponents(ctx, q.CapabilityID)
 			if err != nil {
 				return nil, err
 			}
@@ -213,29 +212,6 @@ func (a *Archiver) components(ctx context.Context, q MetricsQuery, w *window) ([
 	}
 	slices.Sort(ids)
 	return slices.Compact(ids), nil
-}
-
-// archivedComponents lists the component folders of a capability in the metrics bucket.
-func (s *Store) archivedComponents(ctx context.Context, capabilityID string) ([]string, error) {
-	prefix := capabilityMetricsPrefix(capabilityID)
-	in := &s3.ListObjectsV2Input{Bucket: aws.String(s.metrics), Prefix: aws.String(prefix), Delimiter: aws.String("/"), MaxKeys: aws.Int32(s.listPage)}
-	var ids []string
-	for {
-		out, err := s.s3.ListObjectsV2(ctx, in)
-		if err != nil {
-			return nil, classify("list archived components", err)
-		}
-		for _, cp := range out.CommonPrefixes {
-			id := strings.TrimSuffix(strings.TrimPrefix(aws.ToString(cp.Prefix), prefix), "/")
-			if dynamo.ValidateID("componentId", id) == nil {
-				ids = append(ids, id)
-			}
-		}
-		if !aws.ToBool(out.IsTruncated) || out.NextContinuationToken == nil {
-			return ids, nil
-		}
-		in.ContinuationToken = out.NextContinuationToken
-	}
 }
 
 // stream is one component's samples in a window, in time order: the table's and the
@@ -254,7 +230,7 @@ type stream struct {
 	listStarted bool
 	listDone    bool
 	listToken   *string
-	keys        []string
+	hours       []blob.ArchivedHour
 	archiveBuf  []*catalog.Metric
 }
 
@@ -270,7 +246,7 @@ func (s *stream) wanted(m *catalog.Metric) bool {
 		return false
 	case w.pos != nil:
 		p := &catalog.Metric{Timestamp: catalog.Timestamp{Time: w.pos.Timestamp}, ComponentID: w.pos.ComponentID, MetricType: w.pos.MetricType}
-		return metricLess(p, m)
+		return blob.MetricLess(p, m)
 	}
 	return true
 }
@@ -291,9 +267,9 @@ func (s *stream) peek(ctx context.Context) (*catalog.Metric, error) {
 	switch {
 	case t == nil && a == nil:
 		return nil, nil
-	case a == nil || (t != nil && metricLess(t, a)):
+	case a == nil || (t != nil && blob.MetricLess(t, a)):
 		s.head, s.tableBuf = t, s.tableBuf[1:]
-	case t == nil || metricLess(a, t):
+	case t == nil || blob.MetricLess(a, t):
 		s.head, s.archiveBuf = a, s.archiveBuf[1:]
 	default: // the same sample in both: the table's copy wins
 		s.head, s.tableBuf, s.archiveBuf = t, s.tableBuf[1:], s.archiveBuf[1:]
@@ -340,7 +316,7 @@ func (s *stream) peekArchive(ctx context.Context) (*catalog.Metric, error) {
 		return nil, nil
 	}
 	for len(s.archiveBuf) == 0 {
-		if len(s.keys) == 0 {
+		if len(s.hours) == 0 {
 			if s.listDone {
 				return nil, nil
 			}
@@ -349,9 +325,9 @@ func (s *stream) peekArchive(ctx context.Context) (*catalog.Metric, error) {
 			}
 			continue
 		}
-		key := s.keys[0]
-		s.keys = s.keys[1:]
-		if err := s.read(ctx, key); err != nil {
+		h := s.hours[0]
+		s.hours = s.hours[1:]
+		if err := s.read(ctx, h); err != nil {
 			return nil, err
 		}
 	}
@@ -361,64 +337,50 @@ func (s *stream) peekArchive(ctx context.Context) (*catalog.Metric, error) {
 // list reads the next page of the component's archived hours, from the window's first hour to
 // the end of the archive's part of the window.
 func (s *stream) list(ctx context.Context) error {
-	obj := s.a.obj
-	prefix := componentMetricsPrefix(s.w.capabilityID, s.comp)
-	in := &s3.ListObjectsV2Input{Bucket: aws.String(obj.metrics), Prefix: aws.String(prefix), MaxKeys: aws.Int32(obj.listPage)}
+	var token *string
 	if s.listStarted {
-		in.ContinuationToken = s.listToken
-	} else if !s.w.from.IsZero() {
-		in.StartAfter = aws.String(metricsKeyFloor(s.w.capabilityID, s.comp, s.w.from.Truncate(time.Hour)))
+		token = s.listToken
 	}
 	s.listStarted = true
-	out, err := obj.s3.ListObjectsV2(ctx, in)
+	hours, next, err := s.a.obj.ListArchivedHours(ctx, s.w.capabilityID, s.comp, s.w.from, token)
 	if err != nil {
-		return classify("list archived hours of "+s.comp, err)
+		return err
 	}
-	for _, o := range out.Contents {
-		key := aws.ToString(o.Key)
-		hour, err := parseMetricsKey(prefix, key)
-		if err != nil {
-			continue // not an archive object: ignore it
-		}
-		if !hour.Before(s.w.archiveEnd) {
+	for _, h := range hours {
+		if !h.Hour.Before(s.w.archiveEnd) {
 			s.listDone = true
 			return nil
 		}
-		if !s.w.from.IsZero() && !hour.Add(time.Hour).After(s.w.from) {
+		if !s.w.from.IsZero() && !h.Hour.Add(time.Hour).After(s.w.from) {
 			continue
 		}
-		s.keys = append(s.keys, key)
+		s.hours = append(s.hours, h)
 	}
-	s.listToken = out.NextContinuationToken
-	if !aws.ToBool(out.IsTruncated) || s.listToken == nil {
+	s.listToken = next
+	if next == nil {
 		s.listDone = true
 	}
 	return nil
 }
 
 // read loads one archived hour into the archive buffer.
-func (s *stream) read(ctx context.Context, key string) error {
+func (s *stream) read(ctx context.Context, h blob.ArchivedHour) error {
 	obj := s.a.obj
-	prefix := componentMetricsPrefix(s.w.capabilityID, s.comp)
-	hour, err := parseMetricsKey(prefix, key)
-	if err != nil {
-		return err
-	}
-	data, _, err := obj.get(ctx, obj.metrics, key)
-	if errors.Is(err, ErrNotFound) {
+	data, err := obj.GetMetricsObject(ctx, h.Key)
+	if errors.Is(err, blob.ErrNotFound) {
 		return nil // gone since the listing
 	}
 	if err != nil {
-		return fmt.Errorf("read %s: %w", s3URI(obj.metrics, key), err)
+		return fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
 	}
-	ms, err := DecodeMetrics(data)
+	ms, err := blob.DecodeMetrics(data)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", s3URI(obj.metrics, key), err)
+		return fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
 	}
-	if err := checkHour(ms, s.w.capabilityID, s.comp, hour); err != nil {
-		return fmt.Errorf("read %s: %w", s3URI(obj.metrics, key), err)
+	if err := blob.CheckHour(ms, s.w.capabilityID, s.comp, h.Hour); err != nil {
+		return fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
 	}
-	sortMetrics(ms)
+	blob.SortMetrics(ms)
 	for _, m := range ms {
 		if s.wanted(m) {
 			s.archiveBuf = append(s.archiveBuf, m)
@@ -438,7 +400,7 @@ type cursorPayload struct {
 // Store's secret over the scope so that only the same query accepts it.
 func (a *Archiver) encodeCursor(scope string, m *catalog.Metric) string {
 	body, _ := json.Marshal(cursorPayload{T: m.Timestamp.String(), C: m.ComponentID, M: string(m.MetricType)})
-	return a.obj.cursors.Encode(scope, body)
+	return a.cursors.Encode(scope, body)
 }
 
 // decodeCursor returns the position of a cursor issued by encodeCursor for the same scope, nil
@@ -448,7 +410,7 @@ func (a *Archiver) decodeCursor(scope, cursor string) (*dynamo.MetricKey, error)
 		return nil, nil
 	}
 	bad := catalog.Invalid("after", "cursor is not valid for this query")
-	body, ok := a.obj.cursors.Decode(scope, cursor)
+	body, ok := a.cursors.Decode(scope, cursor)
 	if !ok {
 		return nil, bad
 	}
@@ -470,6 +432,6 @@ func (a *Archiver) Reaches(from *time.Time) bool {
 	if from == nil {
 		return true
 	}
-	end := a.obj.now().Add(-a.obj.minAge + clockSkew).UTC().Truncate(time.Hour)
+	end := a.obj.Now().Add(-a.obj.MinArchiveAge() + clockSkew).UTC().Truncate(time.Hour)
 	return from.Before(end)
 }

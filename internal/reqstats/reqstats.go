@@ -1,0 +1,123 @@
+// Package reqstats counts the backend requests of one unit of work (one GraphQL operation, one
+// archive run): the one request-stats type of the DynamoDB and the S3 clients, each of which
+// attaches its own to a context and counts into it from its SDK client.
+package reqstats
+
+import (
+	"context"
+	"encoding/json"
+	"maps"
+	"math"
+	"slices"
+	"sync"
+
+	"github.com/capcat/catalogue/internal/budget"
+)
+
+// Measure says what a Stats measures besides requests and operations.
+type Measure int
+
+const (
+	// Capacity is DynamoDB's: read and write capacity units.
+	Capacity Measure = iota
+	// Bytes is S3's: the bytes of request bodies sent plus response bodies read.
+	Bytes
+)
+
+// Stats counts requests, per operation, and what its Measure says. It is safe for concurrent
+// use.
+type Stats struct {
+	measure    Measure
+	mu         sync.Mutex
+	requests   int
+	operations map[string]int
+	bytes      int64
+	rcu, wcu   float64
+	// Budget bounds the calls (Limit): past it a client refuses to send one.
+	budget.Budget
+}
+
+// New returns an empty Stats of measure m.
+func New(m Measure) *Stats { return &Stats{measure: m, operations: map[string]int{}} }
+
+// With returns a context carrying a new Stats of measure m under key, each store's own
+// (an unexported type of its package, so that the two stores' Stats stay apart).
+func With[K comparable](ctx context.Context, key K, m Measure) (context.Context, *Stats) {
+	s := New(m)
+	return context.WithValue(ctx, key, s), s
+}
+
+// From returns the Stats that ctx carries under key, or nil.
+func From[K comparable](ctx context.Context, key K) *Stats {
+	s, _ := ctx.Value(key).(*Stats)
+	return s
+}
+
+// Request counts one request (an attempt: retries count) of operation op that sent sent bytes.
+func (s *Stats) Request(op string, sent int64) {
+	s.mu.Lock()
+	s.requests++
+	s.operations[op]++
+	s.bytes += sent
+	s.mu.Unlock()
+}
+
+// Received counts n bytes of a response body.
+func (s *Stats) Received(n int) {
+	s.mu.Lock()
+	s.bytes += int64(n)
+	s.mu.Unlock()
+}
+
+// Capacity adds the capacity units one call consumed.
+func (s *Stats) Capacity(rcu, wcu float64) {
+	s.mu.Lock()
+	s.rcu += rcu
+	s.wcu += wcu
+	s.mu.Unlock()
+}
+
+// Snapshot returns the counts so far.
+func (s *Stats) Snapshot() Snapshot {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return Snapshot{Measure: s.measure, Requests: s.requests, Bytes: s.bytes, ReadCapacityUnits: round2(s.rcu), WriteCapacityUnits: round2(s.wcu),
+		Operations: maps.Clone(s.operations)}
+}
+
+func round2(f float64) float64 { return math.Round(f*100) / 100 }
+
+// Snapshot is a copy of a Stats at one moment. Its JSON is the shape of its Measure:
+// {requests, readCapacityUnits, writeCapacityUnits, operations} for Capacity (a response's
+// extensions.dynamodb), {requests, bytes, operations} for Bytes (extensions.s3).
+type Snapshot struct {
+	Measure            Measure        `json:"-"`
+	Requests           int            `json:"requests"`
+	ReadCapacityUnits  float64        `json:"readCapacityUnits"`
+	WriteCapacityUnits float64        `json:"writeCapacityUnits"`
+	Bytes              int64          `json:"bytes"`
+	Operations         map[string]int `json:"operations"`
+}
+
+// Empty returns the Snapshot of measure m of a unit of work that made no request.
+func Empty(m Measure) Snapshot { return Snapshot{Measure: m, Operations: map[string]int{}} }
+
+// OperationNames returns the operations counted, sorted.
+func (s Snapshot) OperationNames() []string { return slices.Sorted(maps.Keys(s.Operations)) }
+
+// MarshalJSON writes the fields of s's Measure.
+func (s Snapshot) MarshalJSON() ([]byte, error) {
+	if s.Measure == Bytes {
+		return json.Marshal(struct {
+			Requests   int            `json:"requests"`
+			Bytes      int64          `json:"bytes"`
+			Operations map[string]int `json:"operations"`
+		}{s.Requests, s.Bytes, s.Operations})
+	}
+	return json.Marshal(struct {
+		Requests           int            `json:"requests"`
+		ReadCapacityUnits  float64        `json:"readCapacityUnits"`
+		WriteCapacityUnits float64        `json:"writeCapacityUnits"`
+		Operations         map[string]int `json:"operations"`
+	}{s.Requests, s.ReadCapacityUnits, s.WriteCapacityUnits, s.Operations})
+}
