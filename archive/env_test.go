@@ -304,5 +304,3 @@ func isValidation(err error, field string) bool {
 	var ve *catalog.ValidationError
 	return errors.As(err, &ve) && (field == "" || ve.Field == field)
 }
-
-func ptr[T any](v T) *T { return &v }
