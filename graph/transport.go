@@ -45,9 +45,9 @@ var _ graphql.Transport = httpTransport{}
 // allowedMethods are the methods the endpoint serves, for the Allow header.
 const allowedMethods = "GET, POST, OPTIONS"
 
-// Supports reports true: the transport answers every request to the endpoint, and refuses what
-// it does not serve (multipart and form posts among them, so no cross-site request can send an
-// operation) with an error of its own.
+// Supports reports whether the transport answers r: always. What it does not serve (other
+// methods, multipart and form posts, so no cross-site request can send an operation) it refuses
+// with an error of its own.
 func (httpTransport) Supports(*http.Request) bool { return true }
 
 // requestBody is the shape of a POST body.
@@ -68,6 +68,8 @@ type refusal struct {
 	code, msg string
 }
 
+// Do answers r: OPTIONS with the methods served, a GET or POST that is a GraphQL request by
+// running it, anything else with a refusal.
 func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
 	switch r.Method {
 	case http.MethodOptions:
