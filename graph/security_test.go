@@ -104,6 +104,7 @@ func TestConcurrencyBound(t *testing.T) {
 	postAs := func(key string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(query))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/graphql-response+json")
 		if key != "" {
 			req.Header.Set("Authorization", "Bearer "+key)
 		}
@@ -129,6 +130,9 @@ func TestConcurrencyBound(t *testing.T) {
 	w := postAs("")
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "OVERLOADED") {
 		t.Errorf("a fourth anonymous request = %d %v %s, want 503 with Retry-After", w.Code, w.Header(), w.Body.String())
+	}
+	if ct := w.Header().Get("Content-Type"); ct != "application/graphql-response+json" {
+		t.Errorf("503 Content-Type = %q, want the media type accepted", ct)
 	}
 	if w := postAs("ui-key"); w.Code != http.StatusOK {
 		t.Errorf("a request with a key while anonymous ones hold their share = %d %s", w.Code, w.Body.String())
