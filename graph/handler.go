@@ -10,7 +10,6 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
-	"github.com/99designs/gqlgen/graphql/handler/transport"
 
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
@@ -67,8 +66,8 @@ type Options struct {
 // 1 MiB it bounds what requests in progress hold to about 64 MiB.
 const DefaultMaxInFlight = 64
 
-// NewHandler returns the whole HTTP surface: POST/GET /graphql (the GET, POST and OPTIONS
-// transports only: no multipart, no form posts), /healthz, /readyz, and the UI for the rest.
+// NewHandler returns the whole HTTP surface: POST/GET /graphql (GraphQL over HTTP, JSON only: no
+// multipart, no form posts, no batches), /healthz, /readyz, and the UI for the rest.
 func NewHandler(store Store, opts Options) http.Handler {
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
@@ -129,8 +128,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	}
 	r.segments = segments
 	srv := handler.New(schema)
-	srv.AddTransport(transport.Options{})
-	srv.AddTransport(httpTransport{})
+	srv.AddTransport(httpTransport{parserTokens: opts.Limits.ParserTokens})
 	cache := newDocCache(1000, 4<<20)
 	srv.SetQueryCache(cache)
 	srv.SetParserTokenLimit(opts.Limits.ParserTokens)

@@ -74,12 +74,23 @@ func newRequestID(r *http.Request) string {
 	return hex.EncodeToString(b)
 }
 
-// writeHTTPError answers with a GraphQL-shaped JSON error and an HTTP status: the transport
-// errors that happen before GraphQL runs (401, 400, 413).
-func writeHTTPError(w http.ResponseWriter, status int, code, msg string) {
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", mediaJSON)
-	}
+// Codes of the errors answered at the HTTP level, before GraphQL runs, each with an HTTP status
+// of its own.
+const (
+	CodeBadRequest           = "BAD_REQUEST"            // 400: a request that is not GraphQL over HTTP
+	CodeBatchingNotSupported = "BATCHING_NOT_SUPPORTED" // 400: a JSON array of operations
+	CodeUnauthenticated      = "UNAUTHENTICATED"        // 401: a wrong key, or none with -anonymous=none
+	CodeMethodNotAllowed     = "METHOD_NOT_ALLOWED"     // 405, with Allow
+	CodeRequestTooLarge      = "REQUEST_TOO_LARGE"      // 413
+	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415: a POST body that is not application/json
+	CodeOverloaded           = "OVERLOADED"             // 503, with Retry-After
+)
+
+// writeHTTPError answers r with a GraphQL-shaped JSON error and an HTTP status: the errors that
+// happen before GraphQL runs (400, 401, 405, 413, 415, 503). The body is labelled with the media
+// type r accepts (responseType) and never quotes the request.
+func writeHTTPError(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
+	w.Header().Set("Content-Type", responseType(r))
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(map[string]any{
 		"errors": []map[string]any{{"message": msg, "extensions": map[string]any{"code": code}}},
@@ -94,7 +105,7 @@ func boundBody(w http.ResponseWriter, r *http.Request, max int64) bool {
 		return true
 	}
 	if r.ContentLength > max {
-		writeHTTPError(w, http.StatusRequestEntityTooLarge, "REQUEST_TOO_LARGE", "the request body is over the limit")
+		writeHTTPError(w, r, http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "the request body is over the limit")
 		return false
 	}
 	r.Body = http.MaxBytesReader(w, r.Body, max)
@@ -210,7 +221,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			c, err := opts.Auth.authenticate(r)
 			if err != nil {
 				rec.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
-				writeHTTPError(rec, http.StatusUnauthorized, "UNAUTHENTICATED", err.Error())
+				writeHTTPError(rec, r, http.StatusUnauthorized, CodeUnauthenticated, err.Error())
 				return
 			}
 			caller = c
@@ -218,7 +229,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 		anonymous := caller.Name == anonymousCaller
 		if !opts.inFlight.acquire(anonymous) {
 			rec.Header().Set("Retry-After", "1")
-			writeHTTPError(rec, http.StatusServiceUnavailable, "OVERLOADED", "the server is at its limit of concurrent requests: retry in a moment")
+			writeHTTPError(rec, r, http.StatusServiceUnavailable, CodeOverloaded, "the server is at its limit of concurrent requests: retry in a moment")
 			return
 		}
 		defer opts.inFlight.release(anonymous)

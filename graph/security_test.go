@@ -104,6 +104,7 @@ func TestConcurrencyBound(t *testing.T) {
 	postAs := func(key string) *httptest.ResponseRecorder {
 		req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(query))
 		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/graphql-response+json")
 		if key != "" {
 			req.Header.Set("Authorization", "Bearer "+key)
 		}
@@ -129,6 +130,9 @@ func TestConcurrencyBound(t *testing.T) {
 	w := postAs("")
 	if w.Code != http.StatusServiceUnavailable || w.Header().Get("Retry-After") == "" || !strings.Contains(w.Body.String(), "OVERLOADED") {
 		t.Errorf("a fourth anonymous request = %d %v %s, want 503 with Retry-After", w.Code, w.Header(), w.Body.String())
+	}
+	if ct := w.Header().Get("Content-Type"); ct != "application/graphql-response+json" {
+		t.Errorf("503 Content-Type = %q, want the media type accepted", ct)
 	}
 	if w := postAs("ui-key"); w.Code != http.StatusOK {
 		t.Errorf("a request with a key while anonymous ones hold their share = %d %s", w.Code, w.Body.String())
@@ -159,6 +163,134 @@ func TestBodyNeverEchoed(t *testing.T) {
 			t.Errorf("body %.40q: %d %.200s", body, w.Code, w.Body.String())
 		}
 	}
+}
+
+// Every request the transport refuses before GraphQL runs gets a status of its own, a JSON body
+// labelled with the media type the client accepts (application/json unless it asks for
+// application/graphql-response+json), an error code, no data entry, nothing of the request's
+// bytes, and no DynamoDB request. A mutation by GET is 405 with Allow: POST, valid or not.
+func TestTransportRefusals(t *testing.T) {
+	const marker = "ECHOED"
+	h := newHarnessWith(t, func(o *graph.Options) { o.Limits.MaxBody = 4 << 10 })
+	keyed := newHarnessWith(t, func(o *graph.Options) {
+		o.Auth = &graph.Auth{Keys: keyFile(t, "viewer "+graph.HashKey("good-key")+" ui"), Anonymous: graph.RoleNone}
+	})
+	get := func(query string, extra ...string) string {
+		v := url.Values{"query": {query}}
+		for i := 0; i+1 < len(extra); i += 2 {
+			v.Set(extra[i], extra[i+1])
+		}
+		return "/graphql?" + v.Encode()
+	}
+	okBody := `{"query":"{ __typename } # ` + marker + `"}`
+	big := `{"query":"{ __typename }","variables":{"pad":"` + strings.Repeat(marker, 1<<10) + `"}}`
+	tests := []struct {
+		name, method, target, contentType, body string
+		unknownLength                           bool // a body sent without Content-Length
+		handler                                 http.Handler
+		status                                  int
+		code, allow                             string
+	}{
+		{name: "PUT", method: http.MethodPut, contentType: "application/json", body: okBody, status: 405, code: "METHOD_NOT_ALLOWED", allow: "GET, POST, OPTIONS"},
+		{name: "DELETE", method: http.MethodDelete, status: 405, code: "METHOD_NOT_ALLOWED", allow: "GET, POST, OPTIONS"},
+		{name: "PATCH", method: http.MethodPatch, contentType: "application/json", body: okBody, status: 405, code: "METHOD_NOT_ALLOWED", allow: "GET, POST, OPTIONS"},
+		{name: "HEAD", method: http.MethodHead, target: get("{ __typename }"), status: 405, code: "METHOD_NOT_ALLOWED", allow: "GET, POST, OPTIONS"},
+		{name: "GET mutation", target: get(`mutation ` + marker + ` { deleteRule(capabilityId: "CAP-ALERT-MGT-001", ruleId: "rule-alert-severity-mapping") }`), status: 405, code: "METHOD_NOT_ALLOWED", allow: "POST"},
+		{name: "GET mutation that fails validation", target: get(`mutation { ` + marker + ` }`), status: 405, code: "METHOD_NOT_ALLOWED", allow: "POST"},
+		{name: "GET mutation with bad variables", target: get(`mutation($id: ID!) { deleteRule(capabilityId: $id, ruleId: "x") }`, "variables", `{"id": 1}`), status: 405, code: "METHOD_NOT_ALLOWED", allow: "POST"},
+		{name: "GET mutation chosen by operationName", target: get(`query Q { __typename } mutation M { __typename }`, "operationName", "M"), status: 405, code: "METHOD_NOT_ALLOWED", allow: "POST"},
+		{name: "GET with a query string that does not parse", target: "/graphql?query=%zz" + marker, status: 400, code: "BAD_REQUEST"},
+		{name: "GET with variables not an object", target: get("{ __typename }", "variables", `["`+marker+`"]`), status: 400, code: "BAD_REQUEST"},
+		{name: "GET with extensions not JSON", target: get("{ __typename }", "extensions", marker), status: 400, code: "BAD_REQUEST"},
+		{name: "application/graphql", contentType: "application/graphql", body: "{ __typename } # " + marker, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "form-encoded", contentType: "application/x-www-form-urlencoded", body: "query=" + marker, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "multipart", contentType: "multipart/form-data; boundary=" + marker, body: "--" + marker + "--", status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "text/plain", contentType: "text/plain", body: okBody, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "no Content-Type", body: okBody, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "malformed Content-Type", contentType: "application/json; " + marker, body: okBody, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "charset other than UTF-8", contentType: "application/json; charset=" + marker, body: okBody, status: 415, code: "UNSUPPORTED_MEDIA_TYPE"},
+		{name: "batch", contentType: "application/json", body: `[{"query":"{ __typename } # ` + marker + `"},{"query":"{ __typename }"}]`, status: 400, code: "BATCHING_NOT_SUPPORTED"},
+		{name: "batch after whitespace", contentType: "application/json", body: " \r\n\t[" + okBody + "]", status: 400, code: "BATCHING_NOT_SUPPORTED"},
+		{name: "array of strings", contentType: "application/json", body: `["` + marker + `"]`, status: 400, code: "BATCHING_NOT_SUPPORTED"},
+		{name: "empty body", contentType: "application/json", status: 400, code: "BAD_REQUEST"},
+		{name: "not JSON", contentType: "application/json", body: `{"query": "` + marker, status: 400, code: "BAD_REQUEST"},
+		{name: "JSON of another shape", contentType: "application/json", body: `{"query": ["` + marker + `"]}`, status: 400, code: "BAD_REQUEST"},
+		{name: "a string", contentType: "application/json", body: `"` + marker + `"`, status: 400, code: "BAD_REQUEST"},
+		{name: "trailing data", contentType: "application/json", body: okBody + ` ["` + marker + `"]`, status: 400, code: "BAD_REQUEST"},
+		{name: "body over the limit, declared", contentType: "application/json", body: big, status: 413, code: "REQUEST_TOO_LARGE"},
+		{name: "body over the limit, undeclared", contentType: "application/json", body: big, unknownLength: true, status: 413, code: "REQUEST_TOO_LARGE"},
+		{name: "batch over the limit", contentType: "application/json", body: "[" + big + "]", unknownLength: true, status: 400, code: "BATCHING_NOT_SUPPORTED"},
+		{name: "wrong key", contentType: "application/json", body: okBody, handler: keyed.handler, status: 401, code: "UNAUTHENTICATED"},
+	}
+	h.env.Counter.Reset()
+	for _, tt := range tests {
+		for _, accept := range []string{"application/graphql-response+json", "application/json", "", "*/*", "text/html"} {
+			t.Run(tt.name+"/"+accept, func(t *testing.T) {
+				method, target, handler := tt.method, tt.target, tt.handler
+				if method == "" {
+					method = http.MethodPost
+					if target != "" {
+						method = http.MethodGet
+					}
+				}
+				if target == "" {
+					target = "/graphql"
+				}
+				if handler == nil {
+					handler = h.handler
+				}
+				req := httptest.NewRequest(method, target, strings.NewReader(tt.body))
+				if tt.unknownLength {
+					req.ContentLength = -1
+				}
+				if tt.contentType != "" {
+					req.Header.Set("Content-Type", tt.contentType)
+				}
+				if tt.handler != nil {
+					req.Header.Set("Authorization", "Bearer "+marker)
+				}
+				if accept != "" {
+					req.Header.Set("Accept", accept)
+				}
+				w := httptest.NewRecorder()
+				handler.ServeHTTP(w, req)
+				want := "application/json"
+				if accept == "application/graphql-response+json" {
+					want = accept
+				}
+				if w.Code != tt.status || w.Header().Get("Content-Type") != want || w.Header().Get("Allow") != tt.allow {
+					t.Errorf("%s %.60s = %d, Content-Type %q, Allow %q; want %d, %s, Allow %q",
+						method, target, w.Code, w.Header().Get("Content-Type"), w.Header().Get("Allow"), tt.status, want, tt.allow)
+				}
+				var resp struct {
+					Data   *json.RawMessage `json:"data"`
+					Errors []struct {
+						Message    string
+						Extensions struct{ Code string }
+					}
+				}
+				if err := json.Unmarshal(w.Body.Bytes(), &resp); err != nil {
+					t.Fatalf("body is not JSON (%v): %.200q", err, w.Body.String())
+				}
+				if len(resp.Errors) != 1 || resp.Errors[0].Extensions.Code != tt.code || resp.Errors[0].Message == "" || resp.Data != nil {
+					t.Errorf("body = %.300s, want one error with code %s and no data", w.Body.String(), tt.code)
+				}
+				if strings.Contains(w.Body.String(), marker) || strings.Contains(strings.Join(w.Header().Values("Allow"), " "), marker) {
+					t.Errorf("the answer quotes the request: %.300s", w.Body.String())
+				}
+			})
+		}
+	}
+	if n := h.env.Counter.Total(); n != 0 {
+		t.Errorf("refusals made %d DynamoDB requests, want 0", n)
+	}
+	t.Run("OPTIONS", func(t *testing.T) {
+		w := httptest.NewRecorder()
+		h.handler.ServeHTTP(w, httptest.NewRequest(http.MethodOptions, "/graphql", nil))
+		if w.Code != http.StatusOK || w.Header().Get("Allow") != "GET, POST, OPTIONS" || w.Body.Len() != 0 {
+			t.Errorf("OPTIONS = %d, Allow %q, body %q", w.Code, w.Header().Get("Allow"), w.Body.String())
+		}
+	})
 }
 
 // A request that fails before execution (parse, validation, a limit) has no data entry, under

@@ -1,6 +1,7 @@
 package graph
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -14,6 +15,7 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/vektah/gqlparser/v2/ast"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+	"github.com/vektah/gqlparser/v2/parser"
 
 	"github.com/capcat/catalogue/catalog"
 )
@@ -29,22 +31,24 @@ const (
 // body they cannot decode in full in their error and answer request errors with "data": null:
 // here the body is decoded once, strictly, never echoed, and a request that fails before
 // execution (parse, validation, limits) answers without a data entry, as the GraphQL spec asks.
-type httpTransport struct{}
+// It answers every request to the endpoint, the ones it refuses too (other methods, other media
+// types, batches), so that every refusal is a JSON error labelled with the media type the
+// client accepts.
+type httpTransport struct {
+	// parserTokens bounds the parse of a GET document that failed, to tell whether it asked
+	// for a mutation.
+	parserTokens int
+}
 
 var _ graphql.Transport = httpTransport{}
 
-// Supports reports whether r is a GET, or a POST of JSON; no other transport is served (no
-// multipart and no form posts, so no cross-site request can send an operation).
-func (httpTransport) Supports(r *http.Request) bool {
-	if r.Header.Get("Upgrade") != "" {
-		return false
-	}
-	if r.Method == http.MethodGet {
-		return true
-	}
-	mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	return err == nil && r.Method == http.MethodPost && mt == mediaJSON
-}
+// allowedMethods are the methods the endpoint serves, for the Allow header.
+const allowedMethods = "GET, POST, OPTIONS"
+
+// Supports reports whether the transport answers r: always. What it does not serve (other
+// methods, multipart and form posts, so no cross-site request can send an operation) it refuses
+// with an error of its own.
+func (httpTransport) Supports(*http.Request) bool { return true }
 
 // requestBody is the shape of a POST body.
 type requestBody struct {
@@ -57,43 +61,40 @@ type requestBody struct {
 // errBodyShape is what a POST body that is not a GraphQL request is told.
 const errBodyShape = "the request body must be a JSON object with query (a string), and optionally operationName (a string), variables and extensions (objects)"
 
-func (httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
-	ctype := responseType(r)
-	w.Header().Set("Content-Type", ctype)
+// refusal is a request the transport answers with an HTTP error before GraphQL runs. Its
+// message never quotes the request.
+type refusal struct {
+	status    int
+	code, msg string
+}
+
+// Do answers r: OPTIONS with the methods served, a GET or POST that is a GraphQL request by
+// running it, anything else with a refusal.
+func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	switch r.Method {
+	case http.MethodOptions:
+		w.Header().Set("Allow", allowedMethods)
+		w.WriteHeader(http.StatusOK)
+		return
+	case http.MethodGet, http.MethodPost:
+	default:
+		w.Header().Set("Allow", allowedMethods)
+		writeHTTPError(w, r, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "the GraphQL endpoint answers GET (queries) and POST")
+		return
+	}
 	params := &graphql.RawParams{Headers: r.Header}
 	params.ReadTime.Start = graphql.Now()
-	if r.Method == http.MethodGet {
-		q, err := url.ParseQuery(r.URL.RawQuery)
-		if err != nil {
-			writeHTTPError(w, http.StatusBadRequest, "BAD_REQUEST", "the URL's query string could not be parsed")
-			return
-		}
-		params.Query, params.OperationName = q.Get("query"), q.Get("operationName")
-		for name, into := range map[string]*map[string]any{"variables": &params.Variables, "extensions": &params.Extensions} {
-			if v := q.Get(name); v != "" && decodeJSON(strings.NewReader(v), into) != nil {
-				writeHTTPError(w, http.StatusBadRequest, "BAD_REQUEST", name+" must be a JSON object")
-				return
-			}
-		}
-	} else {
-		var body requestBody
-		if status, msg := decodeBody(r.Body, &body); status != 0 {
-			code := "BAD_REQUEST"
-			if status == http.StatusRequestEntityTooLarge {
-				code = "REQUEST_TOO_LARGE"
-			}
-			writeHTTPError(w, status, code, msg)
-			return
-		}
-		params.Query, params.OperationName, params.Variables, params.Extensions = body.Query, body.OperationName, body.Variables, body.Extensions
+	if ref := readParams(r, params); ref != nil {
+		writeHTTPError(w, r, ref.status, ref.code, ref.msg)
+		return
 	}
 	params.ReadTime.End = graphql.Now()
 
 	ctx := r.Context()
 	op, errs := exec.CreateOperationContext(ctx, params)
-	if errs == nil && r.Method == http.MethodGet && op.Operation.Operation != ast.Query {
+	if r.Method == http.MethodGet && t.selectsMutation(op, params) {
 		w.Header().Set("Allow", http.MethodPost)
-		writeHTTPError(w, http.StatusMethodNotAllowed, "METHOD_NOT_ALLOWED", "GET runs queries only: send a mutation with POST")
+		writeHTTPError(w, r, http.StatusMethodNotAllowed, CodeMethodNotAllowed, "GET runs queries only: send a mutation with POST")
 		return
 	}
 	if errs != nil {
@@ -101,15 +102,71 @@ func (httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.Gra
 		// application/json every well-formed request is 200, as the GraphQL-over-HTTP spec
 		// asks for legacy clients.
 		status := http.StatusOK
-		if ctype == mediaGraphQLResponse && errcode.GetErrorKind(errs) == errcode.KindProtocol {
+		if responseType(r) == mediaGraphQLResponse && errcode.GetErrorKind(errs) == errcode.KindProtocol {
 			status = http.StatusBadRequest
 		}
 		resp := exec.DispatchError(graphql.WithOperationContext(ctx, op), boundErrors(errs))
-		writeResponse(w, status, resp, false)
+		writeResponse(w, r, status, resp, false)
 		return
 	}
 	responses, ctx := exec.DispatchOperation(ctx, op)
-	writeResponse(w, http.StatusOK, responses(ctx), true)
+	writeResponse(w, r, http.StatusOK, responses(ctx), true)
+}
+
+// readParams reads the GraphQL request of a GET (its URL's query string) or a POST (its JSON
+// body) into params. It returns nil when it could, else why not.
+func readParams(r *http.Request, params *graphql.RawParams) *refusal {
+	if r.Method == http.MethodGet {
+		q, err := url.ParseQuery(r.URL.RawQuery)
+		if err != nil {
+			return &refusal{http.StatusBadRequest, CodeBadRequest, "the URL's query string could not be parsed"}
+		}
+		params.Query, params.OperationName = q.Get("query"), q.Get("operationName")
+		for name, into := range map[string]*map[string]any{"variables": &params.Variables, "extensions": &params.Extensions} {
+			if v := q.Get(name); v != "" && decodeJSON(strings.NewReader(v), into) != nil {
+				return &refusal{http.StatusBadRequest, CodeBadRequest, name + " must be a JSON object"}
+			}
+		}
+		return nil
+	}
+	if ref := checkMediaType(r.Header.Get("Content-Type")); ref != nil {
+		return ref
+	}
+	var body requestBody
+	if ref := decodeBody(r.Body, &body); ref != nil {
+		return ref
+	}
+	params.Query, params.OperationName, params.Variables, params.Extensions = body.Query, body.OperationName, body.Variables, body.Extensions
+	return nil
+}
+
+// checkMediaType returns nil when a POST body labelled contentType is one the transport reads
+// (application/json, in UTF-8), else a 415: no form posts, no multipart, no application/graphql.
+func checkMediaType(contentType string) *refusal {
+	mt, params, err := mime.ParseMediaType(contentType)
+	if err != nil || mt != mediaJSON {
+		return &refusal{http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "a POST body must be application/json"}
+	}
+	if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+		return &refusal{http.StatusUnsupportedMediaType, CodeUnsupportedMediaType, "a POST body must be application/json in UTF-8"}
+	}
+	return nil
+}
+
+// selectsMutation reports whether the document and operationName of params select an operation
+// other than a query: a GET may not run one (the answer is 405), whether or not it would have
+// passed validation. A document that failed before its operation was found is parsed again,
+// within the token limit, to tell.
+func (t httpTransport) selectsMutation(op *graphql.OperationContext, params *graphql.RawParams) bool {
+	if op != nil && op.Operation != nil {
+		return op.Operation.Operation != ast.Query
+	}
+	doc, err := parser.ParseQueryWithTokenLimit(&ast.Source{Input: params.Query}, t.parserTokens)
+	if err != nil {
+		return false
+	}
+	o := doc.Operations.ForName(params.OperationName)
+	return o != nil && o.Operation != ast.Query
 }
 
 // maxRequestErrors bounds the errors of a request refused before execution: validation reports
@@ -129,21 +186,42 @@ func boundErrors(errs gqlerror.List) gqlerror.List {
 	return append(kept, last)
 }
 
-// decodeBody decodes a POST body into body. It returns 0 when it could, else the HTTP status
-// and a message that never quotes the body.
-func decodeBody(r io.Reader, body *requestBody) (int, string) {
-	err := decodeJSON(r, body)
+// decodeBody decodes a POST body into body. It returns nil when it could, else why not: a
+// batch (a JSON array, as Apollo's BatchHttpLink sends) is refused as such, in one message.
+func decodeBody(r io.Reader, body *requestBody) *refusal {
+	br := bufio.NewReader(r)
+	if firstToken(br) == '[' {
+		return &refusal{http.StatusBadRequest, CodeBatchingNotSupported, "batched requests are not supported: send one operation per request, as a JSON object"}
+	}
+	err := decodeJSON(br, body)
 	var tooBig *http.MaxBytesError
 	var syntax *json.SyntaxError
 	switch {
 	case err == nil:
-		return 0, ""
+		return nil
 	case errors.As(err, &tooBig):
-		return http.StatusRequestEntityTooLarge, "the request body is over the limit"
+		return &refusal{http.StatusRequestEntityTooLarge, CodeRequestTooLarge, "the request body is over the limit"}
 	case errors.As(err, &syntax), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return http.StatusBadRequest, "the request body is not valid JSON"
+		return &refusal{http.StatusBadRequest, CodeBadRequest, "the request body is not valid JSON"}
 	default:
-		return http.StatusBadRequest, errBodyShape
+		return &refusal{http.StatusBadRequest, CodeBadRequest, errBodyShape}
+	}
+}
+
+// firstToken returns the first byte of br after JSON whitespace, left unread, or 0 when there
+// is none (the error is met again by the decoder).
+func firstToken(br *bufio.Reader) byte {
+	for {
+		b, err := br.ReadByte()
+		if err != nil {
+			return 0
+		}
+		switch b {
+		case ' ', '\t', '\n', '\r':
+			continue
+		}
+		_ = br.UnreadByte()
+		return b
 	}
 }
 
@@ -183,9 +261,9 @@ func responseType(r *http.Request) string {
 	return mediaJSON
 }
 
-// writeResponse writes a GraphQL response; withData says whether execution began, and so
-// whether the response has a data entry.
-func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response, withData bool) {
+// writeResponse writes a GraphQL response to r, labelled with the media type r accepts;
+// withData says whether execution began, and so whether the response has a data entry.
+func writeResponse(w http.ResponseWriter, r *http.Request, status int, resp *graphql.Response, withData bool) {
 	var b []byte
 	var err error
 	if withData {
@@ -197,9 +275,10 @@ func writeResponse(w http.ResponseWriter, status int, resp *graphql.Response, wi
 		}{resp.Errors, resp.Extensions})
 	}
 	if err != nil {
-		writeHTTPError(w, http.StatusInternalServerError, string(catalog.Internal), "internal error")
+		writeHTTPError(w, r, http.StatusInternalServerError, string(catalog.Internal), "internal error")
 		return
 	}
+	w.Header().Set("Content-Type", responseType(r))
 	w.WriteHeader(status)
 	_, _ = io.Copy(w, bytes.NewReader(b))
 }
