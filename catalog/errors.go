@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 )
 
 // ErrorCode classifies a failure by what its caller can do about it. It is the one error
@@ -101,3 +102,58 @@ func (e *ValidationError) Error() string {
 
 // Is makes errors.Is(err, BadUserInput) hold.
 func (e *ValidationError) Is(target error) bool { return target == BadUserInput }
+
+// The entities a NotFoundError names: the GraphQL type names.
+const (
+	EntityCapability = "Capability"
+	EntityComponent  = "Component"
+	EntityDependency = "Dependency"
+	EntityJob        = "Job"
+	EntityRule       = "Rule"
+)
+
+// NotFoundError reports that an entity asked for does not exist. Entity is its GraphQL type
+// name (EntityCapability, EntityComponent, ...), ID the ID the caller gave (a dependency's is
+// "source->target"), and CapabilityID, when set, the capability it was looked for in. Err is
+// the store's sentinel, if any, so that errors.Is finds it too. It is a NotFound.
+type NotFoundError struct {
+	Entity       string
+	ID           string
+	CapabilityID string
+	Err          error
+}
+
+// Missing returns a *NotFoundError for the entity with the given ID, wrapping err (which may be
+// nil).
+func Missing(entity, id string, err error) *NotFoundError {
+	return &NotFoundError{Entity: entity, ID: id, Err: err}
+}
+
+// MissingIn returns a *NotFoundError for the entity with the given ID in capability
+// capabilityID, wrapping err (which may be nil).
+func MissingIn(capabilityID, entity, id string, err error) *NotFoundError {
+	return &NotFoundError{Entity: entity, ID: id, CapabilityID: capabilityID, Err: err}
+}
+
+// Error names the entity and its ID, and the capability when it has one:
+// `component "x" not found in capability "CAP-Y"`.
+func (e *NotFoundError) Error() string {
+	msg := fmt.Sprintf("%s %q not found", lowerFirst(e.Entity), e.ID)
+	if e.CapabilityID != "" {
+		msg += fmt.Sprintf(" in capability %q", e.CapabilityID)
+	}
+	return msg
+}
+
+// Is makes errors.Is(err, NotFound) hold.
+func (e *NotFoundError) Is(target error) bool { return target == NotFound }
+
+// Unwrap returns the store's sentinel the error wraps, or nil.
+func (e *NotFoundError) Unwrap() error { return e.Err }
+
+func lowerFirst(s string) string {
+	if s == "" {
+		return "entity"
+	}
+	return strings.ToLower(s[:1]) + s[1:]
+}

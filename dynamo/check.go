@@ -42,7 +42,7 @@ func checkPartitionItems(id string, items []*item) error {
 		return err
 	}
 	if meta == nil {
-		return fmt.Errorf("check %s: %w", id, ErrNotFound)
+		return fmt.Errorf("check: %w", catalog.Missing(catalog.EntityCapability, id, ErrNotFound))
 	}
 	c, err := toCapability(meta)
 	if err != nil {

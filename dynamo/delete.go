@@ -8,6 +8,8 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/catalog"
 )
 
 // deletePage is how many keys one pass of DeleteCapability reads and deletes.
@@ -61,6 +63,9 @@ func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevisio
 	}
 	for attempt := 0; ; attempt++ {
 		meta, err := s.readItem(ctx, capabilityPK(id), metadataSK, true)
+		if IsNotFound(err) {
+			return catalog.Missing(catalog.EntityCapability, id, err)
+		}
 		if err != nil {
 			return fmt.Errorf("delete capability %s: %w", id, err)
 		}

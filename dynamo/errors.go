@@ -18,7 +18,8 @@ import (
 // (errors.Is(err, catalog.Unavailable) holds for ErrUnavailable). AWS error types never leave
 // this package: callers test these with errors.Is.
 var (
-	// ErrNotFound means the item asked for does not exist.
+	// ErrNotFound means the item asked for does not exist. Where the store knows the entity,
+	// the error is a *catalog.NotFoundError (naming it) that wraps ErrNotFound.
 	ErrNotFound = catalog.NewError(catalog.NotFound, "not found")
 	// ErrConflict means a condition failed: the item exists already, or its revision moved.
 	ErrConflict = catalog.NewError(catalog.Conflict, "conflict")

@@ -344,7 +344,8 @@ func decodeEntity[T any, P catalog.Entity[T]](it *item) (P, error) {
 // toCapability decodes a METADATA or index item. A capability being deleted is ErrNotFound.
 func toCapability(it *item) (*catalog.Capability, error) {
 	if it.Deleting {
-		return nil, fmt.Errorf("capability %s is being deleted: %w", it.PK, ErrNotFound)
+		id, _ := parseCapabilityPK(it.PK)
+		return nil, fmt.Errorf("capability being deleted: %w", catalog.Missing(catalog.EntityCapability, id, ErrNotFound))
 	}
 	return decodeEntity[catalog.Capability](it)
 }

@@ -27,7 +27,7 @@ func clone[T any](v *T) (*T, error) {
 // existing returns the capability of st, or ErrNotFound.
 func (st *partitionState) existing(id string) (*catalog.Capability, error) {
 	if st.capability == nil {
-		return nil, fmt.Errorf("capability %s: %w", id, ErrNotFound)
+		return nil, catalog.Missing(catalog.EntityCapability, id, ErrNotFound)
 	}
 	c := *st.capability
 	return &c, nil
@@ -287,7 +287,7 @@ func (s *Store) UpdateComponent(ctx context.Context, capabilityID, componentID s
 		}
 		i := indexOf(st.Components, componentID)
 		if i < 0 {
-			return nil, fmt.Errorf("component %s: %w", componentID, ErrNotFound)
+			return nil, catalog.MissingIn(capabilityID, catalog.EntityComponent, componentID, ErrNotFound)
 		}
 		n, err := revised("component "+componentID, st.Components[i], expectedRevision, change, func(n *catalog.Component) error {
 			n.CapabilityID, n.ComponentID = capabilityID, componentID
@@ -365,7 +365,7 @@ func (s *Store) RemoveComponent(ctx context.Context, capabilityID, componentID s
 		}
 		i := indexOf(st.Components, componentID)
 		if i < 0 {
-			return nil, fmt.Errorf("component %s: %w", componentID, ErrNotFound)
+			return nil, catalog.MissingIn(capabilityID, catalog.EntityComponent, componentID, ErrNotFound)
 		}
 		var edges []*catalog.Dependency
 		for _, d := range st.Dependencies {
@@ -438,7 +438,7 @@ func (s *Store) RemoveDependency(ctx context.Context, capabilityID, sourceID, ta
 			return nil, err
 		}
 		if st.items[dependencySK(sourceID, targetID)] == nil {
-			return nil, fmt.Errorf("dependency %s -> %s: %w", sourceID, targetID, ErrNotFound)
+			return nil, catalog.MissingIn(capabilityID, catalog.EntityDependency, sourceID+"->"+targetID, ErrNotFound)
 		}
 		capability.Aggregates.TotalDependencies = len(st.Dependencies) - 1
 		p := &plan{capability: capability}
@@ -505,6 +505,9 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 			return nil, err
 		}
 		cur, err := s.readItem(ctx, capabilityPK(capabilityID), sk, true)
+		if IsNotFound(err) {
+			return nil, catalog.Missing(catalog.EntityJob, jobID, err)
+		}
 		if err != nil {
 			return nil, fmt.Errorf("job %s: %w", jobID, err)
 		}
@@ -620,7 +623,7 @@ func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, exp
 		}
 		i := indexOf(st.Rules, ruleID)
 		if i < 0 {
-			return nil, fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
+			return nil, catalog.MissingIn(capabilityID, catalog.EntityRule, ruleID, ErrNotFound)
 		}
 		old := st.Rules[i]
 		n, err := revised("rule "+ruleID, old, expectedRevision, change, func(n *catalog.Rule) error {
@@ -667,7 +670,7 @@ func (s *Store) DeleteRule(ctx context.Context, capabilityID, ruleID string, ide
 		}
 		i := indexOf(st.Rules, ruleID)
 		if i < 0 {
-			return nil, fmt.Errorf("rule %s: %w", ruleID, ErrNotFound)
+			return nil, catalog.MissingIn(capabilityID, catalog.EntityRule, ruleID, ErrNotFound)
 		}
 		old := st.Rules[i]
 		capability.Aggregates.TotalRules = len(st.Rules) - 1

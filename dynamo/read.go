@@ -204,6 +204,9 @@ func (s *Store) Capability(ctx context.Context, id string) (*catalog.Capability,
 		return nil, err
 	}
 	it, err := s.getItem(ctx, capabilityPK(id), metadataSK)
+	if IsNotFound(err) {
+		return nil, catalog.Missing(catalog.EntityCapability, id, err)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get capability %s: %w", id, err)
 	}
@@ -312,7 +315,7 @@ func (s *Store) JobByID(ctx context.Context, jobID string) (*catalog.Job, error)
 		return nil, fmt.Errorf("get job %s: %w", jobID, err)
 	}
 	if len(items) == 0 {
-		return nil, fmt.Errorf("get job %s: %w", jobID, ErrNotFound)
+		return nil, catalog.Missing(catalog.EntityJob, jobID, ErrNotFound)
 	}
 	return toJob(items[0])
 }
@@ -569,6 +572,9 @@ func (s *Store) ComponentOwner(ctx context.Context, componentID string) (string,
 		return "", err
 	}
 	it, err := s.readItem(ctx, claimPK(componentID), claimSK, false)
+	if IsNotFound(err) {
+		return "", catalog.Missing(catalog.EntityComponent, componentID, err)
+	}
 	if err != nil {
 		return "", fmt.Errorf("owner of component %s: %w", componentID, err)
 	}

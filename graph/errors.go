@@ -66,6 +66,7 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 		var (
 			invalid   *catalog.ValidationError
 			conflict  *dynamo.ConflictError
+			missing   *catalog.NotFoundError
 			forbidden *ForbiddenError
 			own       *gqlerror.Error
 		)
@@ -89,6 +90,15 @@ func presentError(log *slog.Logger) graphql.ErrorPresenterFunc {
 			}
 			return set(code, "conflict: the item changed or already exists")
 		case catalog.NotFound:
+			if errors.As(err, &missing) {
+				set(code, missing.Error())
+				gerr.Extensions["entity"] = missing.Entity
+				gerr.Extensions["id"] = missing.ID
+				if missing.CapabilityID != "" {
+					gerr.Extensions["capabilityId"] = missing.CapabilityID
+				}
+				return gerr
+			}
 			return set(code, "not found")
 		case catalog.Forbidden:
 			if errors.As(err, &forbidden) {

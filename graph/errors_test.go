@@ -26,6 +26,7 @@ func TestPresentAdapterErrors(t *testing.T) {
 		want catalog.ErrorCode
 	}{
 		{"dynamo not found", fmt.Errorf("get capability X: %w", dynamo.ErrNotFound), catalog.NotFound},
+		{"dynamo not found, named", fmt.Errorf("update component x: %w", catalog.MissingIn("CAP-Y", catalog.EntityComponent, "x", dynamo.ErrNotFound)), catalog.NotFound},
 		{"dynamo conflict", fmt.Errorf("put: %w: %w", dynamo.ErrConflict, cause), catalog.Conflict},
 		{"dynamo conflict with revision", fmt.Errorf("put: %w", &dynamo.ConflictError{Reason: "stale revision", CurrentRevision: 3}), catalog.Conflict},
 		{"dynamo unavailable", fmt.Errorf("query: %w: %w", dynamo.ErrUnavailable, cause), catalog.Unavailable},

@@ -136,7 +136,7 @@ func (l *Loaders) loadCapabilities(ctx context.Context, ids []string) []*dataloa
 		case err != nil:
 			res[i] = &dataloader.Result[*catalog.Capability]{Error: err}
 		case caps[i] == nil:
-			res[i] = &dataloader.Result[*catalog.Capability]{Error: fmt.Errorf("capability %s: %w", ids[i], dynamo.ErrNotFound)}
+			res[i] = &dataloader.Result[*catalog.Capability]{Error: catalog.Missing(catalog.EntityCapability, ids[i], dynamo.ErrNotFound)}
 		default:
 			res[i] = &dataloader.Result[*catalog.Capability]{Data: caps[i]}
 		}
