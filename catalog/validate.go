@@ -61,8 +61,9 @@ func percent(field string, v float64) error {
 	return nil
 }
 
-// ValidateRuleFields checks a rule's own fields (name, type, status, priority, their bounds)
-// and its conditions, actions and order (ValidateRule).
+// ValidateRuleFields checks a rule's own fields (name, type, status, priority, their bounds),
+// its effective window (ValidateRuleWindow) and its conditions, actions and order
+// (ValidateRule).
 func ValidateRuleFields(r *Rule) error {
 	if err := checkBounds(r); err != nil {
 		return err
@@ -75,7 +76,32 @@ func ValidateRuleFields(r *Rule) error {
 		enumErr("ruleType", r.RuleType.Valid(), r.RuleType),
 		enumErr("status", r.Status.Valid(), r.Status),
 		enumErr("priority", r.Priority.Valid(), r.Priority),
+		ValidateRuleWindow(r),
 	)
+}
+
+// ValidateRuleWindow checks that a rule's effective window could hold now or later: each bound,
+// when set, is at or after 1970-01-01T00:00:00Z (an earlier one is almost always a client's
+// unset time, 0001-01-01T00:00:00Z in Go, sent where it meant "open"), and EffectiveUntil is
+// after EffectiveFrom (the window is [from, until), so until == from could never be in force).
+// It returns nil or a *ValidationError naming "effectiveFrom" or "effectiveUntil".
+func ValidateRuleWindow(r *Rule) error {
+	for _, b := range []struct {
+		field string
+		t     *Timestamp
+	}{{"effectiveFrom", r.EffectiveFrom}, {"effectiveUntil", r.EffectiveUntil}} {
+		if b.t == nil || b.t.Unix() >= 0 {
+			continue
+		}
+		if b.t.IsZero() {
+			return Invalid(b.field, "%s is the zero time, not a date: leave the field out (or null) for an open bound", b.t)
+		}
+		return Invalid(b.field, "%s is before 1970-01-01T00:00:00Z", b.t)
+	}
+	if r.EffectiveFrom != nil && r.EffectiveUntil != nil && !r.EffectiveUntil.After(r.EffectiveFrom.Time) {
+		return Invalid("effectiveUntil", "%s must be after effectiveFrom %s: the window [effectiveFrom, effectiveUntil) would never be in force", r.EffectiveUntil, r.EffectiveFrom)
+	}
+	return nil
 }
 
 // MaxOrder is the highest component order (two digits in the key).
