@@ -744,6 +744,40 @@ func TestRuleNotInForce(t *testing.T) {
 	}
 }
 
+func TestValidateRuleUpdateNamesTheMovedBound(t *testing.T) {
+	day := func(d int) *Timestamp { return TimePtr(time.Date(2025, 1, d, 0, 0, 0, 0, time.UTC)) }
+	base := func(from, until *Timestamp) *Rule {
+		r := specRule()
+		r.Name, r.RuleType, r.Status, r.Priority = "n", RuleBusiness, RuleActive, PriorityHigh
+		r.EffectiveFrom, r.EffectiveUntil = from, until
+		return r
+	}
+	old := base(day(1), day(10))
+	tests := []struct {
+		name        string
+		from, until *Timestamp
+		wantField   string
+	}{
+		{"effectiveFrom moved past effectiveUntil", day(11), day(10), "effectiveFrom"},
+		{"effectiveFrom moved onto effectiveUntil", day(10), day(10), "effectiveFrom"},
+		{"effectiveUntil moved before effectiveFrom", day(1), day(1), "effectiveUntil"},
+		{"both moved", day(5), day(4), "effectiveUntil"},
+		{"valid move", day(2), day(10), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateRuleUpdate(old, base(tt.from, tt.until))
+			var invalid *ValidationError
+			switch {
+			case tt.wantField == "" && err != nil:
+				t.Errorf("ValidateRuleUpdate(%s) = %v, want nil", tt.name, err)
+			case tt.wantField != "" && (!errors.As(err, &invalid) || invalid.Field != tt.wantField):
+				t.Errorf("ValidateRuleUpdate(%s) = %v, want a ValidationError on %s", tt.name, err, tt.wantField)
+			}
+		})
+	}
+}
+
 func TestValidateRuleWindow(t *testing.T) {
 	at := func(s string) *Timestamp {
 		ts, err := ParseTimestamp(s)

@@ -64,7 +64,14 @@ func percent(field string, v float64) error {
 // ValidateRuleFields checks a rule's own fields (name, type, status, priority, their bounds),
 // its effective window (ValidateRuleWindow) and its conditions, actions and order
 // (ValidateRule).
-func ValidateRuleFields(r *Rule) error {
+func ValidateRuleFields(r *Rule) error { return validateRule(nil, r) }
+
+// ValidateRuleUpdate checks r, the rule old as patched, as ValidateRuleFields does, except that
+// a window the patch made empty or reversed while keeping old's effectiveUntil is reported on
+// effectiveFrom, the field that moved.
+func ValidateRuleUpdate(old, r *Rule) error { return validateRule(old, r) }
+
+func validateRule(old, r *Rule) error {
 	if err := checkBounds(r); err != nil {
 		return err
 	}
@@ -76,7 +83,7 @@ func ValidateRuleFields(r *Rule) error {
 		enumErr("ruleType", r.RuleType.Valid(), r.RuleType),
 		enumErr("status", r.Status.Valid(), r.Status),
 		enumErr("priority", r.Priority.Valid(), r.Priority),
-		ValidateRuleWindow(r),
+		ruleWindow(old, r),
 	)
 }
 
@@ -84,8 +91,12 @@ func ValidateRuleFields(r *Rule) error {
 // when set, is at or after 1970-01-01T00:00:00Z (an earlier one is almost always a client's
 // unset time, 0001-01-01T00:00:00Z in Go, sent where it meant "open"), and EffectiveUntil is
 // after EffectiveFrom (the window is [from, until), so until == from could never be in force).
-// It returns nil or a *ValidationError naming "effectiveFrom" or "effectiveUntil".
-func ValidateRuleWindow(r *Rule) error {
+// It returns nil or a *ValidationError naming "effectiveFrom" or "effectiveUntil" (a reversed
+// or empty window names effectiveUntil).
+func ValidateRuleWindow(r *Rule) error { return ruleWindow(nil, r) }
+
+// ruleWindow is ValidateRuleWindow for r, the rule old as patched (old is nil on create).
+func ruleWindow(old, r *Rule) error {
 	for _, b := range []struct {
 		field string
 		t     *Timestamp
@@ -98,10 +109,13 @@ func ValidateRuleWindow(r *Rule) error {
 		}
 		return Invalid(b.field, "%s is before 1970-01-01T00:00:00Z", b.t)
 	}
-	if r.EffectiveFrom != nil && r.EffectiveUntil != nil && !r.EffectiveUntil.After(r.EffectiveFrom.Time) {
-		return Invalid("effectiveUntil", "%s must be after effectiveFrom %s: the window [effectiveFrom, effectiveUntil) would never be in force", r.EffectiveUntil, r.EffectiveFrom)
+	if r.EffectiveFrom == nil || r.EffectiveUntil == nil || r.EffectiveUntil.After(r.EffectiveFrom.Time) {
+		return nil
 	}
-	return nil
+	if old != nil && old.EffectiveUntil != nil && old.EffectiveUntil.Equal(r.EffectiveUntil.Time) {
+		return Invalid("effectiveFrom", "%s must be before effectiveUntil %s: the window [effectiveFrom, effectiveUntil) would never be in force", r.EffectiveFrom, r.EffectiveUntil)
+	}
+	return Invalid("effectiveUntil", "%s must be after effectiveFrom %s: the window [effectiveFrom, effectiveUntil) would never be in force", r.EffectiveUntil, r.EffectiveFrom)
 }
 
 // MaxOrder is the highest component order (two digits in the key).

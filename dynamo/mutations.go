@@ -554,11 +554,16 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 	return toJob(it)
 }
 
-func validateRuleIDs(r *catalog.Rule) error {
+// validateRuleIDs checks r's IDs and fields: ValidateRuleFields on create (old is nil),
+// ValidateRuleUpdate of old as patched into r on update.
+func validateRuleIDs(old, r *catalog.Rule) error {
 	for _, f := range []struct{ name, v string }{{"capabilityId", r.CapabilityID}, {"ruleId", r.RuleID}} {
 		if err := ValidateID(f.name, f.v); err != nil {
 			return err
 		}
+	}
+	if old != nil {
+		return catalog.ValidateRuleUpdate(old, r)
 	}
 	return catalog.ValidateRuleFields(r)
 }
@@ -566,7 +571,7 @@ func validateRuleIDs(r *catalog.Rule) error {
 // CreateRule adds a configuration rule, validated (operators, severity mapping) before it is
 // written.
 func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotency) (*catalog.Rule, error) {
-	if err := validateRuleIDs(r); err != nil {
+	if err := validateRuleIDs(nil, r); err != nil {
 		return nil, err
 	}
 	it, err := s.continueHistory(ctx, r.CapabilityID, ruleVersionPrefix(r.RuleID), func(base int) (*item, error) {
@@ -625,7 +630,7 @@ func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, exp
 		old := st.Rules[i]
 		n, err := revised("rule "+ruleID, old, expectedRevision, change, func(n *catalog.Rule) error {
 			n.CapabilityID, n.RuleID = capabilityID, ruleID
-			return validateRuleIDs(n)
+			return validateRuleIDs(old, n)
 		}, now)
 		if err != nil {
 			return nil, err

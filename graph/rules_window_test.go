@@ -66,9 +66,9 @@ func TestRuleWindowRefused(t *testing.T) {
 		patch map[string]any
 		field string
 	}{
-		{"effectiveFrom moved after the stored effectiveUntil", map[string]any{"effectiveFrom": rfc(testNow.Add(48 * time.Hour))}, "effectiveUntil"},
+		{"effectiveFrom moved after the stored effectiveUntil", map[string]any{"effectiveFrom": rfc(testNow.Add(48 * time.Hour))}, "effectiveFrom"},
 		{"effectiveUntil moved before the stored effectiveFrom", map[string]any{"effectiveUntil": rfc(testNow.Add(-72 * time.Hour))}, "effectiveUntil"},
-		{"effectiveFrom moved onto the stored effectiveUntil", map[string]any{"effectiveFrom": until}, "effectiveUntil"},
+		{"effectiveFrom moved onto the stored effectiveUntil", map[string]any{"effectiveFrom": until}, "effectiveFrom"},
 		{"both reversed", map[string]any{"effectiveFrom": day2, "effectiveUntil": day1}, "effectiveUntil"},
 		{"zero effectiveFrom", map[string]any{"effectiveFrom": goZeroTime}, "effectiveFrom"},
 		{"zero effectiveUntil", map[string]any{"effectiveUntil": goZeroTime}, "effectiveUntil"},
