@@ -568,8 +568,8 @@ func validateRuleIDs(old, r *catalog.Rule) error {
 	return catalog.ValidateRuleFields(r)
 }
 
-// CreateRule adds a configuration rule, validated (operators, severity mapping) before it is
-// written.
+// CreateRule adds a configuration rule, validated (operators, severity mapping, effective
+// window) before it is written.
 func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotency) (*catalog.Rule, error) {
 	if err := validateRuleIDs(nil, r); err != nil {
 		return nil, err
@@ -612,8 +612,9 @@ func countActive(rs []*catalog.Rule) int {
 	return n
 }
 
-// UpdateRule applies change to a copy of the rule at expectedRevision, keeps the previous
-// version as a VERSION# item, and moves the rule's key when its order changed.
+// UpdateRule applies change to a copy of the rule at expectedRevision, validates the result
+// (catalog.ValidateRuleUpdate), keeps the previous version as a VERSION# item, and moves the
+// rule's key when its order changed.
 func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, expectedRevision int, change func(*catalog.Rule) error, idem Idempotency) (*catalog.Rule, error) {
 	if err := ValidateID("ruleId", ruleID); err != nil {
 		return nil, err
