@@ -3,6 +3,7 @@ package catalog
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"regexp"
@@ -88,6 +89,11 @@ func CanonicalOperator(op string) (string, bool) {
 // RuleEvaluation is the outcome of evaluating one rule against an input.
 type RuleEvaluation struct {
 	Rule *Rule
+	// InForce reports whether the rule was in force and so evaluated (set by EvaluateRules;
+	// EvaluateRule leaves it false).
+	InForce bool
+	// NotInForceReason says why the rule was not in force, nil when it was.
+	NotInForceReason *RuleNotInForceReason
 	// Matched reports whether at least one condition held (false for a malformed rule).
 	Matched bool
 	// Score is the sum of the weights of the conditions that held.
@@ -144,37 +150,81 @@ func ValidateRule(r *Rule) error {
 	return nil
 }
 
-// EvaluateRules evaluates, against input, the rules in effect at now: Status active,
-// EffectiveFrom <= now < EffectiveUntil (a nil bound is open) and, when ruleType is not nil,
-// of that RuleType. The evaluations are ordered by Order, then RuleID. A malformed rule is
-// reported through its evaluation's Error, never as a failure; nil rules are skipped. The
-// result is never nil.
-func EvaluateRules(rules []*Rule, input map[string]any, ruleType *RuleType, now time.Time) []*RuleEvaluation {
-	var live []*Rule
-	for _, r := range rules {
-		if r == nil || r.Status != RuleActive {
-			continue
-		}
-		if ruleType != nil && r.RuleType != *ruleType {
-			continue
-		}
-		if r.EffectiveFrom != nil && r.EffectiveFrom.After(now) {
-			continue
-		}
-		if r.EffectiveUntil != nil && !now.Before(r.EffectiveUntil.Time) {
-			continue
-		}
-		live = append(live, r)
+// RuleNotInForceReason says why a rule was not evaluated.
+type RuleNotInForceReason string
+
+// The reasons a rule is not in force, in the order NotInForce tests them.
+const (
+	// RuleNotActive means the rule's Status is not active.
+	RuleNotActive RuleNotInForceReason = "not_active"
+	// RuleNotYetInForce means the rule's EffectiveFrom lies after now.
+	RuleNotYetInForce RuleNotInForceReason = "not_yet_in_force"
+	// RuleExpired means the rule's EffectiveUntil is now or earlier.
+	RuleExpired RuleNotInForceReason = "expired"
+)
+
+// RuleNotInForceReasons lists the reasons in the order NotInForce tests them.
+var RuleNotInForceReasons = []RuleNotInForceReason{RuleNotActive, RuleNotYetInForce, RuleExpired}
+
+// Valid reports whether r is one of the vocabulary's values.
+func (r RuleNotInForceReason) Valid() bool { return contains(RuleNotInForceReasons, r) }
+
+// MarshalGQL implements graphql.Marshaler.
+func (r RuleNotInForceReason) MarshalGQL(w io.Writer) { marshalEnum(w, string(r)) }
+
+// UnmarshalGQL implements graphql.Unmarshaler.
+func (r *RuleNotInForceReason) UnmarshalGQL(v any) (err error) {
+	*r, err = unmarshalEnum(v, RuleNotInForceReasons, "RuleNotInForceReason")
+	return err
+}
+
+// NotInForce returns why r is not in force at now, or "" when it is: RuleNotActive unless its
+// Status is active, then RuleNotYetInForce when now is before EffectiveFrom, then RuleExpired
+// when now is at or after EffectiveUntil (a nil bound is open). A rule is in force when
+// EffectiveFrom <= now < EffectiveUntil.
+func (r *Rule) NotInForce(now time.Time) RuleNotInForceReason {
+	switch {
+	case r.Status != RuleActive:
+		return RuleNotActive
+	case r.EffectiveFrom != nil && r.EffectiveFrom.After(now):
+		return RuleNotYetInForce
+	case r.EffectiveUntil != nil && !now.Before(r.EffectiveUntil.Time):
+		return RuleExpired
 	}
-	sort.SliceStable(live, func(i, j int) bool {
-		if live[i].Order != live[j].Order {
-			return live[i].Order < live[j].Order
+	return ""
+}
+
+// EvaluateRules returns one evaluation for every rule (of RuleType ruleType, when it is not
+// nil), ordered by Order, then RuleID. A rule in force at now (see NotInForce) is evaluated
+// against input (EvaluateRule) and has InForce set. Any other rule is not evaluated: its
+// evaluation has InForce false, NotInForceReason set, Matched false, Score 0, no severity, no
+// error and empty Conditions and Actions, so that a caller fires nothing for it. A malformed
+// rule in force is reported through its evaluation's Error, never as a failure; nil rules are
+// skipped. The result is never nil.
+func EvaluateRules(rules []*Rule, input map[string]any, ruleType *RuleType, now time.Time) []*RuleEvaluation {
+	var chosen []*Rule
+	for _, r := range rules {
+		if r == nil || (ruleType != nil && r.RuleType != *ruleType) {
+			continue
 		}
-		return live[i].RuleID < live[j].RuleID
+		chosen = append(chosen, r)
+	}
+	sort.SliceStable(chosen, func(i, j int) bool {
+		if chosen[i].Order != chosen[j].Order {
+			return chosen[i].Order < chosen[j].Order
+		}
+		return chosen[i].RuleID < chosen[j].RuleID
 	})
-	out := make([]*RuleEvaluation, 0, len(live))
-	for _, r := range live {
-		out = append(out, EvaluateRule(r, input))
+	out := make([]*RuleEvaluation, 0, len(chosen))
+	for _, r := range chosen {
+		if reason := r.NotInForce(now); reason != "" {
+			out = append(out, &RuleEvaluation{Rule: r, NotInForceReason: &reason,
+				Conditions: []*ConditionResult{}, Actions: []map[string]any{}})
+			continue
+		}
+		ev := EvaluateRule(r, input)
+		ev.InForce = true
+		out = append(out, ev)
 	}
 	return out
 }

@@ -44,11 +44,11 @@ const specRuleJSON = `{
   ]
 }`
 
-func deref(s *string) string {
+func deref[T ~string](s *T) string {
 	if s == nil {
 		return "<nil>"
 	}
-	return *s
+	return string(*s)
 }
 
 func TestEvaluateRuleSpecExamples(t *testing.T) {
@@ -655,27 +655,49 @@ func TestEvaluateRules(t *testing.T) {
 		broken,
 	}
 	business, security := RuleBusiness, RuleSecurity
+	// want lists the rules in force, wantAll every evaluation as id or id:reason.
 	tests := []struct {
 		name     string
 		ruleType *RuleType
 		want     []string
+		wantAll  []string
 	}{
-		{"all types", nil, []string{"a-first", "b-first", "starts-now", "broken", "late"}},
-		{"business", &business, []string{"a-first", "starts-now", "broken", "late"}},
-		{"security", &security, []string{"b-first"}},
+		{"all types", nil, []string{"a-first", "b-first", "starts-now", "broken", "late"},
+			[]string{"a-first", "b-first", "deprecated:not_active", "draft:not_active", "ends-now:expired", "expired:expired",
+				"future:not_yet_in_force", "inactive:not_active", "starts-now", "broken", "late"}},
+		{"business", &business, []string{"a-first", "starts-now", "broken", "late"},
+			[]string{"a-first", "deprecated:not_active", "draft:not_active", "ends-now:expired", "expired:expired",
+				"future:not_yet_in_force", "inactive:not_active", "starts-now", "broken", "late"}},
+		{"security", &security, []string{"b-first"}, []string{"b-first"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			got := EvaluateRules(rules, map[string]any{"x": 1}, tt.ruleType, now)
-			var gotIDs []string
+			var gotIDs, gotAll []string
 			for _, ev := range got {
+				if !ev.InForce {
+					gotAll = append(gotAll, ev.Rule.RuleID+":"+string(deref(ev.NotInForceReason)))
+					// A rule not in force is not evaluated: nothing matches, nothing to fire.
+					if ev.NotInForceReason == nil || ev.Matched || ev.Score != 0 || ev.Severity != nil || ev.Error != nil ||
+						ev.Conditions == nil || len(ev.Conditions) != 0 || ev.Actions == nil || len(ev.Actions) != 0 {
+						t.Errorf("EvaluateRules(%s) %s not in force = %+v, want reason, no match, score 0, empty conditions and actions", tt.name, ev.Rule.RuleID, ev)
+					}
+					continue
+				}
+				gotAll = append(gotAll, ev.Rule.RuleID)
 				gotIDs = append(gotIDs, ev.Rule.RuleID)
+				if ev.NotInForceReason != nil {
+					t.Errorf("EvaluateRules(%s) %s in force with reason %s", tt.name, ev.Rule.RuleID, *ev.NotInForceReason)
+				}
 				if (ev.Rule.RuleID == "broken") != (ev.Error != nil) || (ev.Error == nil && !ev.Matched) {
 					t.Errorf("EvaluateRules(%s) %s = matched %v, error %s", tt.name, ev.Rule.RuleID, ev.Matched, deref(ev.Error))
 				}
 			}
 			if fmt.Sprint(gotIDs) != fmt.Sprint(tt.want) {
-				t.Errorf("EvaluateRules(%s) = %v, want %v", tt.name, gotIDs, tt.want)
+				t.Errorf("EvaluateRules(%s) in force = %v, want %v", tt.name, gotIDs, tt.want)
+			}
+			if fmt.Sprint(gotAll) != fmt.Sprint(tt.wantAll) {
+				t.Errorf("EvaluateRules(%s) = %v, want %v", tt.name, gotAll, tt.wantAll)
 			}
 		})
 	}
@@ -690,5 +712,116 @@ func TestEvaluateRules(t *testing.T) {
 	ev[0].Actions[0]["parameters"].(map[string]any)["calculation"] = "changed"
 	if !maps.Equal(in, snapshot) || r.Actions[0].Parameters["calculation"] != "sum_weights" {
 		t.Errorf("EvaluateRules(spec rule) modified its input or rule")
+	}
+}
+
+func TestRuleNotInForce(t *testing.T) {
+	now := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	before, after := TimePtr(now.Add(-time.Hour)), TimePtr(now.Add(time.Hour))
+	tests := []struct {
+		name        string
+		status      RuleStatus
+		from, until *Timestamp
+		want        RuleNotInForceReason
+	}{
+		{"active, open window", RuleActive, nil, nil, ""},
+		{"active, within window", RuleActive, before, after, ""},
+		{"starts now", RuleActive, TimePtr(now), nil, ""},
+		{"draft", RuleDraft, nil, nil, RuleNotActive},
+		{"inactive within window", RuleInactive, before, after, RuleNotActive},
+		{"deprecated and expired: status first", RuleDeprecated, nil, before, RuleNotActive},
+		{"future", RuleActive, after, nil, RuleNotYetInForce},
+		{"expired", RuleActive, nil, before, RuleExpired},
+		{"ends now", RuleActive, before, TimePtr(now), RuleExpired},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := &Rule{Status: tt.status, EffectiveFrom: tt.from, EffectiveUntil: tt.until}
+			if got := r.NotInForce(now); got != tt.want {
+				t.Errorf("NotInForce(%s) = %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestValidateRuleUpdateNamesTheMovedBound(t *testing.T) {
+	day := func(d int) *Timestamp { return TimePtr(time.Date(2025, 1, d, 0, 0, 0, 0, time.UTC)) }
+	base := func(from, until *Timestamp) *Rule {
+		r := specRule()
+		r.Name, r.RuleType, r.Status, r.Priority = "n", RuleBusiness, RuleActive, PriorityHigh
+		r.EffectiveFrom, r.EffectiveUntil = from, until
+		return r
+	}
+	old := base(day(1), day(10))
+	tests := []struct {
+		name        string
+		from, until *Timestamp
+		wantField   string
+	}{
+		{"effectiveFrom moved past effectiveUntil", day(11), day(10), "effectiveFrom"},
+		{"effectiveFrom moved onto effectiveUntil", day(10), day(10), "effectiveFrom"},
+		{"effectiveUntil moved before effectiveFrom", day(1), day(1), "effectiveUntil"},
+		{"both moved", day(5), day(4), "effectiveUntil"},
+		{"valid move", day(2), day(10), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := ValidateRuleUpdate(old, base(tt.from, tt.until))
+			var invalid *ValidationError
+			switch {
+			case tt.wantField == "" && err != nil:
+				t.Errorf("ValidateRuleUpdate(%s) = %v, want nil", tt.name, err)
+			case tt.wantField != "" && (!errors.As(err, &invalid) || invalid.Field != tt.wantField):
+				t.Errorf("ValidateRuleUpdate(%s) = %v, want a ValidationError on %s", tt.name, err, tt.wantField)
+			}
+		})
+	}
+}
+
+func TestValidateRuleWindow(t *testing.T) {
+	at := func(s string) *Timestamp {
+		ts, err := ParseTimestamp(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return &ts
+	}
+	const zero = "0001-01-01T00:00:00Z"
+	tests := []struct {
+		name        string
+		from, until *Timestamp
+		wantField   string // "" when valid
+	}{
+		{"open", nil, nil, ""},
+		{"from only", at("2025-01-01T00:00:00Z"), nil, ""},
+		{"until only", nil, at("2025-01-01T00:00:00Z"), ""},
+		{"ordered", at("2025-01-01T00:00:00Z"), at("2025-01-02T00:00:00Z"), ""},
+		{"epoch", at("1970-01-01T00:00:00Z"), nil, ""},
+		{"reversed", at("2025-01-02T00:00:00Z"), at("2025-01-01T00:00:00Z"), "effectiveUntil"},
+		{"empty window", at("2025-01-01T00:00:00Z"), at("2025-01-01T00:00:00Z"), "effectiveUntil"},
+		{"zero from", at(zero), nil, "effectiveFrom"},
+		{"zero until", nil, at(zero), "effectiveUntil"},
+		{"zero from before until", at(zero), at("2025-01-01T00:00:00Z"), "effectiveFrom"},
+		{"before 1970", at("1969-12-31T23:59:59Z"), nil, "effectiveFrom"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := specRule()
+			r.Name, r.RuleType, r.Status, r.Priority = "n", RuleBusiness, RuleActive, PriorityHigh
+			r.EffectiveFrom, r.EffectiveUntil = tt.from, tt.until
+			for _, check := range []struct {
+				name string
+				fn   func(*Rule) error
+			}{{"ValidateRuleWindow", ValidateRuleWindow}, {"ValidateRuleFields", ValidateRuleFields}} {
+				err := check.fn(r)
+				var invalid *ValidationError
+				switch {
+				case tt.wantField == "" && err != nil:
+					t.Errorf("%s(%s) = %v, want nil", check.name, tt.name, err)
+				case tt.wantField != "" && (!errors.As(err, &invalid) || invalid.Field != tt.wantField):
+					t.Errorf("%s(%s) = %v, want a ValidationError on %s", check.name, tt.name, err, tt.wantField)
+				}
+			}
+		})
 	}
 }

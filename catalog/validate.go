@@ -61,9 +61,17 @@ func percent(field string, v float64) error {
 	return nil
 }
 
-// ValidateRuleFields checks a rule's own fields (name, type, status, priority, their bounds)
-// and its conditions, actions and order (ValidateRule).
-func ValidateRuleFields(r *Rule) error {
+// ValidateRuleFields checks a rule's own fields (name, type, status, priority, their bounds),
+// its effective window (ValidateRuleWindow) and its conditions, actions and order
+// (ValidateRule).
+func ValidateRuleFields(r *Rule) error { return validateRule(nil, r) }
+
+// ValidateRuleUpdate checks r, the rule old as patched, as ValidateRuleFields does, except that
+// a window the patch made empty or reversed while keeping old's effectiveUntil is reported on
+// effectiveFrom, the field that moved.
+func ValidateRuleUpdate(old, r *Rule) error { return validateRule(old, r) }
+
+func validateRule(old, r *Rule) error {
 	if err := checkBounds(r); err != nil {
 		return err
 	}
@@ -75,7 +83,39 @@ func ValidateRuleFields(r *Rule) error {
 		enumErr("ruleType", r.RuleType.Valid(), r.RuleType),
 		enumErr("status", r.Status.Valid(), r.Status),
 		enumErr("priority", r.Priority.Valid(), r.Priority),
+		ruleWindow(old, r),
 	)
+}
+
+// ValidateRuleWindow checks that a rule's effective window could hold now or later: each bound,
+// when set, is at or after 1970-01-01T00:00:00Z (an earlier one is almost always a client's
+// unset time, 0001-01-01T00:00:00Z in Go, sent where it meant "open"), and EffectiveUntil is
+// after EffectiveFrom (the window is [from, until), so until == from could never be in force).
+// It returns nil or a *ValidationError naming "effectiveFrom" or "effectiveUntil" (a reversed
+// or empty window names effectiveUntil).
+func ValidateRuleWindow(r *Rule) error { return ruleWindow(nil, r) }
+
+// ruleWindow is ValidateRuleWindow for r, the rule old as patched (old is nil on create).
+func ruleWindow(old, r *Rule) error {
+	for _, b := range []struct {
+		field string
+		t     *Timestamp
+	}{{"effectiveFrom", r.EffectiveFrom}, {"effectiveUntil", r.EffectiveUntil}} {
+		if b.t == nil || b.t.Unix() >= 0 {
+			continue
+		}
+		if b.t.IsZero() {
+			return Invalid(b.field, "%s is the zero time, not a date: leave the field out (or null) for an open bound", b.t)
+		}
+		return Invalid(b.field, "%s is before 1970-01-01T00:00:00Z", b.t)
+	}
+	if r.EffectiveFrom == nil || r.EffectiveUntil == nil || r.EffectiveUntil.After(r.EffectiveFrom.Time) {
+		return nil
+	}
+	if old != nil && old.EffectiveUntil != nil && old.EffectiveUntil.Equal(r.EffectiveUntil.Time) {
+		return Invalid("effectiveFrom", "%s must be before effectiveUntil %s: the window [effectiveFrom, effectiveUntil) would never be in force", r.EffectiveFrom, r.EffectiveUntil)
+	}
+	return Invalid("effectiveUntil", "%s must be after effectiveFrom %s: the window [effectiveFrom, effectiveUntil) would never be in force", r.EffectiveUntil, r.EffectiveFrom)
 }
 
 // MaxOrder is the highest component order (two digits in the key).

@@ -742,7 +742,7 @@ func readImportLine(n int, raw []byte) (*importEntry, error) {
 			return nil, err
 		}
 		r.Meta = meta
-		if err = validateRuleIDs(r); err == nil {
+		if err = validateRuleIDs(nil, r); err == nil {
 			items, err = single(ruleItem(r, updated.Time))
 			e.capabilityID, e.entity = r.CapabilityID, r
 		}

@@ -557,19 +557,24 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 	return toJob(it)
 }
 
-func validateRuleIDs(r *catalog.Rule) error {
+// validateRuleIDs checks r's IDs and fields: ValidateRuleFields on create (old is nil),
+// ValidateRuleUpdate of old as patched into r on update.
+func validateRuleIDs(old, r *catalog.Rule) error {
 	for _, f := range []struct{ name, v string }{{"capabilityId", r.CapabilityID}, {"ruleId", r.RuleID}} {
 		if err := ValidateID(f.name, f.v); err != nil {
 			return err
 		}
 	}
+	if old != nil {
+		return catalog.ValidateRuleUpdate(old, r)
+	}
 	return catalog.ValidateRuleFields(r)
 }
 
-// CreateRule adds a configuration rule, validated (operators, severity mapping) before it is
-// written.
+// CreateRule adds a configuration rule, validated (operators, severity mapping, effective
+// window) before it is written.
 func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotency) (*catalog.Rule, error) {
-	if err := validateRuleIDs(r); err != nil {
+	if err := validateRuleIDs(nil, r); err != nil {
 		return nil, err
 	}
 	it, err := s.continueHistory(ctx, r.CapabilityID, ruleVersionPrefix(r.RuleID), func(base int) (*item, error) {
@@ -610,8 +615,9 @@ func countActive(rs []*catalog.Rule) int {
 	return n
 }
 
-// UpdateRule applies change to a copy of the rule at expectedRevision, keeps the previous
-// version as a VERSION# item, and moves the rule's key when its order changed.
+// UpdateRule applies change to a copy of the rule at expectedRevision, validates the result
+// (catalog.ValidateRuleUpdate), keeps the previous version as a VERSION# item, and moves the
+// rule's key when its order changed.
 func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, expectedRevision int, change func(*catalog.Rule) error, idem Idempotency) (*catalog.Rule, error) {
 	if err := ValidateID("ruleId", ruleID); err != nil {
 		return nil, err
@@ -628,7 +634,7 @@ func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, exp
 		old := st.Rules[i]
 		n, err := revised("rule "+ruleID, old, expectedRevision, change, func(n *catalog.Rule) error {
 			n.CapabilityID, n.RuleID = capabilityID, ruleID
-			return validateRuleIDs(n)
+			return validateRuleIDs(old, n)
 		}, now)
 		if err != nil {
 			return nil, err

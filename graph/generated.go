@@ -634,13 +634,15 @@ type ComplexityRoot struct {
 	}
 
 	RuleEvaluation struct {
-		Actions    func(childComplexity int) int
-		Conditions func(childComplexity int) int
-		Error      func(childComplexity int) int
-		Matched    func(childComplexity int) int
-		Rule       func(childComplexity int) int
-		Score      func(childComplexity int) int
-		Severity   func(childComplexity int) int
+		Actions          func(childComplexity int) int
+		Conditions       func(childComplexity int) int
+		Error            func(childComplexity int) int
+		InForce          func(childComplexity int) int
+		Matched          func(childComplexity int) int
+		NotInForceReason func(childComplexity int) int
+		Rule             func(childComplexity int) int
+		Score            func(childComplexity int) int
+		Severity         func(childComplexity int) int
 	}
 
 	RuleMetadata struct {
@@ -3479,12 +3481,24 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RuleEvaluation.Error(childComplexity), true
+	case "RuleEvaluation.inForce":
+		if e.ComplexityRoot.RuleEvaluation.InForce == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.InForce(childComplexity), true
 	case "RuleEvaluation.matched":
 		if e.ComplexityRoot.RuleEvaluation.Matched == nil {
 			break
 		}
 
 		return e.ComplexityRoot.RuleEvaluation.Matched(childComplexity), true
+	case "RuleEvaluation.notInForceReason":
+		if e.ComplexityRoot.RuleEvaluation.NotInForceReason == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleEvaluation.NotInForceReason(childComplexity), true
 	case "RuleEvaluation.rule":
 		if e.ComplexityRoot.RuleEvaluation.Rule == nil {
 			break
@@ -4484,7 +4498,10 @@ type Capability {
   dependencyGraph(types: [DependencyType!]): DependencyGraph! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "The blast radius of a component: breadth-first over its dependents (who breaks when it fails) or its dependencies, each component once, at most maxDepth (1..50) hops."
   impact(componentId: ID!, direction: ImpactDirection = DEPENDENTS, maxDepth: Int = 10, types: [DependencyType!]): Impact! @reads(segments: [COMPONENTS, DEPENDENCIES])
-  "Evaluates the active rules in force now (effectiveFrom <= now < effectiveUntil), in order, against ` + "`" + `input` + "`" + ` (a JSON object); optionally only rules of one type."
+  """
+  One entry for every rule (optionally only rules of one type), in order. A rule in force now (ACTIVE and effectiveFrom <= now < effectiveUntil)
+  is evaluated against ` + "`" + `input` + "`" + ` (a JSON object); any other rule is listed with ` + "`" + `inForce: false` + "`" + ` and its ` + "`" + `notInForceReason` + "`" + `, and is not evaluated.
+  """
   evaluateRules(input: JSON!, ruleType: RuleType): [RuleEvaluation!]! @reads(segments: [RULES])
   "Each component's health against its SLA, and the capability's composite availability against businessMetrics.sla."
   slaReport: SlaReport! @reads(segments: [COMPONENTS, DEPENDENCIES])
@@ -4542,22 +4559,39 @@ type ImpactedComponent {
   outcome: ImpactOutcome!
 }
 
-"The outcome of one rule against an input."
+"""
+The outcome of one rule against an input. A rule not in force is not evaluated: ` + "`" + `matched` + "`" + ` false, ` + "`" + `score` + "`" + ` 0,
+` + "`" + `severity` + "`" + ` and ` + "`" + `error` + "`" + ` null, ` + "`" + `conditions` + "`" + ` and ` + "`" + `actions` + "`" + ` empty.
+"""
 type RuleEvaluation {
   "The rule."
   rule: Rule!
-  "Whether any weighted condition held."
+  "Whether the rule was in force now (ACTIVE and effectiveFrom <= now < effectiveUntil), and so evaluated."
+  inForce: Boolean!
+  "Why the rule was not in force, null when it was."
+  notInForceReason: RuleNotInForceReason
+  "Whether any weighted condition held; false for a rule not in force."
   matched: Boolean!
-  "The sum of the weights of the conditions that held."
+  "The sum of the weights of the conditions that held; 0 for a rule not in force."
   score: Int!
-  "The severity that set_severity (sum_weights) maps the score to, if the rule has one."
+  "The severity that set_severity (sum_weights) maps the score to, if the rule has one; null for a rule not in force."
   severity: String
-  "Each condition's result."
+  "Each condition's result; empty for a rule not in force."
   conditions: [ConditionResult!]!
-  "The rule's actions as written, set_severity with the computed severity; fire them only when matched."
+  "The rule's actions as written, set_severity with the computed severity; fire them only when matched. Empty for a rule not in force."
   actions: [JSON!]!
-  "Why the rule could not be evaluated (a malformed rule), or null."
+  "Why the rule could not be evaluated (a malformed rule), or null; null for a rule not in force."
   error: String
+}
+
+"Why a rule was not in force, and so not evaluated; when more than one holds, the first of these."
+enum RuleNotInForceReason {
+  "Its status is not ACTIVE."
+  NOT_ACTIVE
+  "Its effectiveFrom is after now."
+  NOT_YET_IN_FORCE
+  "Its effectiveUntil is now or earlier."
+  EXPIRED
 }
 
 "The result of one condition."
@@ -5451,9 +5485,9 @@ type Mutation {
   updateJob(jobId: ID!, expectedRevision: Int!, input: UpdateJobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
   "Records 1 to 100 metric samples; performance samples update their component's health and the capability's health score."
   recordMetrics(inputs: [MetricInput!]!, clientRequestToken: String): RecordMetricsPayload! @hasRole(role: DEVOPS)
-  "Creates a configuration rule; operators and the severity mapping are checked first."
+  "Creates a configuration rule; operators, the severity mapping and the effective window are checked first."
   createRule(capabilityId: ID!, input: RuleInput!, clientRequestToken: String): Rule! @hasRole(role: ADMIN)
-  "Changes a rule; the previous version is kept in its history, and a new order moves it."
+  "Changes a rule; the rule as patched is checked as createRule's input is, the previous version is kept in its history, and a new order moves it."
   updateRule(capabilityId: ID!, ruleId: ID!, expectedRevision: Int!, input: UpdateRuleInput!, clientRequestToken: String): Rule! @hasRole(role: ADMIN)
   "Removes a rule; its history stays, with its last revision and a tombstone naming who deleted it."
   deleteRule(capabilityId: ID!, ruleId: ID!, clientRequestToken: String): Boolean! @hasRole(role: ADMIN)
@@ -6163,9 +6197,9 @@ input RuleInput {
   author: String
   "Approver."
   approvedBy: String
-  "In force from."
+  "In force from (inclusive), not before 1970-01-01; leave it out for an open start (0001-01-01T00:00:00Z, an unset time, is BAD_USER_INPUT)."
   effectiveFrom: DateTime
-  "In force until (exclusive)."
+  "In force until (exclusive), not before 1970-01-01 and after effectiveFrom (an empty window is BAD_USER_INPUT); leave it out for no end."
   effectiveUntil: DateTime
   "Conditions."
   conditions: [ConditionInput!]!
@@ -6197,9 +6231,9 @@ input UpdateRuleInput {
   author: String
   "Approver."
   approvedBy: String
-  "In force from."
+  "In force from (inclusive), not before 1970-01-01; null opens the start. The rule as patched must keep effectiveUntil after effectiveFrom."
   effectiveFrom: DateTime
-  "In force until."
+  "In force until (exclusive), not before 1970-01-01 and after effectiveFrom as patched (an empty window is BAD_USER_INPUT); null removes the end."
   effectiveUntil: DateTime
   "Conditions (replace all)."
   conditions: [ConditionInput!]
@@ -7514,6 +7548,10 @@ func (ec *executionContext) childFields_RuleEvaluation(ctx context.Context, fiel
 	switch field.Name {
 	case "rule":
 		return ec.fieldContext_RuleEvaluation_rule(ctx, field)
+	case "inForce":
+		return ec.fieldContext_RuleEvaluation_inForce(ctx, field)
+	case "notInForceReason":
+		return ec.fieldContext_RuleEvaluation_notInForceReason(ctx, field)
 	case "matched":
 		return ec.fieldContext_RuleEvaluation_matched(ctx, field)
 	case "score":
@@ -20187,6 +20225,52 @@ func (ec *executionContext) fieldContext_RuleEvaluation_rule(_ context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _RuleEvaluation_inForce(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_inForce(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InForce, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_inForce(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleEvaluation", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RuleEvaluation_notInForceReason(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleEvaluation_notInForceReason(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NotInForceReason, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.RuleNotInForceReason) graphql.Marshaler {
+			return ec.marshalORuleNotInForceReason2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleNotInForceReason(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleEvaluation_notInForceReason(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleEvaluation", field, false, false, "RuleNotInForceReason")
+}
+
 func (ec *executionContext) _RuleEvaluation_matched(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleEvaluation) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -31066,6 +31150,16 @@ func (ec *executionContext) _RuleEvaluation(ctx context.Context, sel ast.Selecti
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "inForce":
+			out.Values[i] = ec._RuleEvaluation_inForce(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "notInForceReason":
+			out.Values[i] = ec._RuleEvaluation_notInForceReason(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		case "matched":
 			out.Values[i] = ec._RuleEvaluation_matched(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
@@ -34560,6 +34654,22 @@ func (ec *executionContext) marshalORuleMetrics2ᚖgithubᚗcomᚋcapcatᚋcatal
 		return graphql.Null
 	}
 	return ec._RuleMetrics(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalORuleNotInForceReason2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleNotInForceReason(ctx context.Context, v any) (*catalog.RuleNotInForceReason, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(catalog.RuleNotInForceReason)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalORuleNotInForceReason2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleNotInForceReason(ctx context.Context, sel ast.SelectionSet, v *catalog.RuleNotInForceReason) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) unmarshalORuleStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleStatus(ctx context.Context, v any) (catalog.RuleStatus, error) {

@@ -1,5 +1,6 @@
 // The rules card: each configuration rule with its weighted conditions and actions, and a form
-// that evaluates the active rules against a JSON input (one `evaluateRules` operation).
+// that evaluates the rules in force against a JSON input (one `evaluateRules` operation); the
+// others are listed with why they are not in force.
 import { h, replace, card, field, uid } from '../dom.js';
 import { gql } from '../api.js';
 import { badge, label, mono, json, day } from '../format.js';
@@ -14,6 +15,7 @@ export const EVALUATE = `query EvaluateRules($id: ID!, $input: JSON!, $ruleType:
   capability(id: $id) {
     evaluateRules(input: $input, ruleType: $ruleType) {
       rule { ruleId name ruleType }
+      inForce notInForceReason
       matched score severity
       conditions { field operator expected actual held weight error }
       actions
@@ -94,7 +96,16 @@ function ruleCard(r) {
         h('ul', { class: 'actions' }, (r.actions || []).map(actionItem)))));
 }
 
+const NOT_IN_FORCE = { NOT_ACTIVE: 'status not active', NOT_YET_IN_FORCE: 'not yet in force', EXPIRED: 'expired' };
+
 function evaluationItem(ev) {
+  if (!ev.inForce) {
+    const reason = NOT_IN_FORCE[ev.notInForceReason] || label(ev.notInForceReason);
+    return h('li', { class: ['evaluation', 'not-in-force'], dataset: { rule: ev.rule.ruleId, reason: ev.notInForceReason || '' } },
+      h('div', { class: 'evaluation-head' },
+        h('strong', {}, ev.rule.name),
+        badge('CANCELLED', { text: `Not evaluated: ${reason}` })));
+  }
   const sev = ev.severity;
   return h('li', { class: ['evaluation', ev.matched ? 'matched' : 'unmatched'], dataset: { rule: ev.rule.ruleId, severity: sev || '', score: String(ev.score) } },
     h('div', { class: 'evaluation-head' },
@@ -122,7 +133,7 @@ export function rulesSection({ cap, signal }) {
   });
   input.value = JSON.stringify(exampleInput(rules), null, 2);
   input.rows = Math.min(14, Math.max(5, input.value.split('\n').length + 1));
-  const typeSel = h('select', { name: 'ruleType' }, h('option', { value: '' }, 'Every active rule'), RULE_TYPES.map((t) => h('option', { value: t }, label(t))));
+  const typeSel = h('select', { name: 'ruleType' }, h('option', { value: '' }, 'Every rule type'), RULE_TYPES.map((t) => h('option', { value: t }, label(t))));
   const inputError = h('p', { class: 'field-error', id: `${inputId}-error`, hidden: true });
   const out = h('div', { class: 'evaluation-result', 'aria-live': 'polite', dataset: { testid: 'eval-result' } });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Evaluate');
@@ -149,7 +160,7 @@ export function rulesSection({ cap, signal }) {
       const evs = data.capability?.evaluateRules || [];
       replace(out, evs.length
         ? h('ol', { class: 'evaluations' }, evs.map(evaluationItem))
-        : h('p', { class: 'muted' }, 'No active rule in force matches this filter.'));
+        : h('p', { class: 'muted' }, 'No rule of this type.'));
     } catch (err) {
       if (err?.name === 'AbortError') return;
       replace(out, inlineError(err));
@@ -174,7 +185,7 @@ export function rulesSection({ cap, signal }) {
     h('div', { class: 'form-row' }, field('Rule type', typeSel), submit),
     out);
 
-  return card({ id: 'rules', title: 'Rules', description: 'Configuration rules in execution order. Only active rules in force are evaluated; a rule’s score is the sum of the weights of the conditions that hold.' },
+  return card({ id: 'rules', title: 'Rules', description: 'Configuration rules in execution order. Only active rules in force are evaluated, the others are listed with the reason; a rule’s score is the sum of the weights of the conditions that hold.' },
     h('div', { class: 'rules-layout' },
       h('div', { class: 'rules-list' }, rules.length ? rules.map(ruleCard) : h('p', { class: 'empty' }, 'No rules.')),
       form));
