@@ -108,45 +108,32 @@ func checkPartitionItems(id string, items []*item) error {
 
 // recount is what a partition holds, as its aggregates count it.
 type recount struct {
-	components []*catalog.Component
-	jobs       []*catalog.Job
-	rules      []*catalog.Rule
-	deps       int
+	Partition
+	jobs []*catalog.Job
 }
 
 // recountItems decodes the entities of a partition's items that its aggregates count.
 func recountItems(items []*item) (*recount, error) {
 	r := &recount{}
 	for _, it := range items {
-		switch it.EntityType {
-		case entityComponent:
-			c, err := toComponent(it)
-			if err != nil {
+		if it.EntityType != entityJob {
+			if err := r.add(it); err != nil {
 				return nil, err
 			}
-			r.components = append(r.components, c)
-		case entityDependency:
-			r.deps++
-		case entityJob:
-			j, err := toJob(it)
-			if err != nil {
-				return nil, err
-			}
-			r.jobs = append(r.jobs, j)
-		case entityRule:
-			x, err := toRule(it)
-			if err != nil {
-				return nil, err
-			}
-			r.rules = append(r.rules, x)
+			continue
 		}
+		j, err := toJob(it)
+		if err != nil {
+			return nil, err
+		}
+		r.jobs = append(r.jobs, j)
 	}
 	return r, nil
 }
 
 // aggregate sets a's derived aggregates from the recount.
 func (r *recount) aggregate(a *catalog.Aggregates) {
-	catalog.Aggregate(a, r.components, r.deps, r.jobs, r.rules)
+	catalog.Aggregate(a, r.Components, len(r.Dependencies), r.jobs, r.Rules)
 }
 
 // keyRow is an item's table and index keys, as a check compares them.

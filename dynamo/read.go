@@ -150,28 +150,36 @@ func (s *Store) ReadRange(ctx context.Context, capabilityID string, rng Segment,
 	}
 	p := &Partition{}
 	for _, it := range items {
-		switch it.EntityType {
-		case entityComponent:
-			c, err := toComponent(it)
-			if err != nil {
-				return nil, err
-			}
-			p.Components = append(p.Components, c)
-		case entityDependency:
-			d, err := toDependency(it)
-			if err != nil {
-				return nil, err
-			}
-			p.Dependencies = append(p.Dependencies, d)
-		case entityRule:
-			r, err := toRule(it)
-			if err != nil {
-				return nil, err
-			}
-			p.Rules = append(p.Rules, r)
+		if err := p.add(it); err != nil {
+			return nil, err
 		}
 	}
 	return p, nil
+}
+
+// add decodes it into p when it is a component, dependency or rule, and skips any other item.
+func (p *Partition) add(it *item) error {
+	switch it.EntityType {
+	case entityComponent:
+		c, err := toComponent(it)
+		if err != nil {
+			return err
+		}
+		p.Components = append(p.Components, c)
+	case entityDependency:
+		d, err := toDependency(it)
+		if err != nil {
+			return err
+		}
+		p.Dependencies = append(p.Dependencies, d)
+	case entityRule:
+		r, err := toRule(it)
+		if err != nil {
+			return err
+		}
+		p.Rules = append(p.Rules, r)
+	}
+	return nil
 }
 
 // ReadPartition reads the wanted segments of a capability's partition, one Query per planned

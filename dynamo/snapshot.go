@@ -210,39 +210,22 @@ func WrittenKeys(op string, body []byte) (keys []ItemKey, ok bool) {
 // BatchGetItem calls; a key without an item is not in the map.
 func (s *Store) DumpItems(ctx context.Context, keys []ItemKey) (map[ItemKey][]byte, error) {
 	out := make(map[ItemKey][]byte, len(keys))
-	for start := 0; start < len(keys); start += maxBatchGet {
-		var req []map[string]types.AttributeValue
-		seen := map[ItemKey]bool{}
-		for _, k := range keys[start:min(start+maxBatchGet, len(keys))] {
-			if !seen[k] {
-				seen[k] = true
-				req = append(req, keyOf(k.PK, k.SK))
-			}
-		}
-		for attempt := 0; len(req) > 0; attempt++ {
-			if attempt > 0 {
-				if attempt >= maxLeftover {
-					return nil, fmt.Errorf("dump items: %d keys still unprocessed after %d attempts: %w", len(req), attempt, ErrUnavailable)
-				}
-				if err := sleep(ctx, backoff(attempt)); err != nil {
-					return nil, err
-				}
-			}
-			res, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-				RequestItems: map[string]types.KeysAndAttributes{s.table: {Keys: req, ConsistentRead: aws.Bool(true)}},
-			})
+	pairs := make([][2]string, len(keys))
+	for i, k := range keys {
+		pairs[i] = [2]string{k.PK, k.SK}
+	}
+	err := s.batchGetEach(ctx, pairs, true, func(res *dynamodb.BatchGetItemOutput) error {
+		for _, m := range res.Responses[s.table] {
+			b, err := appendDynamoJSONMap(nil, m)
 			if err != nil {
-				return nil, fmt.Errorf("dump items: %w", classify("batch get", err))
+				return fmt.Errorf("item %s/%s: %w", str(m[attrPK]), str(m[attrSK]), err)
 			}
-			for _, m := range res.Responses[s.table] {
-				b, err := appendDynamoJSONMap(nil, m)
-				if err != nil {
-					return nil, fmt.Errorf("dump items: item %s/%s: %w", str(m[attrPK]), str(m[attrSK]), err)
-				}
-				out[ItemKey{str(m[attrPK]), str(m[attrSK])}] = b
-			}
-			req = res.UnprocessedKeys[s.table].Keys
+			out[ItemKey{str(m[attrPK]), str(m[attrSK])}] = b
 		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("dump items: %w", err)
 	}
 	return out, nil
 }

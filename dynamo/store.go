@@ -134,10 +134,30 @@ func (s *Store) readItem(ctx context.Context, pk, sk string, consistent bool) (*
 	return readItem(out.Item)
 }
 
-// batchGet reads the items of keys (PK, SK pairs), at most maxBatchGet a call, retrying
-// UnprocessedKeys with backoff. The result has one entry per key, in key order, nil for a miss.
+// batchGet reads the items of keys (PK, SK pairs). The result has one entry per key, in key
+// order, nil for a miss.
 func (s *Store) batchGet(ctx context.Context, keys [][2]string) ([]*item, error) {
 	found := make(map[[2]string]*item, len(keys))
+	err := s.batchGetEach(withWireItems(ctx), keys, false, func(out *dynamodb.BatchGetItemOutput) error {
+		got, err := responseItems(out.ResultMetadata, out.Responses[s.table])
+		for _, it := range got {
+			found[[2]string{it.PK, it.SK}] = it
+		}
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	items := make([]*item, len(keys))
+	for i, k := range keys {
+		items[i] = found[k]
+	}
+	return items, nil
+}
+
+// batchGetEach reads the distinct keys with BatchGetItem, at most maxBatchGet a call, retrying
+// UnprocessedKeys with backoff, and hands each call's output to got.
+func (s *Store) batchGetEach(ctx context.Context, keys [][2]string, consistent bool, got func(*dynamodb.BatchGetItemOutput) error) error {
 	// Deduplicate before chunking, so that a key repeated past the 100th costs no extra call:
 	// one BatchGetItem per 100 distinct keys.
 	seen := make(map[[2]string]bool, len(keys))
@@ -157,34 +177,30 @@ func (s *Store) batchGet(ctx context.Context, keys [][2]string) ([]*item, error)
 		for attempt := 0; len(req) > 0; attempt++ {
 			if attempt > 0 {
 				if attempt >= maxLeftover {
-					return nil, fmt.Errorf("batch get: %d keys still unprocessed after %d attempts: %w", len(req), attempt, ErrUnavailable)
+					return fmt.Errorf("batch get: %d keys still unprocessed after %d attempts: %w", len(req), attempt, ErrUnavailable)
 				}
 				if err := sleep(ctx, backoff(attempt)); err != nil {
-					return nil, err
+					return err
 				}
 			}
-			out, err := s.db.BatchGetItem(withWireItems(ctx), &dynamodb.BatchGetItemInput{
-				RequestItems:           map[string]types.KeysAndAttributes{s.table: {Keys: req}},
+			ka := types.KeysAndAttributes{Keys: req}
+			if consistent {
+				ka.ConsistentRead = aws.Bool(true)
+			}
+			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+				RequestItems:           map[string]types.KeysAndAttributes{s.table: ka},
 				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
 			})
 			if err != nil {
-				return nil, classify("batch get", err)
+				return classify("batch get", err)
 			}
-			got, err := responseItems(out.ResultMetadata, out.Responses[s.table])
-			if err != nil {
-				return nil, err
-			}
-			for _, it := range got {
-				found[[2]string{it.PK, it.SK}] = it
+			if err := got(out); err != nil {
+				return err
 			}
 			req = out.UnprocessedKeys[s.table].Keys
 		}
 	}
-	items := make([]*item, len(keys))
-	for i, k := range keys {
-		items[i] = found[k]
-	}
-	return items, nil
+	return nil
 }
 
 // backoff is the wait before retry attempt n of leftovers: 10 ms doubling, capped at 1 s, with

@@ -114,25 +114,7 @@ func (s *Store) loadState(ctx context.Context, capabilityID string, want Segment
 	for _, items := range results {
 		for _, it := range items {
 			st.items[it.SK] = it
-			var err error
-			switch it.EntityType {
-			case entityComponent:
-				var c *catalog.Component
-				if c, err = toComponent(it); err == nil {
-					st.Components = append(st.Components, c)
-				}
-			case entityDependency:
-				var d *catalog.Dependency
-				if d, err = toDependency(it); err == nil {
-					st.Dependencies = append(st.Dependencies, d)
-				}
-			case entityRule:
-				var r *catalog.Rule
-				if r, err = toRule(it); err == nil {
-					st.Rules = append(st.Rules, r)
-				}
-			}
-			if err != nil {
+			if err := st.add(it); err != nil {
 				return nil, err
 			}
 		}
