@@ -1,7 +1,5 @@
 package catalog
 
-import "strconv"
-
 // Actor is who made a change: an API key's name and role, "anonymous" with the anonymous role,
 // or "system" (role "system") for the server's own work (the scheduled archive, a resumed
 // delete). Versions written before actors were recorded name "unknown".
@@ -37,7 +35,7 @@ type CapabilityVersion struct {
 
 // ID returns "{capabilityId}@{revision}": no live entity's id has an '@'.
 func (v *CapabilityVersion) ID() string {
-	return v.CapabilityID + "@" + strconv.Itoa(v.Revision)
+	return NodeID{Kind: KindCapabilityVersion, CapabilityID: v.CapabilityID, Revision: v.Revision}.String()
 }
 
 // At returns when this version was written (for a tombstone: when the capability was deleted).
@@ -49,10 +47,10 @@ type RuleVersion struct {
 	Change
 }
 
-// ID returns "{capabilityId}/{ruleId}@{revision}": a rule ID is unique within its capability
-// only, and neither '/' nor '@' can be part of an ID.
+// ID returns "{capabilityId}/rules/{ruleId}@{revision}": a rule ID is unique within its
+// capability only, and neither '/' nor '@' can be part of an ID.
 func (v *RuleVersion) ID() string {
-	return v.CapabilityID + "/" + v.RuleID + "@" + strconv.Itoa(v.Revision)
+	return NodeID{Kind: KindRuleVersion, CapabilityID: v.CapabilityID, LocalID: v.RuleID, Revision: v.Revision}.String()
 }
 
 // At returns when this version was written.

@@ -24,20 +24,42 @@ func ValidateID(field, id string) error {
 	return nil
 }
 
-// ID returns the capability's ID: the GraphQL id field.
-func (c *Capability) ID() string { return c.CapabilityID }
+// ID returns the capability's global ID, its capabilityId: the GraphQL id field.
+func (c *Capability) ID() string {
+	return NodeID{Kind: KindCapability, CapabilityID: c.CapabilityID}.String()
+}
 
-// ID returns the component's ID: the GraphQL id field.
-func (c *Component) ID() string { return c.ComponentID }
+// ID returns the component's global ID, "{capabilityId}/components/{componentId}".
+func (c *Component) ID() string {
+	return NodeID{Kind: KindComponent, CapabilityID: c.CapabilityID, LocalID: c.ComponentID}.String()
+}
 
-// ID returns the edge's ID, "source->target": the GraphQL id field.
-func (d *Dependency) ID() string { return d.SourceComponentID + "->" + d.TargetComponentID }
+// LocalID returns the component's ID within the catalogue's keys: its componentId.
+func (c *Component) LocalID() string { return c.ComponentID }
 
-// ID returns the job's ID: the GraphQL id field.
-func (j *Job) ID() string { return j.JobID }
+// ID returns the edge's global ID, "{capabilityId}/dependencies/{source}->{target}".
+func (d *Dependency) ID() string {
+	return NodeID{Kind: KindDependency, CapabilityID: d.CapabilityID, LocalID: d.SourceComponentID, TargetID: d.TargetComponentID}.String()
+}
 
-// ID returns the rule's ID: the GraphQL id field.
-func (r *Rule) ID() string { return r.RuleID }
+// ID returns the job's global ID, "{capabilityId}/jobs/{jobId}".
+func (j *Job) ID() string {
+	return NodeID{Kind: KindJob, CapabilityID: j.CapabilityID, LocalID: j.JobID}.String()
+}
+
+// ID returns the rule's global ID, "{capabilityId}/rules/{ruleId}": a ruleId is unique within
+// its capability only.
+func (r *Rule) ID() string {
+	return NodeID{Kind: KindRule, CapabilityID: r.CapabilityID, LocalID: r.RuleID}.String()
+}
+
+// LocalID returns the rule's ID within its capability: its ruleId.
+func (r *Rule) LocalID() string { return r.RuleID }
+
+// Node is an object with a global ID: every GraphQL type that implements Node.
+type Node interface {
+	ID() string
+}
 
 // GetMeta returns the envelope facts of an entity (every entity embeds Meta).
 func (m *Meta) GetMeta() Meta { return *m }

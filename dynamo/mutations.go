@@ -269,8 +269,8 @@ func validateComponentIDs(c *catalog.Component) error {
 }
 
 // indexOf returns the index of the entity with the given ID (componentId, ruleId) in xs, or -1.
-func indexOf[T interface{ ID() string }](xs []T, id string) int {
-	return slices.IndexFunc(xs, func(x T) bool { return x.ID() == id })
+func indexOf[T interface{ LocalID() string }](xs []T, id string) int {
+	return slices.IndexFunc(xs, func(x T) bool { return x.LocalID() == id })
 }
 
 // UpdateComponent applies change to a copy of the component at expectedRevision. A new order
