@@ -576,6 +576,8 @@ type ComplexityRoot struct {
 		ComponentMetrics     func(childComplexity int, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) int
 		ComponentsByType     func(childComplexity int, typeArg string, first *int, after *string) int
 		Job                  func(childComplexity int, id string) int
+		Node                 func(childComplexity int, id string) int
+		Nodes                func(childComplexity int, ids []string) int
 	}
 
 	RecordMetricsPayload struct {
@@ -827,6 +829,8 @@ type MutationResolver interface {
 	ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*archive.Report, error)
 }
 type QueryResolver interface {
+	Node(ctx context.Context, id string) (catalog.Node, error)
+	Nodes(ctx context.Context, ids []string) ([]catalog.Node, error)
 	Capability(ctx context.Context, id string) (*catalog.Capability, error)
 	Capabilities(ctx context.Context, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error)
 	CapabilitiesByDomain(ctx context.Context, domain string, first *int, after *string) (*model.Connection[*catalog.Capability], error)
@@ -3229,6 +3233,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Job(childComplexity, args["id"].(string)), true
+	case "Query.node":
+		if e.ComplexityRoot.Query.Node == nil {
+			break
+		}
+
+		args, err := ec.field_Query_node_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Node(childComplexity, args["id"].(string)), true
+	case "Query.nodes":
+		if e.ComplexityRoot.Query.Nodes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_nodes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
 
 	case "RecordMetricsPayload.components":
 		if e.ComplexityRoot.RecordMetricsPayload.Components == nil {
@@ -4185,7 +4211,26 @@ enum Segment {
   RULES
 }
 
+"""
+An object with a global ID (Relay's object identification): ` + "`" + `id` + "`" + ` names one object of its type
+across the whole catalogue and stays the same for the object's life, so a client cache may key
+objects by ` + "`" + `__typename` + "`" + ` and ` + "`" + `id` + "`" + `. ` + "`" + `node(id:)` + "`" + ` fetches any of them again from its ` + "`" + `id` + "`" + ` alone. The
+forms are in docs/api.md, "Object identity and node(id:)".
+"""
+interface Node {
+  "The object's global ID: one object of its type across the catalogue, stable for its life."
+  id: ID!
+}
+
 type Query {
+  """
+  The object with this global ID, in at most one DynamoDB request; null when the ID is well formed
+  but names nothing (unknown, deleted, of a capability being deleted), or a version the caller may
+  not read. A malformed ID is BAD_USER_INPUT naming ` + "`" + `id` + "`" + `.
+  """
+  node(id: ID!): Node
+  "The objects with these global IDs (at most 100), in the order of ` + "`" + `ids` + "`" + `, each as ` + "`" + `node(id:)` + "`" + ` answers it; the IDs of one capability share its reads."
+  nodes(ids: [ID!]!): [Node]!
   "The capability with this ID, or null when there is none."
   capability(id: ID!): Capability
   "Every capability (the CAPABILITIES index), ordered by business domain, priority and name; ` + "`" + `domain` + "`" + ` narrows to one domain."
@@ -4196,7 +4241,7 @@ type Query {
   capabilitiesByHealth(status: HealthStatus!, first: Int = 50, after: String): CapabilityConnection!
   "The components of one type (` + "`" + `mcp-server` + "`" + `, ` + "`" + `database` + "`" + `...) across all capabilities (the COMPONENT# index), ordered by capability and component ID."
   componentsByType(type: String!, first: Int = 50, after: String): ComponentConnection!
-  "The job with this ID (the JOB# index), or null when there is none."
+  "The job with this jobId or global ID (the JOB# index), or null when there is none."
   job(id: ID!): Job
   "A capability's versions, newest first, live or deleted: for a deleted capability the tombstone comes first (who deleted it and when), then its last revision and every one before. Admin only."
   capabilityHistory(id: ID!, first: Int = 20, after: String): CapabilityVersionConnection! @hasRole(role: ADMIN)
@@ -4439,8 +4484,8 @@ enum RuleStatus {
 }
 
 "A business capability: a business functionality delivered by software components."
-type Capability {
-  "The capability's ID (same as capabilityId)."
+type Capability implements Node {
+  "Global ID: ` + "`" + `{capabilityId}` + "`" + `, e.g. ` + "`" + `CAP-ALERT-MGT-001` + "`" + ` (the same as capabilityId)."
   id: ID!
   "The capability's ID, e.g. CAP-ALERT-MGT-001."
   capabilityId: ID!
@@ -4480,7 +4525,7 @@ type Capability {
   updatedAt: DateTime!
   "The capability's components in order, optionally narrowed by type, layer and status."
   components(type: String, layer: String, status: ComponentStatus): [Component!]! @reads(segments: [COMPONENTS])
-  "One component of this capability, or null."
+  "One component of this capability by componentId (or by its global ID), or null."
   component(id: ID!): Component @reads(segments: [COMPONENTS])
   "The dependency edges between the capability's components, optionally of one criticality."
   dependencies(criticality: Criticality): [Dependency!]! @reads(segments: [DEPENDENCIES])
@@ -4743,8 +4788,8 @@ type Lifecycle {
 }
 
 "A software component that delivers part of a capability."
-type Component {
-  "The component's ID (same as componentId)."
+type Component implements Node {
+  "Global ID: ` + "`" + `{capabilityId}/components/{componentId}` + "`" + `."
   id: ID!
   "The component's ID, unique across the catalogue."
   componentId: ID!
@@ -4907,8 +4952,8 @@ type Repository {
 }
 
 "A directed dependency: the source component depends on the target component."
-type Dependency {
-  "The edge's ID: source->target."
+type Dependency implements Node {
+  "Global ID: ` + "`" + `{capabilityId}/dependencies/{sourceComponentId}->{targetComponentId}` + "`" + `."
   id: ID!
   "The capability both ends belong to."
   capabilityId: ID!
@@ -5015,8 +5060,8 @@ type AlertThreshold {
 }
 
 "An implementation job: deployment, rollback, configuration, scaling, maintenance or emergency."
-type Job {
-  "The job's ID (same as jobId)."
+type Job implements Node {
+  "Global ID: ` + "`" + `{capabilityId}/jobs/{jobId}` + "`" + `."
   id: ID!
   "The job's ID, e.g. JOB-DEPLOY-456."
   jobId: ID!
@@ -5357,10 +5402,10 @@ type Trends {
 }
 
 "A configuration rule: weighted conditions and the actions they trigger, executed in ` + "`" + `order` + "`" + `."
-type Rule {
-  "The rule's ID (same as ruleId)."
+type Rule implements Node {
+  "Global ID: ` + "`" + `{capabilityId}/rules/{ruleId}` + "`" + ` (a ruleId is unique within its capability only)."
   id: ID!
-  "The rule's ID."
+  "The rule's ID within its capability."
   ruleId: ID!
   "The capability it belongs to."
   capabilityId: ID!
@@ -6289,8 +6334,8 @@ type Actor {
 One revision of a capability as it was written: its own fields then, who wrote it and in which
 request. Never the live capability: its ` + "`" + `id` + "`" + ` is the version's.
 """
-type CapabilityVersion {
-  "` + "`" + `{capabilityId}@{revision}` + "`" + `, e.g. ` + "`" + `CAP-ALERT-MGT-001@3` + "`" + `: one per version across the catalogue (no live entity's id has an ` + "`" + `@` + "`" + `)."
+type CapabilityVersion implements Node {
+  "Global ID: ` + "`" + `{capabilityId}@{revision}` + "`" + `, e.g. ` + "`" + `CAP-ALERT-MGT-001@3` + "`" + `: one per version across the catalogue (no live entity's id has an ` + "`" + `@` + "`" + `)."
   id: ID!
   "The revision this version was (the tombstone's is one after the last)."
   revision: Int!
@@ -6358,8 +6403,8 @@ type CapabilityVersionEdge {
 One revision of a rule as it was written: its fields then, who wrote it and in which request.
 Never the live rule: its ` + "`" + `id` + "`" + ` is the version's.
 """
-type RuleVersion {
-  "` + "`" + `{capabilityId}/{ruleId}@{revision}` + "`" + `: one per version across the catalogue."
+type RuleVersion implements Node {
+  "Global ID: ` + "`" + `{capabilityId}/rules/{ruleId}@{revision}` + "`" + `: one per version across the catalogue (no live entity's id has an ` + "`" + `@` + "`" + `)."
   id: ID!
   "The revision this version was (a tombstone's is one after the rule's last)."
   revision: Int!
@@ -9035,6 +9080,34 @@ func (ec *executionContext) field_Query_job_args(ctx context.Context, rawArgs ma
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_node_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "id",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "ids",
+		func(ctx context.Context, v any) ([]string, error) {
+			return ec.unmarshalNID2ᚕstringᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ids"] = arg0
 	return args, nil
 }
 
@@ -18803,6 +18876,94 @@ func (ec *executionContext) fieldContext_PreDeployment_securityScan(_ context.Co
 	return graphql.NewScalarFieldContext("PreDeployment", field, false, false, "String")
 }
 
+func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Node(ctx, fc.Args["id"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Node) graphql.Marshaler {
+			return ec.marshalONode2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNode(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_node(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_node_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_nodes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Nodes(ctx, fc.Args["ids"].([]string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []catalog.Node) graphql.Marshaler {
+			return ec.marshalNNode2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNode(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_nodes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return nil, errors.New("FieldContext.Child cannot be called on type INTERFACE")
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_nodes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_capability(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -27276,6 +27437,54 @@ func UnmarshalValidationInput(ctx context.Context, raw any) (catalog.Validation,
 
 // region    ************************** interface.gotpl ***************************
 
+func (ec *executionContext) _Node(ctx context.Context, sel ast.SelectionSet, obj catalog.Node) graphql.Marshaler {
+	switch obj := (obj).(type) {
+	case nil:
+		return graphql.Null
+	case *catalog.RuleVersion:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._RuleVersion(ctx, sel, obj)
+	case *catalog.Rule:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Rule(ctx, sel, obj)
+	case *catalog.Job:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Job(ctx, sel, obj)
+	case *catalog.Dependency:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Dependency(ctx, sel, obj)
+	case *catalog.Component:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Component(ctx, sel, obj)
+	case *catalog.CapabilityVersion:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._CapabilityVersion(ctx, sel, obj)
+	case *catalog.Capability:
+		if obj == nil {
+			return graphql.Null
+		}
+		return ec._Capability(ctx, sel, obj)
+	default:
+		if typedObj, ok := obj.(graphql.Marshaler); ok {
+			return typedObj
+		} else {
+			panic(fmt.Errorf("unexpected type %T; non-generated variants of Node must implement graphql.Marshaler", obj))
+		}
+	}
+}
+
 // endregion ************************** interface.gotpl ***************************
 
 // region    **************************** object.gotpl ****************************
@@ -27975,7 +28184,7 @@ func (ec *executionContext) _Canary(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
-var capabilityImplementors = []string{"Capability"}
+var capabilityImplementors = []string{"Capability", "Node"}
 
 func (ec *executionContext) _Capability(ctx context.Context, sel ast.SelectionSet, obj *catalog.Capability) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityImplementors)
@@ -28251,7 +28460,7 @@ func (ec *executionContext) _CapabilityEdge(ctx context.Context, sel ast.Selecti
 	return out
 }
 
-var capabilityVersionImplementors = []string{"CapabilityVersion"}
+var capabilityVersionImplementors = []string{"CapabilityVersion", "Node"}
 
 func (ec *executionContext) _CapabilityVersion(ctx context.Context, sel ast.SelectionSet, obj *catalog.CapabilityVersion) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityVersionImplementors)
@@ -28513,7 +28722,7 @@ func (ec *executionContext) _Compliance(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
-var componentImplementors = []string{"Component"}
+var componentImplementors = []string{"Component", "Node"}
 
 func (ec *executionContext) _Component(ctx context.Context, sel ast.SelectionSet, obj *catalog.Component) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, componentImplementors)
@@ -29084,7 +29293,7 @@ func (ec *executionContext) _Contract(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var dependencyImplementors = []string{"Dependency"}
+var dependencyImplementors = []string{"Dependency", "Node"}
 
 func (ec *executionContext) _Dependency(ctx context.Context, sel ast.SelectionSet, obj *catalog.Dependency) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, dependencyImplementors)
@@ -29598,7 +29807,7 @@ func (ec *executionContext) _ImpactedComponent(ctx context.Context, sel ast.Sele
 	return out
 }
 
-var jobImplementors = []string{"Job"}
+var jobImplementors = []string{"Job", "Node"}
 
 func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj *catalog.Job) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, jobImplementors)
@@ -30701,6 +30910,18 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 		switch field.Name {
 		case "__typename":
 			out.Values[i] = graphql.MarshalString("Query")
+		case "node":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_node(ctx, field)
+				})
+		case "nodes":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_nodes(ctx, field)
+				})
 		case "capability":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, false,
@@ -30990,7 +31211,7 @@ func (ec *executionContext) _Rollback(ctx context.Context, sel ast.SelectionSet,
 	return out
 }
 
-var ruleImplementors = []string{"Rule"}
+var ruleImplementors = []string{"Rule", "Node"}
 
 func (ec *executionContext) _Rule(ctx context.Context, sel ast.SelectionSet, obj *catalog.Rule) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ruleImplementors)
@@ -31303,7 +31524,7 @@ func (ec *executionContext) _RuleMetrics(ctx context.Context, sel ast.SelectionS
 	return out
 }
 
-var ruleVersionImplementors = []string{"RuleVersion"}
+var ruleVersionImplementors = []string{"RuleVersion", "Node"}
 
 func (ec *executionContext) _RuleVersion(ctx context.Context, sel ast.SelectionSet, obj *catalog.RuleVersion) graphql.Marshaler {
 	fields := graphql.CollectFields(ec.OperationContext, sel, ruleVersionImplementors)
@@ -32952,6 +33173,35 @@ func (ec *executionContext) marshalNID2string(ctx context.Context, sel ast.Selec
 	return res
 }
 
+func (ec *executionContext) unmarshalNID2ᚕstringᚄ(ctx context.Context, v any) ([]string, error) {
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]string, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNID2string(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalNID2ᚕstringᚄ(ctx context.Context, sel ast.SelectionSet, v []string) graphql.Marshaler {
+	ret := make(graphql.Array, len(v))
+	for i := range v {
+		ret[i] = ec.marshalNID2string(ctx, sel, v[i])
+	}
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) marshalNImpact2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐImpactResult(ctx context.Context, sel ast.SelectionSet, v *catalog.ImpactResult) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "Impact!")
@@ -33251,6 +33501,16 @@ func (ec *executionContext) unmarshalNMetricType2githubᚗcomᚋcapcatᚋcatalog
 
 func (ec *executionContext) marshalNMetricType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricType(ctx context.Context, sel ast.SelectionSet, v catalog.MetricType) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNode(ctx context.Context, sel ast.SelectionSet, v []catalog.Node) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalONode2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNode(ctx, sel, v[i])
+	})
+
+	return ret
 }
 
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
@@ -34473,6 +34733,13 @@ func (ec *executionContext) unmarshalOMonitoringInput2ᚖgithubᚗcomᚋcapcat�
 	}
 	res, err := ec.unmarshalInputMonitoringInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalONode2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNode(ctx context.Context, sel ast.SelectionSet, v catalog.Node) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Node(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalOOwnership2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐOwnership(ctx context.Context, sel ast.SelectionSet, v *catalog.Ownership) graphql.Marshaler {

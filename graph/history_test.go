@@ -186,7 +186,7 @@ func TestRuleHistoryAcrossDeleteAndRecreate(t *testing.T) {
 	}
 	for i, w := range want {
 		if n[i].Revision != w.rev || n[i].Name != w.name || n[i].Actor.Name != w.actor || n[i].Deleted != w.deleted ||
-			n[i].ID != "CAP-HR-001/rule-1@"+strconv.Itoa(w.rev) {
+			n[i].ID != "CAP-HR-001/rules/rule-1@"+strconv.Itoa(w.rev) {
 			t.Errorf("rule version %d = %+v, want %+v", i, n[i], w)
 		}
 	}

@@ -34,10 +34,11 @@ func (r *capabilityResolver) Components(ctx context.Context, obj *catalog.Capabi
 }
 
 func (r *capabilityResolver) Component(ctx context.Context, obj *catalog.Capability, id string) (*catalog.Component, error) {
-	if err := dynamo.ValidateID("id", id); err != nil {
+	componentID, _, ok, err := localID("id", id, catalog.KindComponent, obj.CapabilityID)
+	if err != nil || !ok {
 		return nil, err
 	}
-	return componentByID(ctx, obj.CapabilityID, id)
+	return componentByID(ctx, obj.CapabilityID, componentID)
 }
 
 func (r *capabilityResolver) Dependencies(ctx context.Context, obj *catalog.Capability, criticality *catalog.Criticality) ([]*catalog.Dependency, error) {
@@ -367,6 +368,19 @@ func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Ti
 	return &rep, nil
 }
 
+func (r *queryResolver) Node(ctx context.Context, id string) (catalog.Node, error) {
+	n, err := catalog.ParseNodeID("id", id)
+	if err != nil {
+		return nil, err
+	}
+	r.prefetchNodes(ctx, []catalog.NodeID{n})
+	return r.node(ctx, n)
+}
+
+func (r *queryResolver) Nodes(ctx context.Context, ids []string) ([]catalog.Node, error) {
+	return r.nodes(ctx, ids)
+}
+
 func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Capability, error) {
 	if err := dynamo.ValidateID("id", id); err != nil {
 		return nil, err
@@ -420,12 +434,19 @@ func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, fi
 }
 
 func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error) {
-	j, err := r.store.JobByID(ctx, id)
+	jobID, capabilityID, _, err := localID("id", id, catalog.KindJob, "")
+	if err != nil {
+		return nil, err
+	}
+	j, err := r.store.JobByID(ctx, jobID)
 	if dynamo.IsNotFound(err) {
 		return nil, nil
 	}
 	if err != nil {
 		return nil, err
+	}
+	if capabilityID != "" && j.CapabilityID != capabilityID {
+		return nil, nil
 	}
 	// The job of a capability being deleted is gone with it. Its ID is known: read it now,
 	// without the batch window.
