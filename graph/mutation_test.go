@@ -221,7 +221,7 @@ func TestComponentsAndDependencies(t *testing.T) {
 		}
 	}
 	h.ok(t, addDep, dep("c-api-1", "c-db-1"), &out)
-	if out.AddDependency.SourceComponentName != "Component c-api-1" || out.AddDependency.ID != "c-api-1->c-db-1" {
+	if out.AddDependency.SourceComponentName != "Component c-api-1" || out.AddDependency.ID != "CAP-C-001/dependencies/c-api-1->c-db-1" {
 		t.Errorf("addDependency = %+v", out.AddDependency)
 	}
 	rejections := []struct {
