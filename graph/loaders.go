@@ -329,10 +329,10 @@ func (l *Loaders) edges(ctx context.Context, capabilityID string) (*edgeIndex, e
 }
 
 // PrefetchRoots starts reading, in one BatchGetItem and without a batch window, the metadata
-// of every capability the operation's root capability(id:) fields name. gqlgen runs root
-// fields concurrently, so each such resolver calls this and the first one does the work: the
-// aliased roots of one query still share one read, and a single capability view does not
-// wait the metadata loader's window before its first request.
+// of every capability the operation's root capability(id:) and node(id:) fields name. gqlgen
+// runs root fields concurrently, so each such resolver calls this and the first one does the
+// work: the aliased roots of one query still share one read, and a single capability view does
+// not wait the metadata loader's window before its first request.
 func (l *Loaders) PrefetchRoots(ctx context.Context) {
 	l.roots.Do(func() { l.PrefetchCapabilities(ctx, rootCapabilityIDs(ctx)) })
 }

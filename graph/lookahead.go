@@ -275,7 +275,8 @@ func (r *Resolver) prefetchCapabilities(ctx context.Context, caps []*catalog.Cap
 	}
 }
 
-// rootCapabilityIDs returns the valid IDs of the operation's root capability(id:) fields,
+// rootCapabilityIDs returns the valid IDs of the operation's root capability(id:) fields and
+// of its root node(id:) fields that name a capability,
 // fragments and @skip/@include applied. Anything it cannot read is left to the resolvers.
 func rootCapabilityIDs(ctx context.Context) (ids []string) {
 	defer func() {
@@ -288,11 +289,18 @@ func rootCapabilityIDs(ctx context.Context) (ids []string) {
 		return nil
 	}
 	for _, f := range graphql.CollectFields(oc, oc.Operation.SelectionSet, []string{"Query"}) {
-		if f.Name != "capability" {
-			continue
-		}
-		if id, ok := f.ArgumentMap(oc.Variables)["id"].(string); ok && dynamo.ValidateID("id", id) == nil {
-			ids = append(ids, id)
+		args := f.ArgumentMap(oc.Variables)
+		switch f.Name {
+		case "capability":
+			if id, ok := args["id"].(string); ok && dynamo.ValidateID("id", id) == nil {
+				ids = append(ids, id)
+			}
+		case "node":
+			if id, ok := args["id"].(string); ok {
+				if n, err := catalog.ParseNodeID("id", id); err == nil && n.Kind == catalog.KindCapability {
+					ids = append(ids, n.CapabilityID)
+				}
+			}
 		}
 	}
 	return ids

@@ -347,3 +347,12 @@ func TestLocalIDArgumentsTakeGlobalIDs(t *testing.T) {
 		t.Errorf("job(id:) of a rule's id = %s, want BAD_USER_INPUT", resp.Body)
 	}
 }
+
+// Root capability(id:) and node(id:) fields share one BatchGetItem of the metadata.
+func TestNodeAndCapabilityRootsShareOneRead(t *testing.T) {
+	h := newHarness(t)
+	resp := h.ok(t, `{ a: capability(id: "`+alertCap+`") { name } b: node(id: "`+fraudCap+`") { ... on Capability { name } } c: node(id: "`+alertCap+`") { id } }`, nil, nil)
+	if n := resp.Extensions.DynamoDB.Requests; n != 1 {
+		t.Errorf("two capabilities through capability and node cost %d requests (%v), want 1", n, resp.Extensions.DynamoDB.Operations)
+	}
+}

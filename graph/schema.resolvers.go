@@ -373,6 +373,7 @@ func (r *queryResolver) Node(ctx context.Context, id string) (catalog.Node, erro
 	if err != nil {
 		return nil, err
 	}
+	For(ctx).PrefetchRoots(ctx)
 	r.prefetchNodes(ctx, []catalog.NodeID{n})
 	return r.node(ctx, n)
 }
