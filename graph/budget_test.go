@@ -77,7 +77,15 @@ func runBudgets(t *testing.T, h *harness, skipWindowed bool) {
 		{"job by id with capability", `{ job(id: "JOB-DEPLOY-456") { status capability { name } } }`, 2, false},
 		{"jobs window", `{ capability(id: "CAP-ALERT-MGT-001") { name jobs(first: 2) { nodes { jobId } } } }`, 2, false},
 		{"metrics window", `{ componentMetrics(componentId: "api-server-alert-001", first: 5) { nodes { timestamp } } }`, 1, false},
+		{"node of a capability, complete view", `{ node(id: "CAP-ALERT-MGT-001") { ... on Capability { name components { name } dependencies { source { name } target { name } } rules { name } } } }`, 3, false},
+		{"node of a component with its neighbours", `{ node(id: "CAP-ALERT-MGT-001/components/api-server-alert-001") { id ... on Component { name dependsOn { name } dependents { name } } } }`, 1, false},
+		{"node of a dependency with its ends", `{ node(id: "CAP-ALERT-MGT-001/dependencies/api-server-alert-001->database-alert-001") { ... on Dependency { criticality source { name } target { name } } } }`, 1, false},
+		{"node of a rule", `{ node(id: "CAP-ALERT-MGT-001/rules/rule-alert-severity-mapping") { ... on Rule { name conditions { field } } } }`, 1, false},
+		{"node of a job", `{ node(id: "CAP-ALERT-MGT-001/jobs/JOB-DEPLOY-456") { ... on Job { status } } }`, 1, false},
+		{"nodes of two capabilities", `{ nodes(ids: ["CAP-ALERT-MGT-001", "CAP-FRAUD-DET-001/components/api-server-fraud-001", "CAP-ALERT-MGT-001/rules/rule-alert-severity-mapping",
+			"CAP-FRAUD-DET-001", "CAP-ALERT-MGT-001/components/database-alert-001"]) { id } }`, 4, false},
 		{"validation error costs nothing", `{ capability(id: "bad#id") { name } }`, 0, false},
+		{"malformed node id costs nothing", `{ node(id: "CAP-ALERT-MGT-001/widgets/x") { id } }`, 0, false},
 	}
 	for _, tt := range tests {
 		if skipWindowed && tt.windowed {
