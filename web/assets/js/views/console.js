@@ -162,6 +162,18 @@ query DeploymentHistory($id: ID!, $first: Int) {
     variables: () => ({ id: 'CAP-ALERT-MGT-001', input: { source: 'production', error_count: 150, customer_impact: 'high' } }),
   },
   {
+    id: 'node', group: 'more', title: 'Fetch any object again by its id (node)',
+    query: `query Refetch($ids: [ID!]!) {
+  nodes(ids: $ids) {
+    __typename id
+    ... on Component { name status }
+    ... on Rule { ruleId name order }
+    ... on Dependency { criticality source { name } target { name } }
+  }
+}`,
+    variables: () => ({ ids: ['CAP-ALERT-MGT-001/components/api-server-alert-001', 'CAP-ALERT-MGT-001/rules/rule-alert-severity-mapping', 'CAP-ALERT-MGT-001/dependencies/api-server-alert-001->database-alert-001'] }),
+  },
+  {
     id: 'degraded', group: 'more', title: 'Degraded capabilities',
     query: `query Degraded {
   capabilitiesByHealth(status: DEGRADED) {
