@@ -82,9 +82,9 @@ func (h *harness) persisted(ctx context.Context, op *operation, summary string) 
 func (r *report) writePersisted(p func(string, ...any)) {
 	p("## Request bytes with automatic persisted queries")
 	p("")
-	p("The server keeps automatic persisted queries (Apollo's protocol, `-apq-cache-bytes`): a client that sent a query once with its SHA-256 sends the hash alone afterwards, as the explorer does. Each operation was run that way through the handler (the hash alone, the hash with the query on PERSISTED_QUERY_NOT_FOUND, the hash alone again) and its data compared with the full query's. Sizes are the JSON request bodies as the benchmark sends them (compact, no whitespace added); the response is the same either way.")
+	p("The server keeps automatic persisted queries (Apollo's protocol, `-apq-cache-bytes`): a client that sent a query once with its SHA-256 sends the hash alone afterwards, as the explorer does. Each operation was run that way through the handler (the hash alone, the hash with the query on PERSISTED_QUERY_NOT_FOUND, the hash alone again) and its data compared with the full query's. Sizes are the JSON request bodies as the benchmark sends them (compact, no whitespace added); the response is the same either way. The first use of a document costs a hash-only request (answered PERSISTED_QUERY_NOT_FOUND) plus the registering one; every later use, by any client, the hash only.")
 	p("")
-	p("| operation | full request, bytes | hash only, bytes | saved per request | first request (query + hash), bytes |")
+	p("| operation | full request, bytes | hash only, bytes | saved per request | registering request (query + hash), bytes |")
 	p("|---|---:|---:|---:|---:|")
 	var full, hashed int
 	for _, x := range r.results {
