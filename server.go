@@ -61,6 +61,7 @@ type config struct {
 	timeout       time.Duration
 	archiveMinAge time.Duration
 	maxInFlight   int
+	apqBytes      int
 	archiveEvery  time.Duration
 	metricsAddr   string
 	tlsCert       string
@@ -108,6 +109,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.DurationVar(&c.archiveEvery, "archive-every", envDuration(getenv, "ARCHIVE_EVERY", 24*time.Hour),
 		"archive metrics older than -archive-min-age to S3 this often, one instance at a time across the fleet (env ARCHIVE_EVERY; 0 turns it off)")
 	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
+	fs.IntVar(&c.apqBytes, "apq-cache-bytes", envInt("APQ_CACHE_BYTES", graph.DefaultPersistedQueryBytes), "bytes of automatic persisted queries kept (env APQ_CACHE_BYTES); 0 turns them off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("METRICS_ADDR"), "serve /metrics on this address (e.g. 10.0.0.5:9090) without a key, and not on the API's; empty serves it on the API's address to API keys (env METRICS_ADDR)")
 	fs.StringVar(&c.tlsCert, "tls-cert", getenv("TLS_CERT_FILE"), "PEM certificate (chain) for HTTPS, reloaded when it changes or on SIGHUP (env TLS_CERT_FILE)")
 	fs.StringVar(&c.tlsKey, "tls-key", getenv("TLS_KEY_FILE"), "PEM private key of -tls-cert (env TLS_KEY_FILE)")
@@ -243,18 +245,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	}
 	metricsHandler := promhttp.HandlerFor(reg, promhttp.HandlerOpts{})
 	opts := graph.Options{
-		Logger:         log,
-		Introspection:  cfg.introspection,
-		UI:             web.Handler(web.Options{APIKey: generatedKey}),
-		Auth:           auth,
-		Limits:         graph.Limits{MaxCost: cfg.maxCost},
-		Deadline:       cfg.timeout,
-		Instruments:    metrics,
-		MetricsHandler: metricsHandler,
-		Artifacts:      b.objects,
-		Archive:        b.archiver,
-		MaxInFlight:    cfg.maxInFlight,
-		LoopbackOnly:   generatedKey != "",
+		Logger:           log,
+		Introspection:    cfg.introspection,
+		UI:               web.Handler(web.Options{APIKey: generatedKey}),
+		Auth:             auth,
+		Limits:           graph.Limits{MaxCost: cfg.maxCost},
+		Deadline:         cfg.timeout,
+		Instruments:      metrics,
+		MetricsHandler:   metricsHandler,
+		Artifacts:        b.objects,
+		Archive:          b.archiver,
+		MaxInFlight:      cfg.maxInFlight,
+		PersistedQueries: graph.NewPersistedQueries(cfg.apqBytes),
+		LoopbackOnly:     generatedKey != "",
 	}
 	var servers []*http.Server
 	var metricsLn net.Listener

@@ -39,6 +39,11 @@ func TestRequestCounts(t *testing.T) {
 	byName := map[string]*opResult{}
 	for _, r := range rep.results {
 		byName[r.Op.Name] = r
+		// Every operation ran by its hash (run compares its data with the full query's), and
+		// the hash alone is the smaller request.
+		if a := r.APQ; a == nil || a.Hashed >= a.Full || a.Register <= a.Full {
+			t.Errorf("%s: persisted-query request bytes %+v, want hashed < full < register", r.Op.Name, a)
+		}
 		if r.Op.Once {
 			continue
 		}

@@ -193,6 +193,8 @@ func (r *report) write(w io.Writer, command string) {
 	r.writeTargets(p)
 	r.writeLarge(p)
 
+	r.writePersisted(p)
+
 	p("## What each operation asks and what the baseline sends")
 	p("")
 	p("The baseline (bench/baseline.go) resolves the same data needs the way AppSync-style per-field resolvers do: one DynamoDB call per nested field per parent, a level only after its parent level has resolved, the calls within a level in parallel (AppSync resolves an object's fields and a list's items in parallel). It builds no keys itself: each per-field call is the exported `dynamo.Store` read that sends that one request. Before measuring, each operation's baseline result is compared with the server's (counts of every nested list, names, first and last items) and the run stops if they differ.")

@@ -93,6 +93,7 @@ type opResult struct {
 	Ours      stats
 	Base      *stats
 	Breakdown *breakdown // where our CPU went, for the operations -breakdown names
+	APQ       *apqBytes  // request bytes as an automatic persisted query
 }
 
 // report is everything a run measured.
@@ -201,6 +202,8 @@ func run(ctx context.Context, cfg config) (*report, error) {
 		Auth:        &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
 		Deadline:    10 * time.Second,
 		Instruments: metrics,
+		// As server.go runs it.
+		PersistedQueries: graph.NewPersistedQueries(graph.DefaultPersistedQueryBytes),
 	})
 	h.ops = operations(opConfig{shape: cfg.shape, gen: h.gen, capIndex: cfg.shape.Capabilities / 2})
 	only, err := regexp.Compile(cfg.only)
@@ -411,6 +414,9 @@ func (h *harness) measure(ctx context.Context, rep *report) error {
 			return err
 		}
 		r.Ours.Summary = s.summary
+		if r.APQ, err = h.persisted(ctx, op, s.summary); err != nil {
+			return err
+		}
 		if op.Once {
 			r.Ours.Requests, r.Ours.Items, r.Ours.Depth, r.Ours.P50C1 = s.requests, s.items, s.trace.depth(), s.lat
 			r.Ours.P50, r.Ours.P99, r.Ours.Counted = s.lat, s.lat, -1

@@ -16,18 +16,8 @@ import (
 // plus 256 per node of its tree (fields, arguments, values, directives); one over maxBytes/64 is
 // not kept at all. The least recently used go first.
 type docCache struct {
-	maxEntries, maxBytes int
-
-	mu    sync.Mutex
-	bytes int
-	order *list.List // of *docEntry, most recent first
-	index map[string]*list.Element
-}
-
-type docEntry struct {
-	query  string
-	doc    *ast.QueryDocument
-	weight int
+	maxBytes int
+	lru      *lru[*ast.QueryDocument]
 }
 
 // nodeWeight is what one node of a syntax tree counts for in a document's weight: a field or
@@ -94,19 +84,12 @@ func docWeight(query string, doc *ast.QueryDocument) int {
 var _ graphql.Cache[*ast.QueryDocument] = (*docCache)(nil)
 
 func newDocCache(maxEntries, maxBytes int) *docCache {
-	return &docCache{maxEntries: maxEntries, maxBytes: maxBytes, order: list.New(), index: map[string]*list.Element{}}
+	return &docCache{maxBytes: maxBytes, lru: newLRU[*ast.QueryDocument](maxEntries, maxBytes)}
 }
 
 // Get returns the document of a query text, if cached.
 func (c *docCache) Get(_ context.Context, query string) (*ast.QueryDocument, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e, ok := c.index[query]
-	if !ok {
-		return nil, false
-	}
-	c.order.MoveToFront(e)
-	return e.Value.(*docEntry).doc, true
+	return c.lru.get(query)
 }
 
 // Add caches the document of a query text, evicting the least recently used past the bounds.
@@ -114,29 +97,74 @@ func (c *docCache) Add(_ context.Context, query string, doc *ast.QueryDocument) 
 	if len(query) > c.maxBytes/64 {
 		return
 	}
-	w := docWeight(query, doc)
-	if w > c.maxBytes/64 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if e, ok := c.index[query]; ok {
-		c.order.MoveToFront(e)
-		return
-	}
-	c.index[query] = c.order.PushFront(&docEntry{query: query, doc: doc, weight: w})
-	c.bytes += w
-	for c.order.Len() > c.maxEntries || c.bytes > c.maxBytes {
-		last := c.order.Back()
-		old := last.Value.(*docEntry)
-		c.order.Remove(last)
-		delete(c.index, old.query)
-		c.bytes -= old.weight
+	if w := docWeight(query, doc); w <= c.maxBytes/64 {
+		c.lru.add(query, doc, w)
 	}
 }
 
 // Len returns how many documents are cached and their weight.
-func (c *docCache) Len() (entries, bytes int) {
+func (c *docCache) Len() (entries, bytes int) { return c.lru.len() }
+
+// lru is a map bounded by the number of its entries and the sum of their weights (what the
+// caller counts them for, in bytes), the least recently used evicted first.
+type lru[V any] struct {
+	maxEntries, maxBytes int
+
+	mu    sync.Mutex
+	bytes int
+	order *list.List // of *lruEntry[V], most recent first
+	index map[string]*list.Element
+}
+
+type lruEntry[V any] struct {
+	key    string
+	value  V
+	weight int
+}
+
+func newLRU[V any](maxEntries, maxBytes int) *lru[V] {
+	return &lru[V]{maxEntries: maxEntries, maxBytes: maxBytes, order: list.New(), index: map[string]*list.Element{}}
+}
+
+// get returns the value of key, if present, and makes it the most recently used.
+func (c *lru[V]) get(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.index[key]
+	if !ok {
+		var zero V
+		return zero, false
+	}
+	c.order.MoveToFront(e)
+	return e.Value.(*lruEntry[V]).value, true
+}
+
+// add stores value under key with its weight, unless key is present (then it is only made the
+// most recently used), and evicts the least recently used past the bounds. A weight over
+// maxBytes is not stored.
+func (c *lru[V]) add(key string, value V, weight int) {
+	if weight > c.maxBytes {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.index[key]; ok {
+		c.order.MoveToFront(e)
+		return
+	}
+	c.index[key] = c.order.PushFront(&lruEntry[V]{key: key, value: value, weight: weight})
+	c.bytes += weight
+	for c.order.Len() > c.maxEntries || c.bytes > c.maxBytes {
+		last := c.order.Back()
+		old := last.Value.(*lruEntry[V])
+		c.order.Remove(last)
+		delete(c.index, old.key)
+		c.bytes -= old.weight
+	}
+}
+
+// len returns how many entries are stored and their weight.
+func (c *lru[V]) len() (entries, bytes int) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.order.Len(), c.bytes

@@ -58,6 +58,9 @@ type Options struct {
 	// at once with HTTP 503 and Retry-After. Requests without a key may hold three quarters of
 	// them. Zero means DefaultMaxInFlight; negative, no bound.
 	MaxInFlight int
+	// PersistedQueries, when set, serves automatic persisted queries (Apollo's protocol) from
+	// this store; nil answers a hash without a query with PERSISTED_QUERY_NOT_SUPPORTED.
+	PersistedQueries *PersistedQueries
 
 	inFlight *slots
 }
@@ -128,7 +131,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	}
 	r.segments = segments
 	srv := handler.New(schema)
-	srv.AddTransport(httpTransport{parserTokens: opts.Limits.ParserTokens})
+	srv.AddTransport(httpTransport{parserTokens: opts.Limits.ParserTokens, persisted: opts.PersistedQueries})
 	cache := newDocCache(1000, 4<<20)
 	srv.SetQueryCache(cache)
 	srv.SetParserTokenLimit(opts.Limits.ParserTokens)
@@ -138,6 +141,8 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		// Suggestions ("did you mean ...") would reveal the schema that introspection hides.
 		srv.SetDisableSuggestion(true)
 	}
+	// The persisted query replaces its hash before the limiter checks the document.
+	srv.Use(newPersistedQueries(opts.PersistedQueries))
 	srv.Use(limiter{limits: opts.Limits, cache: cache})
 	srv.Use(dynamoStats{s3: opts.Artifacts != nil || opts.Archive != nil})
 	srv.Use(operationRecorder{})

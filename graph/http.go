@@ -27,6 +27,9 @@ type requestInfo struct {
 	operation string
 	cost      int
 	errors    int
+	// apqHash and apqQuery are a persisted query that the request registers, stored once the
+	// request passes every check before execution (PersistedQueries.commitPersisted).
+	apqHash, apqQuery string
 }
 
 type requestInfoKey struct{}

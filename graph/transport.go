@@ -38,6 +38,8 @@ type httpTransport struct {
 	// parserTokens bounds the parse of a GET document that failed, to tell whether it asked
 	// for a mutation.
 	parserTokens int
+	// persisted stores the persisted query a request registers once it may execute.
+	persisted *PersistedQueries
 }
 
 var _ graphql.Transport = httpTransport{}
@@ -109,6 +111,7 @@ func (t httpTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.G
 		writeResponse(w, r, status, resp, false)
 		return
 	}
+	t.persisted.commitPersisted(ctx)
 	responses, ctx := exec.DispatchOperation(ctx, op)
 	writeResponse(w, r, http.StatusOK, responses(ctx), true)
 }

@@ -37,7 +37,7 @@ let context;
 let page;
 const external = []; // requests to other hosts (refused)
 const problems = []; // page errors and console errors on explorer pages
-const graphqlRequests = []; // {authorization}
+const graphqlRequests = []; // {authorization, body}
 const screenshots = [];
 
 async function startServer() {
@@ -98,7 +98,7 @@ before(async () => {
     problems.push(`console error on ${page.url()}: ${m.text()}`);
   });
   page.on('request', (r) => {
-    if (r.url().endsWith('/graphql') && r.method() === 'POST') graphqlRequests.push({ authorization: r.headers().authorization || '' });
+    if (r.url().endsWith('/graphql') && r.method() === 'POST') graphqlRequests.push({ authorization: r.headers().authorization || '', body: r.postData() || '' });
   });
 });
 
@@ -425,6 +425,19 @@ test('a dependency cycle is highlighted in red and named', async (t) => {
   assert.equal(await edge.getAttribute('data-state'), 'cycle');
   assert.equal(await svg.locator('g.edge[data-source="scheduler-incident-001"]').getAttribute('data-state'), 'default');
   await shot('cycle', WIDE);
+});
+
+test('a page loaded again sends the hashes of its operations only (automatic persisted queries)', async () => {
+  const capability = `#/capability/${ALERT}`;
+  await open(capability);
+  graphqlRequests.length = 0;
+  await open(capability);
+  assert.ok(graphqlRequests.length >= 1, 'the page sent no GraphQL request');
+  for (const r of graphqlRequests) {
+    const body = JSON.parse(r.body);
+    assert.equal(body.query, undefined, `a second load sent a document: ${r.body.slice(0, 200)}`);
+    assert.match(body.extensions?.persistedQuery?.sha256Hash || '', /^[0-9a-f]{64}$/, `no persisted-query hash in ${r.body.slice(0, 200)}`);
+  }
 });
 
 test('nothing was loaded from another host and no page logged an error', () => {

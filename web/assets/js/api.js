@@ -1,5 +1,8 @@
 // The GraphQL client: one POST per operation, the Authorization header when the page has a
 // key, and a report of every operation's DynamoDB cost (extensions.dynamodb) for the status bar.
+// Operations are sent as automatic persisted queries (Apollo's protocol): the SHA-256 of the
+// document first, and the document itself only when the server answers
+// PERSISTED_QUERY_NOT_FOUND (then it keeps it for every later load of every page).
 
 function meta(name) {
   return document.querySelector(`meta[name="${name}"]`)?.getAttribute('content') || '';
@@ -63,6 +66,37 @@ function hintFor(status, errors) {
   return '';
 }
 
+// The hashes of the documents sent, by document.
+const hashes = new Map();
+
+// persisted is false once the server said it does not keep persisted queries.
+let persisted = true;
+
+// sha256Hex returns the lower-case hex SHA-256 of text, or '' where the page cannot compute it:
+// crypto.subtle exists only in secure contexts (https, and http on localhost or 127.0.0.1).
+async function sha256Hex(text) {
+  if (!globalThis.crypto?.subtle) return '';
+  let hash = hashes.get(text);
+  if (hash === undefined) {
+    const digest = await crypto.subtle.digest('SHA-256', new TextEncoder().encode(text));
+    hash = Array.from(new Uint8Array(digest), (b) => b.toString(16).padStart(2, '0')).join('');
+    hashes.set(text, hash);
+  }
+  return hash;
+}
+
+// persistedQueryError returns the persisted-query code of an answer: PERSISTED_QUERY_NOT_FOUND
+// or PERSISTED_QUERY_NOT_SUPPORTED (by code, or by message as Apollo's servers also send it),
+// else ''.
+function persistedQueryError(body) {
+  for (const e of Array.isArray(body?.errors) ? body.errors : []) {
+    const code = e?.extensions?.code;
+    if (code === 'PERSISTED_QUERY_NOT_FOUND' || e?.message === 'PersistedQueryNotFound') return 'PERSISTED_QUERY_NOT_FOUND';
+    if (code === 'PERSISTED_QUERY_NOT_SUPPORTED' || e?.message === 'PersistedQueryNotSupported') return 'PERSISTED_QUERY_NOT_SUPPORTED';
+  }
+  return '';
+}
+
 // execute runs one operation and returns {data, errors, extensions, status, requestId, ms,
 // operationName}. It throws ApiError only when there is no JSON answer; GraphQL errors are in
 // the result. Every answer is reported to listeners of 'catalogue:operation'.
@@ -72,15 +106,33 @@ export async function execute(query, variables = {}, { operationName, signal, au
   const authz = authorization ?? auth.header;
   if (authz) headers.Authorization = authz;
   const started = performance.now();
+  const post = (body) => fetch(endpoint, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ ...body, variables, ...(operationName ? { operationName } : {}) }),
+    signal,
+    credentials: 'same-origin',
+  });
   let res;
+  let text;
   try {
-    res = await fetch(endpoint, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ query, variables, ...(operationName ? { operationName } : {}) }),
-      signal,
-      credentials: 'same-origin',
-    });
+    const hash = persisted ? await sha256Hex(query) : '';
+    const extensions = hash ? { persistedQuery: { version: 1, sha256Hash: hash } } : undefined;
+    if (extensions) {
+      res = await post({ extensions });
+      text = await res.text();
+      let first = null;
+      try { first = JSON.parse(text); } catch { /* answered below */ }
+      const missing = persistedQueryError(first);
+      if (missing === 'PERSISTED_QUERY_NOT_SUPPORTED') persisted = false;
+      if (missing) {
+        res = await post(missing === 'PERSISTED_QUERY_NOT_FOUND' ? { query, extensions } : { query });
+        text = await res.text();
+      }
+    } else {
+      res = await post({ query });
+      text = await res.text();
+    }
   } catch (e) {
     if (e?.name === 'AbortError') throw e;
     const err = new ApiError(`Could not reach the API at ${endpoint}: ${e?.message || e}`, { kind: 'network', operationName: name, hint: 'Is the server running? Reload the page when it is back.' });
@@ -88,7 +140,6 @@ export async function execute(query, variables = {}, { operationName, signal, au
     throw err;
   }
   const requestId = res.headers.get('X-Request-ID') || '';
-  const text = await res.text();
   const took = Math.round(performance.now() - started);
   let body;
   try {
