@@ -138,3 +138,31 @@ func TestTypePoliciesCoverSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestClientsDocShowsTheFiles holds docs/clients.md to the shipped files: the genqlient.yaml it
+// shows is clients/go/genqlient.yaml, and it names every type of typePolicies.mjs's mergeTypes
+// that it lists as an example.
+func TestClientsDocShowsTheFiles(t *testing.T) {
+	doc, err := os.ReadFile("../docs/clients.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	yaml, err := os.ReadFile("go/genqlient.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), "```yaml\n"+string(yaml)+"```") {
+		t.Error("docs/clients.md does not show clients/go/genqlient.yaml as it is")
+	}
+	src, err := os.ReadFile("apollo/typePolicies.mjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merge []string
+	jsonBlock(t, string(src), "mergeTypes", &merge)
+	for _, name := range []string{"Aggregates", "ComponentHealth", "Configuration", "Technology", "Actor", "PageInfo"} {
+		if !slices.Contains(merge, name) {
+			t.Errorf("docs/clients.md names %s as merged, typePolicies.mjs does not merge it", name)
+		}
+	}
+}
