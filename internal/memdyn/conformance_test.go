@@ -555,7 +555,7 @@ func conformanceCases() []conformanceCase {
 				all = append(all, items...)
 			}
 			return segments(e.tb, all)
-		}, unsupported: map[string]string{"memdyn": "memdyn scans the base table only, without projection"}},
+		}},
 
 		// BatchWriteItem: dynamo's bulk load, puts and deletes together.
 		{name: "BatchWriteItem", run: func(e env) result {

@@ -862,8 +862,9 @@ func (s *Server) query(body []byte) (any, error) {
 	return o.bytes(), nil
 }
 
-// scan reads the table in (partition key, sort key) order: FilterExpression, Limit, the 1 MB
-// page and ExclusiveStartKey as for Query. Indexes and parallel segments are not supported.
+// scan reads the table or an index in (partition key, sort key) order: FilterExpression,
+// ProjectionExpression, Select COUNT, Limit, the 1 MB page and ExclusiveStartKey as for Query,
+// and parallel segments (a partition lies whole in one segment).
 // maxSegments is DynamoDB's limit on a parallel Scan's TotalSegments.
 const maxSegments = 1000000
 
@@ -880,8 +881,14 @@ func (s *Server) scan(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	if in.IndexName != "" || in.ProjectionExpression != "" || (in.Select != "" && in.Select != "ALL_ATTRIBUTES") {
-		return nil, validation("memdyn scans the table only, without projection")
+	switch in.Select {
+	case "", "ALL_ATTRIBUTES", "COUNT", "ALL_PROJECTED_ATTRIBUTES":
+	case "SPECIFIC_ATTRIBUTES":
+		if in.ProjectionExpression == "" {
+			return nil, validation("Select SPECIFIC_ATTRIBUTES needs a ProjectionExpression")
+		}
+	default:
+		return nil, validation("memdyn does not implement Select %s", in.Select)
 	}
 	if in.TotalSegments < 0 || in.TotalSegments > maxSegments || in.Segment < 0 || (in.Segment > 0 && in.Segment >= in.TotalSegments) {
 		return nil, validation("Segment %d of TotalSegments %d is out of range", in.Segment, in.TotalSegments)
@@ -894,35 +901,61 @@ func (s *Server) scan(body []byte) (any, error) {
 			return nil, validation("FilterExpression: %v", err)
 		}
 	}
+	var proj *projection
+	if in.ProjectionExpression != "" {
+		if proj, err = parseProjection(in.ProjectionExpression, in.ExpressionAttributeNames, used); err != nil {
+			return nil, err
+		}
+	}
+	if err := unused(in.ExpressionAttributeNames, in.ExpressionAttributeValues, used); err != nil {
+		return nil, err
+	}
 	s.mu.RLock()
 	t, err := s.table(in.TableName)
 	if err != nil {
 		s.mu.RUnlock()
 		return nil, err
 	}
-	pks := make([]string, 0, len(t.base.parts))
-	for pk := range t.base.parts {
-		if in.TotalSegments > 1 && segmentOf(pk, in.TotalSegments) != in.Segment {
+	ix := t.base
+	if in.IndexName != "" {
+		if ix = t.gsis[in.IndexName]; ix == nil {
+			s.mu.RUnlock()
+			return nil, validation("The table does not have the specified index: %s", in.IndexName)
+		}
+		if in.ConsistentRead {
+			s.mu.RUnlock()
+			return nil, validation("Consistent reads are not supported on global secondary indexes")
+		}
+	}
+	hashes := make([]string, 0, len(ix.parts))
+	for h := range ix.parts {
+		if in.TotalSegments > 1 && segmentOf(h, in.TotalSegments) != in.Segment {
 			continue // another segment's partition
 		}
-		pks = append(pks, pk)
+		hashes = append(hashes, h)
 	}
-	sort.Strings(pks)
-	startPK, startSK := "", ""
+	sort.Strings(hashes)
+	startHash, startOrd := "", ""
 	if len(in.ExclusiveStartKey) > 0 {
-		if startPK, startSK, err = t.keyOf(in.ExclusiveStartKey); err != nil {
+		h, ok := in.ExclusiveStartKey[ix.hash]
+		if !ok || h.S == nil {
 			s.mu.RUnlock()
-			return nil, validation("The provided starting key is invalid: %v", err)
+			return nil, validation("The provided starting key is invalid: no %s", ix.hash)
+		}
+		startHash = *h.S
+		if startOrd, err = t.startOrd(ix, in.ExclusiveStartKey); err != nil {
+			s.mu.RUnlock()
+			return nil, err
 		}
 	}
 	var scanned []*rec
 	size, stopped := 0, false
 scan:
-	for _, pk := range pks[sort.SearchStrings(pks, startPK):] {
-		p := t.base.parts[pk]
+	for _, h := range hashes[sort.SearchStrings(hashes, startHash):] {
+		p := ix.parts[h]
 		i := 0
-		if pk == startPK {
-			i = sort.Search(len(p.order), func(k int) bool { return p.order[k].ord > startSK })
+		if h == startHash {
+			i = sort.Search(len(p.order), func(k int) bool { return p.order[k].ord > startOrd })
 		}
 		for _, e := range p.order[i:] {
 			if len(scanned) > 0 && size+e.rec.size > pageLimit {
@@ -943,35 +976,60 @@ scan:
 	count := 0
 	for _, r := range scanned {
 		if filter != nil {
-			var item map[string]*av
-			if err := json.Unmarshal(r.raw, &item); err != nil {
+			item, err := decodeItem(r.raw)
+			if err != nil {
 				return nil, &apiError{"InternalServerError", err.Error()}
 			}
 			if !filter.eval(item) {
 				continue
 			}
 		}
-		if count > 0 {
-			b.WriteString(",")
+		if in.Select != "COUNT" {
+			item := []byte(r.raw)
+			if proj != nil {
+				if item, err = proj.apply(r); err != nil {
+					return nil, &apiError{"InternalServerError", err.Error()}
+				}
+			}
+			if count > 0 {
+				b.WriteString(",")
+			}
+			b.Write(item)
 		}
-		b.Write(r.raw)
 		count++
 	}
 	b.WriteString("]")
 	var o obj
-	o.raw("Items", b.Bytes())
+	if in.Select != "COUNT" {
+		o.raw("Items", b.Bytes())
+	}
 	o.value("Count", count)
 	o.value("ScannedCount", len(scanned))
 	if stopped {
-		last := scanned[len(scanned)-1]
-		lek := map[string]*av{t.hash: {S: &last.pk}}
-		if t.rng != "" {
-			lek[t.rng] = &av{S: &last.sk}
-		}
-		o.value("LastEvaluatedKey", lek)
+		o.value("LastEvaluatedKey", t.lastKey(ix, scanned[len(scanned)-1]))
 	}
 	o.capacity(in.ReturnConsumedCapacity, capacity{in.TableName, readUnits(size, in.ConsistentRead)})
 	return o.bytes(), nil
+}
+
+// lastKey is the LastEvaluatedKey of a page of index ix that ended at r: the table's key, and
+// an index's key too.
+func (t *table) lastKey(ix *index, r *rec) map[string]*av {
+	lek := map[string]*av{t.hash: {S: &r.pk}}
+	if t.rng != "" {
+		lek[t.rng] = &av{S: &r.sk}
+	}
+	if ix != t.base {
+		for _, g := range r.gsi {
+			if g.index == ix.name {
+				lek[ix.hash] = &av{S: &g.hash}
+				if ix.rng != "" {
+					lek[ix.rng] = &av{S: &g.rng}
+				}
+			}
+		}
+	}
+	return lek
 }
 
 // startOrd returns the ordering key of an ExclusiveStartKey in index ix.
