@@ -1,12 +1,13 @@
-// Package memdyn is an in-memory DynamoDB that speaks the DynamoDB JSON wire protocol over HTTP,
-// for the benchmark (bench) and the graph package's end-to-end benchmarks, where minidyn, which
-// answers every Query by scanning the whole table, would measure itself.
+// Package memdyn is an in-memory DynamoDB that speaks the DynamoDB JSON wire protocol over HTTP:
+// the server's embedded default (dynamo.StartEmbedded), the default backend of the tests
+// (dynamo/dynamotest) and the benchmark's (bench). It replaced minidyn there, which answers
+// every Query by scanning the whole table under one lock.
 //
 // memdyn keeps each partition (of the table and of every global secondary index) sorted by sort
 // key, so a Query costs a binary search plus the items it returns, and it stores items as the
 // JSON the client sent, so reads re-emit bytes without re-encoding. It implements what the
-// catalogue store reads and bulk-loads with; anything else is an error, never a silent
-// approximation. README.md lists what it implements and what it does not, and
+// catalogue store and its tests send (reads, conditional writes, batches, transactions,
+// UpdateItem, TTL expiry); anything else is an error, never a silent approximation. README.md lists what it implements and what it does not, and
 // conformance_test.go checks it against minidyn and dynalite.
 package memdyn
 
@@ -453,6 +454,13 @@ func (t *table) keyOf(item map[string]*av) (pk, sk string, err error) {
 			return "", "", validation("One of the required keys was not given a value: %s", t.rng)
 		}
 		sk = *r.S
+	}
+	// DynamoDB's key limits, in bytes.
+	if len(*h.S) > 2048 {
+		return "", "", validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of 2048 bytes")
+	}
+	if len(sk) > 1024 {
+		return "", "", validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
 	}
 	return *h.S, sk, nil
 }

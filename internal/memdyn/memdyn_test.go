@@ -273,3 +273,15 @@ func TestFaults(t *testing.T) {
 		t.Errorf("resent item = %s", got)
 	}
 }
+
+func TestKeyLimits(t *testing.T) {
+	_, e := newMemdyn(t)
+	for _, k := range []item{key(strings.Repeat("p", 2049), "A"), key("P", strings.Repeat("s", 1025))} {
+		if _, err := e.db.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: &e.table, Item: k}); errCode(err) != "ValidationException" {
+			t.Errorf("PutItem with a key over DynamoDB's limits = %v, want ValidationException", err)
+		}
+	}
+	if _, err := e.db.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: &e.table, Item: key(strings.Repeat("p", 2048), strings.Repeat("s", 1024))}); err != nil {
+		t.Errorf("PutItem with keys at DynamoDB's limits = %v", err)
+	}
+}
