@@ -285,3 +285,40 @@ func TestKeyLimits(t *testing.T) {
 		t.Errorf("PutItem with keys at DynamoDB's limits = %v", err)
 	}
 }
+
+// Reads run side by side: two BatchGetItem calls are inside the read lock at once (each waits,
+// in the Unprocessed hook that runs under it, for the other to arrive; under an exclusive lock
+// the second could never arrive).
+func TestReadsShareTheLock(t *testing.T) {
+	srv, e := newMemdyn(t)
+	arrived := make(chan struct{}, 2)
+	both := make(chan struct{})
+	var n atomic.Int32
+	srv.SetFaults(&memdyn.Faults{Unprocessed: func(string, int, map[string]*memdyn.AttributeValue) bool {
+		arrived <- struct{}{}
+		if n.Add(1) == 2 {
+			close(both)
+		}
+		select {
+		case <-both:
+		case <-time.After(10 * time.Second): // a deadlock guard, not a timing assertion
+			t.Error("the second read never entered while the first held the lock")
+		}
+		return false
+	}})
+	done := make(chan error, 2)
+	for range 2 {
+		go func() {
+			_, err := e.db.BatchGetItem(e.ctx, &dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{e.table: {Keys: []item{key("CAP#2", "META")}}}})
+			done <- err
+		}()
+	}
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Errorf("BatchGetItem: %v", err)
+		}
+	}
+	if len(arrived) != 2 {
+		t.Errorf("%d reads entered the hook, want 2", len(arrived))
+	}
+}
