@@ -1,6 +1,6 @@
 // Command catalogue serves the Capability Catalogue GraphQL API over one DynamoDB table.
 //
-// With no DYNAMODB_ENDPOINT and no -aws it runs an embedded, in-memory DynamoDB (minidyn),
+// With no DYNAMODB_ENDPOINT and no -aws it runs an embedded, in-memory DynamoDB (memdyn),
 // creates the table and loads the sample catalogue, so `go run .` works on a fresh clone.
 package main
 
@@ -383,7 +383,7 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 	fmt.Fprintf(w, "  explorer:    %s/   (GraphiQL at /graphiql)\n", base)
 	switch {
 	case cfg.embedded():
-		fmt.Fprintf(w, "  backend:     embedded in-memory DynamoDB (minidyn), table %s\n", cfg.table)
+		fmt.Fprintf(w, "  backend:     embedded in-memory DynamoDB (memdyn), table %s\n", cfg.table)
 		if b.data != nil {
 			fmt.Fprintf(w, "  data:        %s (saved within 1 s of each write and on exit; object bodies in %s)\n", b.data.Path(), b.data.ObjectsDir())
 		} else {

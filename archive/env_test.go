@@ -28,7 +28,7 @@ import (
 // may move everything up to 2026-03-09T12:00Z.
 var testNow = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 
-// env is a DynamoDB (minidyn) and an S3 (gofakes3) for one test, both in-process, with the
+// env is a DynamoDB (memdyn, see dynamotest) and an S3 (gofakes3) for one test, both in-process, with the
 // SDKs' retries off so that an injected fault is seen by the code under test.
 type env struct {
 	db     *dynamotest.Env

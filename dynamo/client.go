@@ -5,20 +5,19 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"runtime"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	miniserver "github.com/truora/minidyn/server"
 
 	"github.com/capcat/catalogue/internal/awsconf"
 	"github.com/capcat/catalogue/internal/loopback"
+	"github.com/capcat/catalogue/internal/memdyn"
 )
 
 // ClientConfig says how to reach DynamoDB.
 type ClientConfig struct {
-	// Options say where DynamoDB is: a DynamoDB-compatible Endpoint (minidyn, dynalite,
+	// Options say where DynamoDB is: a DynamoDB-compatible Endpoint (memdyn, minidyn, dynalite,
 	// DynamoDB Local), or AWS itself through the standard configuration chain.
 	awsconf.Options
 	// MaxIdleConns sizes the idle-connection pool of the client NewClient builds (when
@@ -88,45 +87,27 @@ func (c bodyReadOnly) Do(r *http.Request) (*http.Response, error) {
 	return c.next.Do(r)
 }
 
-// Embedded is an in-process DynamoDB: minidyn's HTTP server on a loopback port. Its data lives
-// in memory and is lost when the process exits. Give NewClient its URL and Key: the server
+// Embedded is an in-process DynamoDB: memdyn (internal/memdyn) on a loopback port. Its data
+// lives in memory and is lost when the process exits. Give NewClient its URL and Key: the server
 // refuses requests without it.
 type Embedded struct {
 	*loopback.Server
-	// Mini is the minidyn server, for fault injection in tests.
-	Mini *miniserver.Server
+	// Mem is the memdyn server, for fault injection in tests.
+	Mem *memdyn.Server
 }
 
-// StartEmbedded starts minidyn on 127.0.0.1 at a free port. wrap, when not nil, wraps its
+// StartEmbedded starts memdyn on 127.0.0.1 at a free port. wrap, when not nil, wraps its
 // handler (to count or delay requests).
+//
+// memdyn keeps partitions sorted, so a Query costs a binary search plus what it returns, and
+// reads run side by side under a shared lock: no call waits long enough for a queue of calls
+// whose callers have gone to build up (minidyn, the embedded engine before it, scanned the
+// table under one lock for every Query and needed a limiter that dropped such calls).
 func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
-	mini := miniserver.NewServer()
-	srv, err := loopback.Serve(abandonable(mini, runtime.GOMAXPROCS(0)), wrap)
+	mem := memdyn.New()
+	srv, err := loopback.Serve(mem, wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded dynamodb: %w", err)
 	}
-	return &Embedded{Server: srv, Mini: mini}, nil
-}
-
-// abandonable serves h at most n requests at a time, and drops a request whose caller has gone
-// (its deadline passed, its client hung up) while it waited its turn. minidyn answers one
-// Query at a time by scanning the whole table, tens of milliseconds each on the sample: without
-// this, the calls of requests that ended long ago kept it busy for a minute while key holders
-// waited behind them.
-func abandonable(h http.Handler, n int) http.Handler {
-	turns := make(chan struct{}, max(1, n))
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case turns <- struct{}{}:
-		case <-r.Context().Done():
-			http.Error(w, "the caller has gone", http.StatusServiceUnavailable)
-			return
-		}
-		defer func() { <-turns }()
-		if r.Context().Err() != nil {
-			http.Error(w, "the caller has gone", http.StatusServiceUnavailable)
-			return
-		}
-		h.ServeHTTP(w, r)
-	})
+	return &Embedded{Server: srv, Mem: mem}, nil
 }

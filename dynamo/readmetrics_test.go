@@ -230,6 +230,7 @@ func TestComponentMetrics(t *testing.T) {
 
 func TestExpiredMetricsHidden(t *testing.T) {
 	env := newEnv(t)
+	env.KeepExpired() // DynamoDB deletes expired items days late: the store must hide them itself
 	ctx := context.Background()
 	const capID, comp = "CAP-TTL-001", "api-ttl-001"
 	at := func(d time.Duration) catalog.Timestamp {
@@ -248,7 +249,7 @@ func TestExpiredMetricsHidden(t *testing.T) {
 	}
 	load(t, env, []*catalog.Bundle{b})
 
-	// The expired sample is in the table (DynamoDB deletes lazily; these backends never do).
+	// The expired sample is in the table (DynamoDB deletes lazily; KeepExpired has the backend do so).
 	raw := partitionItems(t, env, "CAPABILITY#"+capID)
 	sk := "METRIC#" + comp + "#performance#" + expired.String()
 	if it, ok := raw[sk]; !ok {

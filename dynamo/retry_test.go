@@ -9,22 +9,21 @@ import (
 	"sync"
 	"testing"
 
-	miniserver "github.com/truora/minidyn/server"
-
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/dynamo/dynamotest"
+	"github.com/capcat/catalogue/internal/memdyn"
 	"github.com/capcat/catalogue/sample"
 )
 
 // flaky returns an EmulateUnprocessedItems predicate that leaves a sub-request unprocessed the
 // first `times` times its key (PK, SK) is seen, for the sub-requests pick selects, and the
 // number of sub-requests it left unprocessed.
-func flaky(times int, pick func(n int, raw map[string]*miniserver.AttributeValue) bool) (func(int, map[string]*miniserver.AttributeValue) bool, func() int) {
+func flaky(times int, pick func(n int, raw dynamotest.Item) bool) (func(int, dynamotest.Item) bool, func() int) {
 	var mu sync.Mutex
 	seen := map[string]int{}
 	left := 0
-	match := func(n int, raw map[string]*miniserver.AttributeValue) bool {
-		pk, sk := miniS(raw["PK"]), miniS(raw["SK"])
+	match := func(n int, raw dynamotest.Item) bool {
+		pk, sk := itemS(raw["PK"]), itemS(raw["SK"])
 		mu.Lock()
 		defer mu.Unlock()
 		k := pk + "\x00" + sk
@@ -39,9 +38,9 @@ func flaky(times int, pick func(n int, raw map[string]*miniserver.AttributeValue
 }
 
 // hasEmptyList reports whether an attribute of raw, at any depth, is an empty list.
-func hasEmptyList(raw map[string]*miniserver.AttributeValue) bool {
-	var walk func(av *miniserver.AttributeValue) bool
-	walk = func(av *miniserver.AttributeValue) bool {
+func hasEmptyList(raw dynamotest.Item) bool {
+	var walk func(av *memdyn.AttributeValue) bool
+	walk = func(av *memdyn.AttributeValue) bool {
 		switch {
 		case av == nil:
 			return false
@@ -71,18 +70,16 @@ func hasEmptyList(raw map[string]*miniserver.AttributeValue) bool {
 	return false
 }
 
-func miniS(av *miniserver.AttributeValue) string {
+func itemS(av *memdyn.AttributeValue) string {
 	if av == nil || av.S == nil {
 		return ""
 	}
 	return *av.S
 }
 
-func requireMinidyn(tb testing.TB, env *dynamotest.Env) {
+func requireFaults(tb testing.TB, env *dynamotest.Env) {
 	tb.Helper()
-	if env.External {
-		tb.Skip("DYNAMODB_TEST_ENDPOINT backend: leftovers are injected with minidyn's EmulateUnprocessedItems, which an external server does not have")
-	}
+	env.RequireFaults(tb)
 }
 
 func TestLeftoversRetried(t *testing.T) {
@@ -90,15 +87,15 @@ func TestLeftoversRetried(t *testing.T) {
 
 	t.Run("BulkLoad", func(t *testing.T) {
 		env := newEnv(t)
-		requireMinidyn(t, env)
-		match, left := flaky(2, func(n int, raw map[string]*miniserver.AttributeValue) bool {
+		requireFaults(t, env)
+		match, left := flaky(2, func(n int, raw dynamotest.Item) bool {
 			// minidyn writes an empty list of an unprocessed item back as {} (its L field is
 			// omitempty), and the SDK then re-sends that attribute as invalid JSON. DynamoDB
 			// echoes items faithfully; the store drops empty lists before writing today, but
 			// should one reach the table, leave that item alone rather than test minidyn.
 			return n%3 == 0 && !hasEmptyList(raw)
 		})
-		env.Mini.EmulateUnprocessedItems(env.Table, match)
+		env.EmulateUnprocessedItems(match)
 		bundles := sample.Catalogue(sampleNow)
 		n, err := env.Store.BulkLoad(ctx, bundles, 4)
 		if err != nil {
@@ -114,7 +111,7 @@ func TestLeftoversRetried(t *testing.T) {
 		if calls, min := env.Counter.Ops()["BatchWriteItem"], (want+24)/25; calls <= min {
 			t.Errorf("BulkLoad(sample) with %d leftovers sent %d BatchWriteItem, want more than %d", left(), calls, min)
 		}
-		env.Mini.EmulateUnprocessedItems(env.Table, nil)
+		env.EmulateUnprocessedItems(nil)
 		if got := len(scanAll(t, env)); got != want {
 			t.Errorf("Scan after BulkLoad(sample) with leftovers = %d items, want %d", got, want)
 		}
@@ -122,7 +119,7 @@ func TestLeftoversRetried(t *testing.T) {
 
 	t.Run("CapabilitiesByID", func(t *testing.T) {
 		env := newEnv(t)
-		requireMinidyn(t, env)
+		requireFaults(t, env)
 		bundles := smallCapabilities(150)
 		load(t, env, bundles)
 		ids := make([]string, 0, len(bundles)+1)
@@ -130,8 +127,8 @@ func TestLeftoversRetried(t *testing.T) {
 			ids = append(ids, b.Capability.CapabilityID)
 		}
 		ids = append(ids, "CAP-NOPE-001")
-		match, left := flaky(1, func(n int, _ map[string]*miniserver.AttributeValue) bool { return n%2 == 1 })
-		env.Mini.EmulateUnprocessedItems(env.Table, match)
+		match, left := flaky(1, func(n int, _ dynamotest.Item) bool { return n%2 == 1 })
+		env.EmulateUnprocessedItems(match)
 		got, err := env.Store.CapabilitiesByID(ctx, ids)
 		if err != nil {
 			t.Fatalf("CapabilitiesByID(%d IDs) with leftovers = %v", len(ids), err)
@@ -151,11 +148,11 @@ func TestLeftoversRetried(t *testing.T) {
 	t.Run("BulkLoad leftovers that never clear", func(t *testing.T) {
 		t.Parallel()
 		env := newEnv(t)
-		requireMinidyn(t, env)
-		stuck := func(_ int, raw map[string]*miniserver.AttributeValue) bool {
-			return miniS(raw["PK"]) == "CAPABILITY#CAP-FRAUD-DET-001" && miniS(raw["SK"]) == "METADATA"
+		requireFaults(t, env)
+		stuck := func(_ int, raw dynamotest.Item) bool {
+			return itemS(raw["PK"]) == "CAPABILITY#CAP-FRAUD-DET-001" && itemS(raw["SK"]) == "METADATA"
 		}
-		env.Mini.EmulateUnprocessedItems(env.Table, stuck)
+		env.EmulateUnprocessedItems(stuck)
 		n, err := env.Store.BulkLoad(ctx, sample.Catalogue(sampleNow), 4)
 		if !errors.Is(err, dynamo.ErrUnavailable) {
 			t.Errorf("BulkLoad(sample) with an item never processed = %d, %v; want an error wrapping ErrUnavailable", n, err)
@@ -168,10 +165,10 @@ func TestLeftoversRetried(t *testing.T) {
 	t.Run("CapabilitiesByID leftovers that never clear", func(t *testing.T) {
 		t.Parallel()
 		env := newEnv(t)
-		requireMinidyn(t, env)
+		requireFaults(t, env)
 		loadSample(t, env)
-		env.Mini.EmulateUnprocessedItems(env.Table, func(_ int, raw map[string]*miniserver.AttributeValue) bool {
-			return miniS(raw["PK"]) == "CAPABILITY#"+alertID
+		env.EmulateUnprocessedItems(func(_ int, raw dynamotest.Item) bool {
+			return itemS(raw["PK"]) == "CAPABILITY#"+alertID
 		})
 		ids := []string{"CAP-FRAUD-DET-001", alertID}
 		got, err := env.Store.CapabilitiesByID(ctx, ids)

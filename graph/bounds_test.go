@@ -8,14 +8,14 @@ import (
 	"testing"
 )
 
-// DynamoDB's key limits, in bytes: minidyn stores any key, DynamoDB refuses a longer one.
+// DynamoDB's key limits, in bytes: minidyn stores any key, DynamoDB (and memdyn) refuse a longer one.
 const (
 	dynamoPartitionKeyBytes = 2048
 	dynamoSortKeyBytes      = 1024
 )
 
 // enforceKeyLimits makes the backend answer a write holding a key over DynamoDB's limits the way
-// DynamoDB does, with a ValidationException, instead of storing it as minidyn would.
+// DynamoDB does, with a ValidationException, whichever backend runs (minidyn would store it).
 func enforceKeyLimits(h *harness) {
 	h.env.Counter.Inspect = func(op string, body []byte, w http.ResponseWriter) bool {
 		if op != "TransactWriteItems" && op != "BatchWriteItem" && op != "PutItem" {

@@ -11,7 +11,7 @@ import (
 	"github.com/capcat/catalogue/graph"
 )
 
-// The request budgets of docs/design.md, counted by an http.Handler around minidyn (outside the code
+// The request budgets of docs/design.md, counted by an http.Handler around the backend (outside the code
 // under test) and checked against extensions.dynamodb. When a change adds a request to one of
 // these shapes, this test fails: it is the guard against N+1.
 func TestRequestBudgets(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
-	miniserver "github.com/truora/minidyn/server"
 
+	"github.com/capcat/catalogue/dynamo/dynamotest"
 	"github.com/capcat/catalogue/graph"
 )
 
@@ -335,20 +335,20 @@ func TestObservability(t *testing.T) {
 // the base table keep working; leftovers of a batch are retried, never dropped.
 func TestPartialOutage(t *testing.T) {
 	h := newHarness(t)
-	h.env.Mini.EmulateFailureForTable(h.env.Table, miniserver.FailureConditionInternalServerError, "GSI1")
+	h.env.EmulateIndexFailure("GSI1", true)
 	resp := h.do(t, `{ capabilities { nodes { id } } }`, nil)
 	if resp.code(0) != "UNAVAILABLE" {
 		t.Errorf("list with GSI1 down = %s", resp.Body)
 	}
 	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { name components { name } } }`, nil, nil)
-	h.env.Mini.EmulateFailureForTable(h.env.Table, miniserver.FailureConditionNone, "GSI1")
+	h.env.EmulateIndexFailure("GSI1", false)
 	h.ok(t, `{ capabilities { nodes { id } } }`, nil, nil)
 
 	var calls atomic.Int32
-	h.env.Mini.EmulateUnprocessedItems(h.env.Table, func(n int, raw map[string]*miniserver.AttributeValue) bool {
+	h.env.EmulateUnprocessedItems(func(n int, raw dynamotest.Item) bool {
 		return n == 0 && calls.Add(1) <= 2
 	})
-	defer h.env.Mini.ClearUnprocessedItems()
+	defer h.env.EmulateUnprocessedItems(nil)
 	var out struct {
 		A, B, C *struct{ Name string }
 	}

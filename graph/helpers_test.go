@@ -55,7 +55,7 @@ type harness struct {
 	wrote bool
 }
 
-// newHarness starts minidyn behind a request counter, loads the sample catalogue and serves the
+// newHarness starts the test backend (memdyn; see dynamotest) behind a request counter, loads the sample catalogue and serves the
 // real handler.
 func newHarness(tb testing.TB) *harness {
 	tb.Helper()

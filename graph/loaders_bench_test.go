@@ -19,7 +19,7 @@ import (
 
 // Benchmarks of the GraphQL layer. The end-to-end ones run the real handler over the real store
 // against internal/memdyn, an in-memory DynamoDB behind a loopback HTTP server in this process
-// (minidyn scans its whole table on every Query, which would swamp the server's own cost), so
+// (the embedded default; minidyn would scan its whole table on every Query), so
 // their CPU and allocations include that backend. `go run ./bench` measures the server alone.
 //
 //	go test ./graph/ -run '^$' -bench . -benchmem

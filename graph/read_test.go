@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	miniserver "github.com/truora/minidyn/server"
-
 	"github.com/capcat/catalogue/catalog"
 )
 
@@ -446,7 +444,7 @@ func TestBadInputBeforeAnyRequest(t *testing.T) {
 // serving once it recovers.
 func TestNoAWSTextReachesClients(t *testing.T) {
 	h := newHarness(t)
-	h.env.Mini.EmulateFailure(miniserver.FailureConditionInternalServerError)
+	h.env.EmulateFailure(true)
 	resp := h.do(t, `{ capability(id: "CAP-ALERT-MGT-001") { name components { name } } capabilities { nodes { id } } }`, nil)
 	if len(resp.Errors) == 0 {
 		t.Fatalf("no error under an emulated failure: %s", resp.Body)
@@ -464,7 +462,7 @@ func TestNoAWSTextReachesClients(t *testing.T) {
 	if strings.Contains(resp.Body, "BusinessCapabilitySystem") || strings.Contains(resp.Body, "RequestID") {
 		t.Errorf("response leaks AWS text: %s", resp.Body)
 	}
-	h.env.Mini.EmulateFailure(miniserver.FailureConditionNone)
+	h.env.EmulateFailure(false)
 	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { name } }`, nil, nil)
 }
 

@@ -1,6 +1,7 @@
-// Package dynamotest starts a DynamoDB for tests: minidyn in-process behind a request-counting
-// http.Handler, or, when DYNAMODB_TEST_ENDPOINT is set, that endpoint (dynalite, DynamoDB Local)
-// with a fresh table per test.
+// Package dynamotest starts a DynamoDB for tests behind a request-counting http.Handler: memdyn
+// in-process, the engine the server embeds by default, so that the tests run what users run;
+// minidyn in-process when DYNAMODB_TEST_BACKEND=minidyn; or, when DYNAMODB_TEST_ENDPOINT is set,
+// that endpoint (dynalite, DynamoDB Local) with a fresh table per test.
 package dynamotest
 
 import (
@@ -8,6 +9,8 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -23,6 +26,7 @@ import (
 
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/internal/awsconf"
+	"github.com/capcat/catalogue/internal/memdyn"
 )
 
 // Counter is an http.Handler that counts the DynamoDB requests passing through it by operation
@@ -99,10 +103,15 @@ type Env struct {
 	Table   string
 	URL     string
 	Counter *Counter
-	// Mini is the minidyn server (nil against an external endpoint).
+	// Mem is the memdyn server (nil on another backend).
+	Mem *memdyn.Server
+	// Mini is the minidyn server (nil on another backend).
 	Mini *miniserver.Server
 	// External reports whether the backend is DYNAMODB_TEST_ENDPOINT.
 	External bool
+
+	faultMu sync.Mutex
+	faults  memdyn.Faults
 }
 
 // Options tune an Env.
@@ -117,13 +126,22 @@ func New(tb testing.TB, opts Options) *Env {
 	ctx := context.Background()
 	env := &Env{Table: dynamo.DefaultTable}
 	var handler http.Handler
-	if ep := os.Getenv("DYNAMODB_TEST_ENDPOINT"); ep != "" {
+	switch backend := os.Getenv("DYNAMODB_TEST_BACKEND"); {
+	case os.Getenv("DYNAMODB_TEST_ENDPOINT") != "":
 		env.External = true
 		env.Table = "test-" + randomHex(6)
-		handler = proxy(ep)
-	} else {
+		handler = proxy(os.Getenv("DYNAMODB_TEST_ENDPOINT"))
+	case backend == "minidyn":
 		env.Mini = miniserver.NewServer()
 		handler = env.Mini
+	case backend == "" || backend == "memdyn":
+		env.Mem = memdyn.New()
+		if opts.Now != nil {
+			env.Mem.SetClock(opts.Now) // items expire by the tests' clock, as the store reads
+		}
+		handler = env.Mem
+	default:
+		tb.Fatalf("DYNAMODB_TEST_BACKEND=%q: want memdyn (the default) or minidyn", backend)
 	}
 	env.Counter = NewCounter(handler)
 	srv := httptest.NewServer(env.Counter)
@@ -147,7 +165,97 @@ func New(tb testing.TB, opts Options) *Env {
 func (e *Env) RequireTransactions(tb testing.TB) {
 	tb.Helper()
 	if e.External {
-		tb.Skip("DYNAMODB_TEST_ENDPOINT backend (dynalite) has no TransactWriteItems: transactional test runs on minidyn only")
+		tb.Skip("DYNAMODB_TEST_ENDPOINT backend (dynalite) has no TransactWriteItems: transactional test runs on the in-process backends only")
+	}
+}
+
+// RequireFaults skips a test against an external backend, where faults cannot be injected.
+func (e *Env) RequireFaults(tb testing.TB) {
+	tb.Helper()
+	if e.External {
+		tb.Skip("DYNAMODB_TEST_ENDPOINT backend: faults are injected in the in-process backends (memdyn's Faults, minidyn's Emulate*), which an external server does not have")
+	}
+}
+
+// KeepExpired makes the backend keep items past their TTL, as DynamoDB does for up to a few
+// days before it deletes them (memdyn deletes them at once; minidyn and dynalite never do):
+// for tests of how the store treats expired items it still reads.
+func (e *Env) KeepExpired() {
+	if e.Mem != nil {
+		e.Mem.SetClock(func() time.Time { return time.Time{} })
+	}
+}
+
+// Item is an item as a fault predicate sees it (DynamoDB's wire format).
+type Item = map[string]*memdyn.AttributeValue
+
+// EmulateFailure makes every call fail with InternalServerError while on.
+func (e *Env) EmulateFailure(on bool) {
+	switch {
+	case e.Mini != nil:
+		e.Mini.EmulateFailure(map[bool]miniserver.FailureCondition{true: miniserver.FailureConditionInternalServerError, false: miniserver.FailureConditionNone}[on])
+	case e.Mem != nil:
+		e.setFail(func(op, table, index string) string { return "InternalServerError" }, on)
+	}
+}
+
+// EmulateIndexFailure makes every call on the table's index fail with InternalServerError
+// while on.
+func (e *Env) EmulateIndexFailure(index string, on bool) {
+	switch {
+	case e.Mini != nil:
+		e.Mini.EmulateFailureForTable(e.Table, map[bool]miniserver.FailureCondition{true: miniserver.FailureConditionInternalServerError, false: miniserver.FailureConditionNone}[on], index)
+	case e.Mem != nil:
+		e.setFail(func(op, table, ix string) string {
+			if table == e.Table && ix == index {
+				return "InternalServerError"
+			}
+			return ""
+		}, on)
+	}
+}
+
+func (e *Env) setFail(f func(op, table, index string) string, on bool) {
+	e.faultMu.Lock()
+	defer e.faultMu.Unlock()
+	e.faults.Fail = nil
+	if on {
+		e.faults.Fail = f
+	}
+	faults := e.faults
+	e.Mem.SetFaults(&faults)
+}
+
+// EmulateUnprocessedItems leaves the sub-requests of the table's BatchGetItem and
+// BatchWriteItem calls that match reports (n: the position in the call, item: the key or the
+// item) unprocessed, as DynamoDB may; nil stops it.
+func (e *Env) EmulateUnprocessedItems(match func(n int, item Item) bool) {
+	switch {
+	case e.Mini != nil:
+		if match == nil {
+			e.Mini.ClearUnprocessedItems()
+			return
+		}
+		e.Mini.EmulateUnprocessedItems(e.Table, func(n int, raw map[string]*miniserver.AttributeValue) bool {
+			var it Item
+			js, err := json.Marshal(raw)
+			if err == nil {
+				err = json.Unmarshal(js, &it)
+			}
+			if err != nil {
+				panic(fmt.Sprintf("dynamotest: a minidyn item in the wire format: %v", err))
+			}
+			return match(n, it)
+		})
+	case e.Mem != nil:
+		e.faultMu.Lock()
+		defer e.faultMu.Unlock()
+		e.faults.Unprocessed = nil
+		if match != nil {
+			e.faults.Unprocessed = func(table string, n int, item Item) bool { return table == e.Table && match(n, item) }
+		}
+		faults := e.faults
+		e.Mem.SetFaults(&faults)
 	}
 }
 

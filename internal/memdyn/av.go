@@ -3,8 +3,10 @@ package memdyn
 import (
 	"bytes"
 	"encoding/base64"
+	"encoding/json"
 	"math/big"
 	"sort"
+	"strconv"
 )
 
 // av is one DynamoDB attribute value in the JSON wire format ({"S": "x"}, {"M": {...}}, ...).
@@ -197,4 +199,102 @@ func sameSet(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// AttributeValue is one DynamoDB attribute value in the wire format, as fault hooks see items
+// (see Faults).
+type AttributeValue = av
+
+// MarshalJSON writes v in the wire format. Unlike the struct tags alone it keeps an empty map
+// or list ({"M":{}}, {"L":[]}), which DynamoDB stores and returns as such.
+func (v av) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	v.encode(&b)
+	return b.Bytes(), nil
+}
+
+func (v *av) encode(b *bytes.Buffer) {
+	str := func(s string) {
+		js, _ := json.Marshal(s)
+		b.Write(js)
+	}
+	strs := func(tag string, ss []string) {
+		b.WriteString(`{"` + tag + `":[`)
+		for i, s := range ss {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			str(s)
+		}
+		b.WriteString("]}")
+	}
+	switch {
+	case v.S != nil:
+		b.WriteString(`{"S":`)
+		str(*v.S)
+		b.WriteByte('}')
+	case v.N != nil:
+		b.WriteString(`{"N":`)
+		str(*v.N)
+		b.WriteByte('}')
+	case v.B != nil:
+		b.WriteString(`{"B":`)
+		str(*v.B)
+		b.WriteByte('}')
+	case v.BOOL != nil:
+		b.WriteString(`{"BOOL":` + strconv.FormatBool(*v.BOOL) + `}`)
+	case v.NULL != nil:
+		b.WriteString(`{"NULL":true}`)
+	case v.M != nil:
+		b.WriteString(`{"M":`)
+		encodeItem(b, v.M)
+		b.WriteByte('}')
+	case v.L != nil:
+		b.WriteString(`{"L":[`)
+		for i, e := range v.L {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			e.encode(b)
+		}
+		b.WriteString("]}")
+	case v.SS != nil:
+		strs("SS", v.SS)
+	case v.NS != nil:
+		strs("NS", v.NS)
+	case v.BS != nil:
+		strs("BS", v.BS)
+	default:
+		b.WriteString(`{"NULL":true}`)
+	}
+}
+
+// encodeItem writes an item (or a map's members) in the wire format, names in sorted order.
+func encodeItem(b *bytes.Buffer, m map[string]*av) {
+	names := make([]string, 0, len(m))
+	for k := range m {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	b.WriteByte('{')
+	for i, k := range names {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		js, _ := json.Marshal(k)
+		b.Write(js)
+		b.WriteByte(':')
+		m[k].encode(b)
+	}
+	b.WriteByte('}')
+}
+
+// decodeItem parses an item in the wire format. An empty list or map decodes as such (L and M
+// non-nil), not as an empty value.
+func decodeItem(raw []byte) (map[string]*av, error) {
+	var m map[string]*av
+	if err := json.Unmarshal(raw, &m); err != nil {
+		return nil, err
+	}
+	return m, nil
 }

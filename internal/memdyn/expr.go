@@ -53,7 +53,7 @@ func tokenize(s string) ([]token, error) {
 		case c == '>' && i+1 < len(s) && s[i+1] == '=':
 			out = append(out, token{tokOp, ">="})
 			i += 2
-		case strings.IndexByte("=<>(),.", c) >= 0:
+		case strings.IndexByte("=<>(),.+-[]", c) >= 0:
 			out = append(out, token{tokOp, string(c)})
 			i++
 		default:

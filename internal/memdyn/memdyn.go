@@ -1,12 +1,13 @@
-// Package memdyn is an in-memory DynamoDB that speaks the DynamoDB JSON wire protocol over HTTP,
-// for the benchmark (bench) and the graph package's end-to-end benchmarks, where minidyn, which
-// answers every Query by scanning the whole table, would measure itself.
+// Package memdyn is an in-memory DynamoDB that speaks the DynamoDB JSON wire protocol over HTTP:
+// the server's embedded default (dynamo.StartEmbedded), the default backend of the tests
+// (dynamo/dynamotest) and the benchmark's (bench). It replaced minidyn there, which answers
+// every Query by scanning the whole table under one lock.
 //
 // memdyn keeps each partition (of the table and of every global secondary index) sorted by sort
 // key, so a Query costs a binary search plus the items it returns, and it stores items as the
 // JSON the client sent, so reads re-emit bytes without re-encoding. It implements what the
-// catalogue store reads and bulk-loads with; anything else is an error, never a silent
-// approximation. README.md lists what it implements and what it does not, and
+// catalogue store and its tests send (reads, conditional writes, batches, transactions,
+// UpdateItem, TTL expiry); anything else is an error, never a silent approximation. README.md lists what it implements and what it does not, and
 // conformance_test.go checks it against minidyn and dynalite.
 package memdyn
 
@@ -23,6 +24,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 )
 
 const (
@@ -34,15 +36,30 @@ const (
 )
 
 // Server is an in-memory DynamoDB. It is an http.Handler; the zero value is not usable: call New.
+//
+// Reads (GetItem, BatchGetItem, Query, Scan, DescribeTable) share a read lock and run side by
+// side; writes take the write lock, so a write, a batch or a transaction is atomic to every
+// reader.
 type Server struct {
-	mu     sync.Mutex
+	mu     sync.RWMutex
 	tables map[string]*table
+	// expiring orders the items with a TTL (see ttl.go); nextExpiry is its earliest TTL.
+	expiring   expiryHeap
+	nextExpiry atomic.Int64
+	tokens     map[string]requestToken // TransactWriteItems client request tokens (see transact.go)
+	clock      atomic.Pointer[func() time.Time]
+	faults     atomic.Pointer[Faults]
 }
 
 // New returns an empty server.
-func New() *Server { return &Server{tables: map[string]*table{}} }
+func New() *Server {
+	s := &Server{tables: map[string]*table{}, tokens: map[string]requestToken{}}
+	s.nextExpiry.Store(math.MaxInt64)
+	return s
+}
 
 type table struct {
+	srv       *Server
 	name      string
 	hash, rng string
 	create    json.RawMessage // the CreateTable input, echoed by DescribeTable
@@ -50,6 +67,8 @@ type table struct {
 	gsis      map[string]*index
 	items     int
 	bytes     int64
+	// ttl is the attribute UpdateTimeToLive named ("" while TTL is off).
+	ttl string
 }
 
 // index is the table itself or one of its GSIs: partitions by hash-key value.
@@ -59,10 +78,11 @@ type index struct {
 	parts     map[string]*part
 }
 
+// part is one partition: its entries by ordering key and in order (kept sorted on every write,
+// so that readers never modify it).
 type part struct {
-	byOrd  map[string]*entry
-	order  []*entry
-	sorted bool
+	byOrd map[string]*entry
+	order []*entry
 }
 
 // entry places a record in one index partition. key is its sort-key value; ord orders the
@@ -74,11 +94,12 @@ type entry struct {
 
 // rec is a stored item: its table key, its GSI keys, the JSON the client sent, its size.
 type rec struct {
-	pk, sk string
-	gsi    []gsiKey
-	raw    json.RawMessage
-	size   int
-	split  atomic.Pointer[parsed] // for projections, built on first use
+	pk, sk  string
+	gsi     []gsiKey
+	raw     json.RawMessage
+	size    int
+	expires int64                  // the TTL attribute's value (epoch seconds), 0 when none
+	split   atomic.Pointer[parsed] // for projections, built on first use
 	// The item as the last projection read it (see projection.apply).
 	projected atomic.Pointer[projectedItem]
 }
@@ -98,6 +119,13 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeErr(w, "ValidationException", err.Error())
 		return
 	}
+	if f := s.faults.Load(); f != nil {
+		if code := f.fail(op, body); code != "" {
+			writeErr(w, code, "memdyn: injected fault")
+			return
+		}
+	}
+	s.expire()
 	var out any
 	switch op {
 	case "CreateTable":
@@ -122,11 +150,17 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out, err = s.putItem(body)
 	case "DeleteItem":
 		out, err = s.deleteItem(body)
+	case "UpdateItem":
+		out, err = s.updateItem(body)
+	case "TransactWriteItems":
+		out, err = s.transactWriteItems(body)
 	default:
 		err = &apiError{"UnknownOperationException", "memdyn does not implement " + op}
 	}
 	if err != nil {
-		if ae, ok := err.(*apiError); ok {
+		if de, ok := err.(*detailedError); ok {
+			writeErrBody(w, de.code, de.msg, de.extra)
+		} else if ae, ok := err.(*apiError); ok {
 			writeErr(w, ae.code, ae.msg)
 		} else {
 			writeErr(w, "ValidationException", err.Error())
@@ -154,14 +188,27 @@ func validation(format string, args ...any) error {
 	return &apiError{"ValidationException", fmt.Sprintf(format, args...)}
 }
 
-func writeErr(w http.ResponseWriter, code, msg string) {
+// detailedError is an error whose body carries members beyond the message: a transaction's
+// CancellationReasons, a failed condition's Item.
+type detailedError struct {
+	apiError
+	extra map[string]any
+}
+
+func writeErr(w http.ResponseWriter, code, msg string) { writeErrBody(w, code, msg, nil) }
+
+func writeErrBody(w http.ResponseWriter, code, msg string, extra map[string]any) {
 	w.Header().Set("Content-Type", "application/x-amz-json-1.0")
 	status := http.StatusBadRequest
-	if code == "InternalServerError" {
+	if code == "InternalServerError" || code == "ServiceUnavailable" {
 		status = http.StatusInternalServerError
 	}
 	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(map[string]string{"__type": "com.amazonaws.dynamodb.v20120810#" + code, "message": msg})
+	body := map[string]any{"__type": "com.amazonaws.dynamodb.v20120810#" + code, "message": msg}
+	for k, v := range extra {
+		body[k] = v
+	}
+	_ = json.NewEncoder(w).Encode(body)
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -212,7 +259,7 @@ func (s *Server) createTable(body []byte) (any, error) {
 			return nil, validation("memdyn supports string key attributes only (%s is %s)", d.AttributeName, d.AttributeType)
 		}
 	}
-	t := &table{name: in.TableName, hash: hash, rng: rng, create: append(json.RawMessage(nil), body...),
+	t := &table{srv: s, name: in.TableName, hash: hash, rng: rng, create: append(json.RawMessage(nil), body...),
 		base: &index{hash: hash, rng: rng, parts: map[string]*part{}}, gsis: map[string]*index{}}
 	for _, g := range in.GlobalSecondaryIndexes {
 		if p := g.Projection.ProjectionType; p != "ALL" {
@@ -264,8 +311,8 @@ func (s *Server) describeTable(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
+	s.mu.RLock()
+	defer s.mu.RUnlock()
 	t, err := s.table(in.TableName)
 	if err != nil {
 		return nil, err
@@ -288,43 +335,25 @@ func (s *Server) deleteTable(body []byte) (any, error) {
 	return map[string]any{"TableDescription": t.description()}, nil
 }
 
-func (s *Server) updateTTL(body []byte) (any, error) {
-	var in struct {
-		TableName               string
-		TimeToLiveSpecification json.RawMessage
-	}
-	if err := json.Unmarshal(body, &in); err != nil {
-		return nil, validation("%v", err)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if _, err := s.table(in.TableName); err != nil {
-		return nil, err
-	}
-	return map[string]any{"TimeToLiveSpecification": in.TimeToLiveSpecification}, nil
-}
-
 // ---------------------------------------------------------------------------------------------
 // Partitions.
 
-func (p *part) ensureSorted() {
-	if !p.sorted {
-		sort.Slice(p.order, func(i, j int) bool { return p.order[i].ord < p.order[j].ord })
-		p.sorted = true
-	}
-}
-
-// put adds or replaces the entry with e's ord.
+// put adds the entry with e's ord, or replaces it, at its place in the order: an append when it
+// sorts last (a bulk load in key order), else a binary search and a copy.
 func (p *part) put(e *entry) {
-	if old, ok := p.byOrd[e.ord]; ok {
-		old.rec = e.rec
-		return
+	if _, ok := p.byOrd[e.ord]; ok {
+		p.remove(e.ord)
 	}
 	p.byOrd[e.ord] = e
-	if n := len(p.order); p.sorted && n > 0 && p.order[n-1].ord > e.ord {
-		p.sorted = false
+	n := len(p.order)
+	if n == 0 || p.order[n-1].ord < e.ord {
+		p.order = append(p.order, e)
+		return
 	}
-	p.order = append(p.order, e)
+	i := sort.Search(n, func(i int) bool { return p.order[i].ord >= e.ord })
+	p.order = append(p.order, nil)
+	copy(p.order[i+1:], p.order[i:])
+	p.order[i] = e
 }
 
 func (p *part) remove(ord string) {
@@ -332,7 +361,6 @@ func (p *part) remove(ord string) {
 		return
 	}
 	delete(p.byOrd, ord)
-	p.ensureSorted()
 	i := sort.Search(len(p.order), func(i int) bool { return p.order[i].ord >= ord })
 	p.order = append(p.order[:i], p.order[i+1:]...)
 }
@@ -340,7 +368,7 @@ func (p *part) remove(ord string) {
 func (ix *index) part(hash string, create bool) *part {
 	p := ix.parts[hash]
 	if p == nil && create {
-		p = &part{byOrd: map[string]*entry{}, sorted: true}
+		p = &part{byOrd: map[string]*entry{}}
 		ix.parts[hash] = p
 	}
 	return p
@@ -356,7 +384,14 @@ func (t *table) newRec(raw json.RawMessage) (*rec, error) {
 		return nil, validation("item: %v", err)
 	}
 	keys := make(map[string]*av, len(values))
+	var expires int64
 	for name, v := range values {
+		if name == t.ttl {
+			expires = ttlOf(v)
+			if name != t.hash && name != t.rng {
+				continue
+			}
+		}
 		var x av
 		if err := json.Unmarshal(v, &x); err != nil {
 			return nil, validation("item attribute %s: %v", name, err)
@@ -367,7 +402,7 @@ func (t *table) newRec(raw json.RawMessage) (*rec, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &rec{pk: pk, sk: sk, raw: raw, size: size}
+	r := &rec{pk: pk, sk: sk, raw: raw, size: size, expires: expires}
 	if r.size > maxItemSize {
 		return nil, validation("Item size has exceeded the maximum allowed size")
 	}
@@ -395,6 +430,9 @@ func (t *table) keyAttributes() []string {
 	if t.rng != "" {
 		names = append(names, t.rng)
 	}
+	if t.ttl != "" {
+		names = append(names, t.ttl)
+	}
 	for _, g := range t.gsis {
 		names = append(names, g.hash)
 		if g.rng != "" {
@@ -416,6 +454,13 @@ func (t *table) keyOf(item map[string]*av) (pk, sk string, err error) {
 			return "", "", validation("One of the required keys was not given a value: %s", t.rng)
 		}
 		sk = *r.S
+	}
+	// DynamoDB's key limits, in bytes.
+	if len(*h.S) > 2048 {
+		return "", "", validation("One or more parameter values were invalid: Size of hashkey has exceeded the maximum size limit of 2048 bytes")
+	}
+	if len(sk) > 1024 {
+		return "", "", validation("One or more parameter values were invalid: Aggregated size of all range keys has exceeded the size limit of 1024 bytes")
 	}
 	return *h.S, sk, nil
 }
@@ -440,6 +485,7 @@ func (t *table) store(r *rec) *rec {
 	}
 	t.items++
 	t.bytes += int64(r.size)
+	t.srv.watch(t, r)
 	return old
 }
 
@@ -500,19 +546,19 @@ func (s *Server) getItem(body []byte) (any, error) {
 	if in.ProjectionExpression != "" {
 		return nil, validation("memdyn does not implement ProjectionExpression")
 	}
-	s.mu.Lock()
+	s.mu.RLock()
 	t, err := s.table(in.TableName)
 	if err != nil {
-		s.mu.Unlock()
+		s.mu.RUnlock()
 		return nil, err
 	}
 	pk, sk, err := t.keyOf(in.Key)
 	if err != nil {
-		s.mu.Unlock()
+		s.mu.RUnlock()
 		return nil, err
 	}
 	r := t.get(pk, sk)
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	var o obj
 	size := 0
 	if r != nil {
@@ -588,23 +634,34 @@ func (s *Server) batchGetItem(body []byte) (any, error) {
 		units float64
 	}
 	var res []found
-	s.mu.Lock()
+	unprocessed := map[string]map[string]any{}
+	leave := s.unprocessed()
+	s.mu.RLock()
 	for name, ka := range in.RequestItems {
 		t, err := s.table(name)
 		if err != nil {
-			s.mu.Unlock()
+			s.mu.RUnlock()
 			return nil, err
 		}
 		f := found{table: name}
 		seen := map[[2]string]bool{}
-		for _, k := range ka.Keys {
+		for i, k := range ka.Keys {
+			if leave != nil && leave(name, i, k) {
+				u := unprocessed[name]
+				if u == nil {
+					u = map[string]any{"Keys": []map[string]*av{}, "ConsistentRead": ka.ConsistentRead}
+					unprocessed[name] = u
+				}
+				u["Keys"] = append(u["Keys"].([]map[string]*av), k)
+				continue
+			}
 			pk, sk, err := t.keyOf(k)
 			if err != nil {
-				s.mu.Unlock()
+				s.mu.RUnlock()
 				return nil, err
 			}
 			if seen[[2]string{pk, sk}] {
-				s.mu.Unlock()
+				s.mu.RUnlock()
 				return nil, validation("Provided list of item keys contains duplicates")
 			}
 			seen[[2]string{pk, sk}] = true
@@ -615,7 +672,7 @@ func (s *Server) batchGetItem(body []byte) (any, error) {
 		}
 		res = append(res, f)
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	var resp obj
 	var caps []capacity
 	for _, f := range res {
@@ -633,7 +690,7 @@ func (s *Server) batchGetItem(body []byte) (any, error) {
 	}
 	var o obj
 	o.raw("Responses", resp.bytes())
-	o.raw("UnprocessedKeys", []byte("{}"))
+	o.value("UnprocessedKeys", unprocessed)
 	o.capacity(in.ReturnConsumedCapacity, caps)
 	return o.bytes(), nil
 }
@@ -671,54 +728,53 @@ func (s *Server) query(body []byte) (any, error) {
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	used := map[string]bool{}
 
-	s.mu.Lock()
+	s.mu.RLock()
 	t, err := s.table(in.TableName)
 	if err != nil {
-		s.mu.Unlock()
+		s.mu.RUnlock()
 		return nil, err
 	}
 	ix := t.base
 	if in.IndexName != "" {
 		if ix = t.gsis[in.IndexName]; ix == nil {
-			s.mu.Unlock()
+			s.mu.RUnlock()
 			return nil, validation("The table does not have the specified index: %s", in.IndexName)
 		}
 		if in.ConsistentRead {
-			s.mu.Unlock()
+			s.mu.RUnlock()
 			return nil, validation("Consistent reads are not supported on global secondary indexes")
 		}
 	}
 	kc, err := parseKeyCond(in.KeyConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, used, ix.hash, ix.rng)
 	if err != nil {
-		s.mu.Unlock()
+		s.mu.RUnlock()
 		return nil, validation("%v", err)
 	}
 	var filter *node
 	if in.FilterExpression != "" {
 		if filter, err = parseExpr(in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, used); err != nil {
-			s.mu.Unlock()
+			s.mu.RUnlock()
 			return nil, validation("FilterExpression: %v", err)
 		}
 	}
 	var proj *projection
 	if in.ProjectionExpression != "" {
 		if proj, err = parseProjection(in.ProjectionExpression, in.ExpressionAttributeNames, used); err != nil {
-			s.mu.Unlock()
+			s.mu.RUnlock()
 			return nil, err
 		}
 	}
 	var startOrd string
 	if len(in.ExclusiveStartKey) > 0 {
 		if startOrd, err = t.startOrd(ix, in.ExclusiveStartKey); err != nil {
-			s.mu.Unlock()
+			s.mu.RUnlock()
 			return nil, err
 		}
 	}
-	var scanned []*entry
+	var scanned []*rec
 	size := 0
 	stopped := false
 	if p := ix.part(kc.hash, false); p != nil {
-		p.ensureSorted()
 		i, j := p.bounds(kc)
 		if startOrd != "" {
 			if forward {
@@ -736,7 +792,7 @@ func (s *Server) query(body []byte) (any, error) {
 				stopped = true
 				break
 			}
-			scanned = append(scanned, e)
+			scanned = append(scanned, e.rec)
 			size += e.rec.size
 			if in.Limit > 0 && len(scanned) == in.Limit {
 				stopped = true
@@ -744,7 +800,7 @@ func (s *Server) query(body []byte) (any, error) {
 			}
 		}
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	for k := range in.ExpressionAttributeNames {
 		if !used[k] {
 			return nil, validation("Value provided in ExpressionAttributeNames unused in expressions: keys: {%s}", k)
@@ -759,19 +815,19 @@ func (s *Server) query(body []byte) (any, error) {
 	// The page is built once at its final size: the items first, then the envelope around them.
 	items := make([][]byte, 0, len(scanned))
 	total := 2
-	for _, e := range scanned {
+	for _, r := range scanned {
 		if filter != nil {
 			var item map[string]*av
-			if err := json.Unmarshal(e.rec.raw, &item); err != nil {
+			if err := json.Unmarshal(r.raw, &item); err != nil {
 				return nil, &apiError{"InternalServerError", err.Error()}
 			}
 			if !filter.eval(item) {
 				continue
 			}
 		}
-		item := []byte(e.rec.raw)
+		item := []byte(r.raw)
 		if proj != nil {
-			if item, err = proj.apply(e.rec); err != nil {
+			if item, err = proj.apply(r); err != nil {
 				return nil, &apiError{"InternalServerError", err.Error()}
 			}
 		}
@@ -793,7 +849,7 @@ func (s *Server) query(body []byte) (any, error) {
 	o.value("Count", count)
 	o.value("ScannedCount", len(scanned))
 	if stopped {
-		last := scanned[len(scanned)-1].rec
+		last := scanned[len(scanned)-1]
 		lek := map[string]*av{t.hash: {S: &last.pk}}
 		if t.rng != "" {
 			lek[t.rng] = &av{S: &last.sk}
@@ -814,8 +870,9 @@ func (s *Server) query(body []byte) (any, error) {
 	return o.bytes(), nil
 }
 
-// scan reads the table in (partition key, sort key) order: FilterExpression, Limit, the 1 MB
-// page and ExclusiveStartKey as for Query. Indexes and parallel segments are not supported.
+// scan reads the table or an index in (partition key, sort key) order: FilterExpression,
+// ProjectionExpression, Select COUNT, Limit, the 1 MB page and ExclusiveStartKey as for Query,
+// and parallel segments (a partition lies whole in one segment).
 // maxSegments is DynamoDB's limit on a parallel Scan's TotalSegments.
 const maxSegments = 1000000
 
@@ -832,8 +889,14 @@ func (s *Server) scan(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	if in.IndexName != "" || in.ProjectionExpression != "" || (in.Select != "" && in.Select != "ALL_ATTRIBUTES") {
-		return nil, validation("memdyn scans the table only, without projection")
+	switch in.Select {
+	case "", "ALL_ATTRIBUTES", "COUNT", "ALL_PROJECTED_ATTRIBUTES":
+	case "SPECIFIC_ATTRIBUTES":
+		if in.ProjectionExpression == "" {
+			return nil, validation("Select SPECIFIC_ATTRIBUTES needs a ProjectionExpression")
+		}
+	default:
+		return nil, validation("memdyn does not implement Select %s", in.Select)
 	}
 	if in.TotalSegments < 0 || in.TotalSegments > maxSegments || in.Segment < 0 || (in.Segment > 0 && in.Segment >= in.TotalSegments) {
 		return nil, validation("Segment %d of TotalSegments %d is out of range", in.Segment, in.TotalSegments)
@@ -846,36 +909,61 @@ func (s *Server) scan(body []byte) (any, error) {
 			return nil, validation("FilterExpression: %v", err)
 		}
 	}
-	s.mu.Lock()
-	t, err := s.table(in.TableName)
-	if err != nil {
-		s.mu.Unlock()
+	var proj *projection
+	if in.ProjectionExpression != "" {
+		if proj, err = parseProjection(in.ProjectionExpression, in.ExpressionAttributeNames, used); err != nil {
+			return nil, err
+		}
+	}
+	if err := unused(in.ExpressionAttributeNames, in.ExpressionAttributeValues, used); err != nil {
 		return nil, err
 	}
-	pks := make([]string, 0, len(t.base.parts))
-	for pk := range t.base.parts {
-		if in.TotalSegments > 1 && segmentOf(pk, in.TotalSegments) != in.Segment {
+	s.mu.RLock()
+	t, err := s.table(in.TableName)
+	if err != nil {
+		s.mu.RUnlock()
+		return nil, err
+	}
+	ix := t.base
+	if in.IndexName != "" {
+		if ix = t.gsis[in.IndexName]; ix == nil {
+			s.mu.RUnlock()
+			return nil, validation("The table does not have the specified index: %s", in.IndexName)
+		}
+		if in.ConsistentRead {
+			s.mu.RUnlock()
+			return nil, validation("Consistent reads are not supported on global secondary indexes")
+		}
+	}
+	hashes := make([]string, 0, len(ix.parts))
+	for h := range ix.parts {
+		if in.TotalSegments > 1 && segmentOf(h, in.TotalSegments) != in.Segment {
 			continue // another segment's partition
 		}
-		pks = append(pks, pk)
+		hashes = append(hashes, h)
 	}
-	sort.Strings(pks)
-	startPK, startSK := "", ""
+	sort.Strings(hashes)
+	startHash, startOrd := "", ""
 	if len(in.ExclusiveStartKey) > 0 {
-		if startPK, startSK, err = t.keyOf(in.ExclusiveStartKey); err != nil {
-			s.mu.Unlock()
-			return nil, validation("The provided starting key is invalid: %v", err)
+		h, ok := in.ExclusiveStartKey[ix.hash]
+		if !ok || h.S == nil {
+			s.mu.RUnlock()
+			return nil, validation("The provided starting key is invalid: no %s", ix.hash)
+		}
+		startHash = *h.S
+		if startOrd, err = t.startOrd(ix, in.ExclusiveStartKey); err != nil {
+			s.mu.RUnlock()
+			return nil, err
 		}
 	}
 	var scanned []*rec
 	size, stopped := 0, false
 scan:
-	for _, pk := range pks[sort.SearchStrings(pks, startPK):] {
-		p := t.base.parts[pk]
-		p.ensureSorted()
+	for _, h := range hashes[sort.SearchStrings(hashes, startHash):] {
+		p := ix.parts[h]
 		i := 0
-		if pk == startPK {
-			i = sort.Search(len(p.order), func(k int) bool { return p.order[k].ord > startSK })
+		if h == startHash {
+			i = sort.Search(len(p.order), func(k int) bool { return p.order[k].ord > startOrd })
 		}
 		for _, e := range p.order[i:] {
 			if len(scanned) > 0 && size+e.rec.size > pageLimit {
@@ -890,41 +978,66 @@ scan:
 			}
 		}
 	}
-	s.mu.Unlock()
+	s.mu.RUnlock()
 	var b bytes.Buffer
 	b.WriteString("[")
 	count := 0
 	for _, r := range scanned {
 		if filter != nil {
-			var item map[string]*av
-			if err := json.Unmarshal(r.raw, &item); err != nil {
+			item, err := decodeItem(r.raw)
+			if err != nil {
 				return nil, &apiError{"InternalServerError", err.Error()}
 			}
 			if !filter.eval(item) {
 				continue
 			}
 		}
-		if count > 0 {
-			b.WriteString(",")
+		if in.Select != "COUNT" {
+			item := []byte(r.raw)
+			if proj != nil {
+				if item, err = proj.apply(r); err != nil {
+					return nil, &apiError{"InternalServerError", err.Error()}
+				}
+			}
+			if count > 0 {
+				b.WriteString(",")
+			}
+			b.Write(item)
 		}
-		b.Write(r.raw)
 		count++
 	}
 	b.WriteString("]")
 	var o obj
-	o.raw("Items", b.Bytes())
+	if in.Select != "COUNT" {
+		o.raw("Items", b.Bytes())
+	}
 	o.value("Count", count)
 	o.value("ScannedCount", len(scanned))
 	if stopped {
-		last := scanned[len(scanned)-1]
-		lek := map[string]*av{t.hash: {S: &last.pk}}
-		if t.rng != "" {
-			lek[t.rng] = &av{S: &last.sk}
-		}
-		o.value("LastEvaluatedKey", lek)
+		o.value("LastEvaluatedKey", t.lastKey(ix, scanned[len(scanned)-1]))
 	}
 	o.capacity(in.ReturnConsumedCapacity, capacity{in.TableName, readUnits(size, in.ConsistentRead)})
 	return o.bytes(), nil
+}
+
+// lastKey is the LastEvaluatedKey of a page of index ix that ended at r: the table's key, and
+// an index's key too.
+func (t *table) lastKey(ix *index, r *rec) map[string]*av {
+	lek := map[string]*av{t.hash: {S: &r.pk}}
+	if t.rng != "" {
+		lek[t.rng] = &av{S: &r.sk}
+	}
+	if ix != t.base {
+		for _, g := range r.gsi {
+			if g.index == ix.name {
+				lek[ix.hash] = &av{S: &g.hash}
+				if ix.rng != "" {
+					lek[ix.rng] = &av{S: &g.rng}
+				}
+			}
+		}
+	}
+	return lek
 }
 
 // startOrd returns the ordering key of an ExclusiveStartKey in index ix.
@@ -1002,6 +1115,7 @@ func (s *Server) batchWriteItem(body []byte) (any, error) {
 		table string
 		put   *rec
 		key   map[string]*av
+		n     int
 	}
 	var ops []op
 	s.mu.Lock()
@@ -1016,20 +1130,41 @@ func (s *Server) batchWriteItem(body []byte) (any, error) {
 	}
 	s.mu.Unlock()
 	for name, reqs := range in.RequestItems {
-		for _, r := range reqs {
+		for i, r := range reqs {
 			switch {
 			case r.PutRequest != nil:
 				rc, err := tables[name].newRec(r.PutRequest.Item)
 				if err != nil {
 					return nil, err
 				}
-				ops = append(ops, op{table: name, put: rc})
+				ops = append(ops, op{table: name, put: rc, n: i})
 			case r.DeleteRequest != nil:
-				ops = append(ops, op{table: name, key: r.DeleteRequest.Key})
+				ops = append(ops, op{table: name, key: r.DeleteRequest.Key, n: i})
 			default:
 				return nil, validation("a write request needs PutRequest or DeleteRequest")
 			}
 		}
+	}
+	// The Unprocessed fault hook picks requests to leave out, as DynamoDB may.
+	unprocessed := map[string][]map[string]any{}
+	if leave := s.unprocessed(); leave != nil {
+		kept := ops[:0]
+		for _, o := range ops {
+			item, req := o.key, map[string]any{"DeleteRequest": map[string]any{"Key": o.key}}
+			if o.put != nil {
+				var err error
+				if item, err = decodeItem(o.put.raw); err != nil {
+					return nil, validation("%v", err)
+				}
+				req = map[string]any{"PutRequest": map[string]any{"Item": o.put.raw}}
+			}
+			if leave(o.table, o.n, item) {
+				unprocessed[o.table] = append(unprocessed[o.table], req)
+				continue
+			}
+			kept = append(kept, o)
+		}
+		ops = kept
 	}
 	units := map[string]float64{}
 	s.mu.Lock()
@@ -1050,7 +1185,7 @@ func (s *Server) batchWriteItem(body []byte) (any, error) {
 	}
 	s.mu.Unlock()
 	var o obj
-	o.raw("UnprocessedItems", []byte("{}"))
+	o.value("UnprocessedItems", unprocessed)
 	var caps []capacity
 	for name, u := range units {
 		caps = append(caps, capacity{name, u})
@@ -1060,33 +1195,63 @@ func (s *Server) batchWriteItem(body []byte) (any, error) {
 }
 
 type condInput struct {
-	TableName                 string
-	ConditionExpression       string
-	ExpressionAttributeNames  map[string]string
-	ExpressionAttributeValues map[string]*av
-	ReturnValues              string
-	ReturnConsumedCapacity    string
+	TableName                           string
+	ConditionExpression                 string
+	ExpressionAttributeNames            map[string]string
+	ExpressionAttributeValues           map[string]*av
+	ReturnValues                        string
+	ReturnValuesOnConditionCheckFailure string
+	ReturnConsumedCapacity              string
+}
+
+// parse parses the condition (nil when there is none), marking the placeholders it uses.
+func (c *condInput) parse(used map[string]bool) (*node, error) {
+	if c.ConditionExpression == "" {
+		return nil, nil
+	}
+	n, err := parseExpr(c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues, used)
+	if err != nil {
+		return nil, validation("Invalid ConditionExpression: %v", err)
+	}
+	return n, nil
+}
+
+// holds reports whether the condition holds for the current item (nil when absent).
+func holds(cond *node, current *rec) (bool, error) {
+	if cond == nil {
+		return true, nil
+	}
+	item := map[string]*av{}
+	if current != nil {
+		var err error
+		if item, err = decodeItem(current.raw); err != nil {
+			return false, &apiError{"InternalServerError", err.Error()}
+		}
+	}
+	return cond.eval(item), nil
+}
+
+// failed returns ConditionalCheckFailedException when the condition does not hold, with the
+// item when the caller asked for it (ReturnValuesOnConditionCheckFailure ALL_OLD).
+func (c *condInput) failed(cond *node, current *rec) error {
+	ok, err := holds(cond, current)
+	if err != nil || ok {
+		return err
+	}
+	e := &detailedError{apiError: apiError{"ConditionalCheckFailedException", "The conditional request failed"}}
+	if c.ReturnValuesOnConditionCheckFailure == "ALL_OLD" && current != nil {
+		e.extra = map[string]any{"Item": current.raw}
+	}
+	return e
 }
 
 // check evaluates the condition of a write against the current item (nil when absent).
 func (c *condInput) check(current *rec) error {
-	if c.ConditionExpression == "" {
-		return nil
-	}
-	n, err := parseExpr(c.ConditionExpression, c.ExpressionAttributeNames, c.ExpressionAttributeValues, map[string]bool{})
+	cond, err := c.parse(map[string]bool{})
 	if err != nil {
-		return validation("ConditionExpression: %v", err)
+		return err
 	}
-	item := map[string]*av{}
-	if current != nil {
-		if err := json.Unmarshal(current.raw, &item); err != nil {
-			return &apiError{"InternalServerError", err.Error()}
-		}
-	}
-	if !n.eval(item) {
-		return &apiError{"ConditionalCheckFailedException", "The conditional request failed"}
-	}
-	return nil
+	return c.failed(cond, current)
 }
 
 func (c *condInput) result(old *rec, units float64) []byte {
