@@ -138,6 +138,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		// Suggestions ("did you mean ...") would reveal the schema that introspection hides.
 		srv.SetDisableSuggestion(true)
 	}
+	srv.Use(nullDefaults{schema: schema.Schema()}) // before every extension that reads arguments
 	srv.Use(limiter{limits: opts.Limits, cache: cache})
 	srv.Use(dynamoStats{s3: opts.Artifacts != nil || opts.Archive != nil})
 	srv.Use(operationRecorder{})
