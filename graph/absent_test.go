@@ -116,3 +116,53 @@ func TestUnsetFieldsAreNull(t *testing.T) {
 		t.Errorf("rule description = %q, want null", *c.Rules[0].Description)
 	}
 }
+
+// TestHealthScoreNullWhenUnreported holds that a capability whose components report no health
+// has healthScore null (status UNKNOWN), and a reported score is a number, also in the health
+// index that capabilitiesByHealth reads.
+func TestHealthScoreNullWhenUnreported(t *testing.T) {
+	h := newHarness(t)
+	h.createCapability(t, "CAP-HS-001")
+	h.ok(t, addComp, map[string]any{"cap": "CAP-HS-001", "in": component("hs-1", 1, "")}, nil)
+	type agg struct {
+		HealthScore  *float64
+		HealthStatus string
+	}
+	read := func() agg {
+		var out struct{ Capability struct{ Aggregates agg } }
+		h.ok(t, `{ capability(id: "CAP-HS-001") { aggregates { healthScore healthStatus } } }`, nil, &out)
+		return out.Capability.Aggregates
+	}
+	if a := read(); a.HealthScore != nil || a.HealthStatus != "UNKNOWN" {
+		t.Errorf("no component reports health: healthScore %v, status %s; want null and UNKNOWN", score(a.HealthScore), a.HealthStatus)
+	}
+	var byHealth struct {
+		CapabilitiesByHealth struct {
+			Nodes []struct {
+				ID         string
+				Aggregates agg
+			}
+		}
+	}
+	h.ok(t, `{ capabilitiesByHealth(status: UNKNOWN, first: 100) { nodes { id aggregates { healthScore healthStatus } } } }`, nil, &byHealth)
+	found := false
+	for _, n := range byHealth.CapabilitiesByHealth.Nodes {
+		found = found || n.ID == "CAP-HS-001" && n.Aggregates.HealthScore == nil
+	}
+	if !found {
+		t.Errorf("capabilitiesByHealth(UNKNOWN) = %+v, want CAP-HS-001 with healthScore null", byHealth.CapabilitiesByHealth.Nodes)
+	}
+
+	h.ok(t, addComp, map[string]any{"cap": "CAP-HS-001", "in": component("hs-2", 2, "UNHEALTHY")}, nil)
+	if a := read(); a.HealthScore == nil || a.HealthStatus != "UNHEALTHY" {
+		t.Errorf("one component reports UNHEALTHY: healthScore %v, status %s; want a number and UNHEALTHY", score(a.HealthScore), a.HealthStatus)
+	}
+}
+
+// score shows a nullable score.
+func score(p *float64) any {
+	if p == nil {
+		return "null"
+	}
+	return *p
+}
