@@ -55,7 +55,7 @@ func BenchmarkNullDefaults(b *testing.B) {
 		{"view with a null variable", viewQuery, map[string]any{"id": "CAP-ALERT-MGT-001", "jobsFirst": nil}},
 		{"view with a null literal", strings.Replace(viewQuery, "first: 20", "first: null", 1), map[string]any{"id": "CAP-ALERT-MGT-001", "jobsFirst": 10}},
 	} {
-		doc, errs := gqlparser.LoadQuery(s, bb.query)
+		doc, errs := gqlparser.LoadQueryWithRules(s, bb.query, nil)
 		if len(errs) > 0 {
 			b.Fatal(errs)
 		}

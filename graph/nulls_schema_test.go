@@ -89,7 +89,7 @@ func target(set ast.SelectionSet) *ast.Field {
 // and returns the arguments of the field aliased "target", before and after.
 func rewritten(tb testing.TB, s *ast.Schema, op string, vars map[string]any) (before, after map[string]any) {
 	tb.Helper()
-	doc, errs := gqlparser.LoadQuery(s, op)
+	doc, errs := gqlparser.LoadQueryWithRules(s, op, nil)
 	if len(errs) > 0 {
 		tb.Fatalf("%s: %v", op, errs)
 	}
