@@ -79,6 +79,9 @@ func TestExplicitNullTakesDefault(t *testing.T) {
 				PageInfo struct{ HasNextPage bool }
 			}
 		}
+		var omitted page
+		want := h.ok(t, `{ capabilities { nodes { id } pageInfo { hasNextPage } } }`, nil, &omitted).Extensions.DynamoDB.Requests
+		t.Logf("capabilities with first left out: %d DynamoDB requests", want)
 		for _, tt := range []struct {
 			name, query string
 			vars        map[string]any
@@ -92,6 +95,9 @@ func TestExplicitNullTakesDefault(t *testing.T) {
 				resp := h.ok(t, tt.query, tt.vars, &out)
 				if n := len(out.Capabilities.Nodes); n != 50 || !out.Capabilities.PageInfo.HasNextPage {
 					t.Errorf("capabilities(first: null): %d nodes, hasNextPage %v; want 50 and a next page", n, out.Capabilities.PageInfo.HasNextPage)
+				}
+				if n := resp.Extensions.DynamoDB.Requests; n != want {
+					t.Errorf("capabilities(first: null): %d DynamoDB requests, want %d as with first left out", n, want)
 				}
 				if resp.Extensions.Cost.Requested != 50 {
 					t.Errorf("extensions.cost.requested = %d, want 50 (the limiter sees the default)", resp.Extensions.Cost.Requested)
