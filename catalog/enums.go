@@ -337,8 +337,12 @@ func (s *RuleStatus) UnmarshalGQL(v any) (err error) {
 }
 
 // unmarshalEnumJSON reads a JSON string in either case (GraphQL names arrive upper-case in
-// patches) as the stored lower-case value.
+// patches) as the stored lower-case value. A JSON null changes nothing, as for the types that
+// encoding/json decodes itself: in an update input, status: null means "no change".
 func unmarshalEnumJSON(b []byte, dst *string) error {
+	if string(b) == "null" {
+		return nil
+	}
 	s, err := strconv.Unquote(string(b))
 	if err != nil {
 		return Invalid("", "enum value %s must be a string", b)

@@ -117,3 +117,21 @@ func TestStatusForScore(t *testing.T) {
 		})
 	}
 }
+
+func TestReportedHealthScore(t *testing.T) {
+	zero, ninety := 0.0, 90.0
+	for _, tt := range []struct {
+		a    Aggregates
+		want *float64
+	}{
+		{Aggregates{HealthScore: 0, HealthStatus: HealthUnknown}, nil},
+		{Aggregates{}, nil},
+		{Aggregates{HealthScore: 0, HealthStatus: HealthUnhealthy}, &zero},
+		{Aggregates{HealthScore: 90, HealthStatus: HealthHealthy}, &ninety},
+	} {
+		got := tt.a.ReportedHealthScore()
+		if (got == nil) != (tt.want == nil) || got != nil && *got != *tt.want {
+			t.Errorf("Aggregates{HealthScore: %v, HealthStatus: %q}.ReportedHealthScore() = %v, want %v", tt.a.HealthScore, tt.a.HealthStatus, got, tt.want)
+		}
+	}
+}

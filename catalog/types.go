@@ -74,6 +74,17 @@ type Aggregates struct {
 	UserCount              int          `json:"userCount"`
 }
 
+// ReportedHealthScore returns the health score, or nil when no component reports health: the
+// status is then unknown (HealthScore gives a score of 0 and the unknown status exactly when no
+// component reports, and never the unknown status otherwise). A reported 0 is a real score.
+func (a Aggregates) ReportedHealthScore() *float64 {
+	if a.HealthStatus == HealthUnknown || a.HealthStatus == "" {
+		return nil
+	}
+	score := a.HealthScore
+	return &score
+}
+
 // Lifecycle holds a capability's lifecycle dates.
 type Lifecycle struct {
 	Phase             string     `json:"phase,omitempty"`

@@ -64,10 +64,10 @@ type ComplexityRoot struct {
 		ActiveRules            func(childComplexity int) int
 		AverageDeploymentTime  func(childComplexity int) int
 		FailedJobs             func(childComplexity int) int
-		HealthScore            func(childComplexity int) int
 		HealthStatus           func(childComplexity int) int
 		LastDeployment         func(childComplexity int) int
 		MonthlyOperationalCost func(childComplexity int) int
+		ReportedHealthScore    func(childComplexity int) int
 		SuccessfulJobs         func(childComplexity int) int
 		TotalComponents        func(childComplexity int) int
 		TotalDependencies      func(childComplexity int) int
@@ -915,12 +915,6 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Aggregates.FailedJobs(childComplexity), true
-	case "Aggregates.healthScore":
-		if e.ComplexityRoot.Aggregates.HealthScore == nil {
-			break
-		}
-
-		return e.ComplexityRoot.Aggregates.HealthScore(childComplexity), true
 	case "Aggregates.healthStatus":
 		if e.ComplexityRoot.Aggregates.HealthStatus == nil {
 			break
@@ -939,6 +933,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Aggregates.MonthlyOperationalCost(childComplexity), true
+	case "Aggregates.healthScore":
+		if e.ComplexityRoot.Aggregates.ReportedHealthScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Aggregates.ReportedHealthScore(childComplexity), true
 	case "Aggregates.successfulJobs":
 		if e.ComplexityRoot.Aggregates.SuccessfulJobs == nil {
 			break
@@ -4162,6 +4162,10 @@ The Business Capability Catalogue: capabilities, the software components that de
 the dependency graph between components, deployment jobs, performance metrics and configuration
 rules, all kept in one DynamoDB table. Every response carries ` + "`" + `extensions.dynamodb` + "`" + `, the DynamoDB
 requests and capacity that one operation cost.
+
+Nulls: an explicit null for a nullable argument or input field that has a default means the
+default (as if left out); where there is no default, null stays null. In answers, an absent
+value is null: no nullable String, ID or DateTime field answers an empty string.
 """
 schema {
   query: Query
@@ -4747,8 +4751,8 @@ type Aggregates {
   totalComponents: Int!
   "Components with status ACTIVE."
   activeComponents: Int!
-  "Health score 0-100 from component health and incidents (formula in the README)."
-  healthScore: Float!
+  "Health score 0-100 from component health and incidents (formula in the README); null when no component reports health (healthStatus UNKNOWN): 0 is a real score."
+  healthScore: Float
   "Health status derived from the score."
   healthStatus: HealthStatus!
   "Number of dependency edges."
@@ -9354,18 +9358,18 @@ func (ec *executionContext) _Aggregates_healthScore(ctx context.Context, field g
 			return ec.fieldContext_Aggregates_healthScore(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.HealthScore, nil
+			return obj.ReportedHealthScore(), nil
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
-			return ec.marshalNFloat2float64(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
 		},
 		true,
-		true,
+		false,
 	)
 }
 func (ec *executionContext) fieldContext_Aggregates_healthScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Aggregates", field, false, false, "Float")
+	return graphql.NewScalarFieldContext("Aggregates", field, true, false, "Float")
 }
 
 func (ec *executionContext) _Aggregates_healthStatus(ctx context.Context, field graphql.CollectedField, obj *catalog.Aggregates) (ret graphql.Marshaler) {
@@ -27588,7 +27592,7 @@ func (ec *executionContext) _Aggregates(ctx context.Context, sel ast.SelectionSe
 			}
 		case "healthScore":
 			out.Values[i] = ec._Aggregates_healthScore(ctx, field, obj)
-			if out.Values[i] == graphql.Null {
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		case "healthStatus":

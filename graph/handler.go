@@ -143,7 +143,9 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	}
 	// The persisted query replaces its hash before the limiter checks the document.
 	srv.Use(newPersistedQueries(opts.PersistedQueries))
+	srv.Use(nullDefaults{schema: schema.Schema()}) // before every extension that reads arguments
 	srv.Use(limiter{limits: opts.Limits, cache: cache})
+	srv.AroundFields(absentAsNull)
 	srv.Use(dynamoStats{s3: opts.Artifacts != nil || opts.Archive != nil})
 	srv.Use(operationRecorder{})
 	srv.SetErrorPresenter(errorPresenter(opts.Logger))

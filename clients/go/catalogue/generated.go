@@ -29,7 +29,7 @@ func (v *ActionInput) GetParameters() *json.RawMessage { return v.Parameters }
 //
 // A software component that delivers part of a capability.
 type AddComponentAddComponent struct {
-	// The component's ID (same as componentId).
+	// Global ID: `{capabilityId}/components/{componentId}`.
 	Id string `json:"id"`
 	// The component's ID, unique across the catalogue.
 	ComponentId string `json:"componentId"`
@@ -111,7 +111,7 @@ func (v *AddComponentResponse) GetAddComponent() AddComponentAddComponent { retu
 //
 // A directed dependency: the source component depends on the target component.
 type AddDependencyAddDependency struct {
-	// The edge's ID: source->target.
+	// Global ID: `{capabilityId}/dependencies/{sourceComponentId}->{targetComponentId}`.
 	Id string `json:"id"`
 	// The depending component's ID.
 	SourceComponentId string `json:"sourceComponentId"`
@@ -236,7 +236,7 @@ func (v *CapabilityHistoryCapabilityHistoryCapabilityVersionConnection) GetPageI
 // One revision of a capability as it was written: its own fields then, who wrote it and in which
 // request. Never the live capability: its `id` is the version's.
 type CapabilityHistoryCapabilityHistoryCapabilityVersionConnectionNodesCapabilityVersion struct {
-	// `{capabilityId}@{revision}`, e.g. `CAP-ALERT-MGT-001@3`: one per version across the catalogue (no live entity's id has an `@`).
+	// Global ID: `{capabilityId}@{revision}`, e.g. `CAP-ALERT-MGT-001@3`: one per version across the catalogue (no live entity's id has an `@`).
 	Id string `json:"id"`
 	// The revision this version was (the tombstone's is one after the last).
 	Revision int `json:"revision"`
@@ -369,7 +369,7 @@ var AllCapabilityStatus = []CapabilityStatus{
 //
 // A business capability: a business functionality delivered by software components.
 type CapabilityViewCapability struct {
-	// The capability's ID (same as capabilityId).
+	// Global ID: `{capabilityId}`, e.g. `CAP-ALERT-MGT-001` (the same as capabilityId).
 	Id string `json:"id"`
 	// The capability's ID, e.g. CAP-ALERT-MGT-001.
 	CapabilityId string `json:"capabilityId"`
@@ -461,8 +461,8 @@ type CapabilityViewCapabilityAggregates struct {
 	TotalComponents int `json:"totalComponents"`
 	// Components with status ACTIVE.
 	ActiveComponents int `json:"activeComponents"`
-	// Health score 0-100 from component health and incidents (formula in the README).
-	HealthScore float64 `json:"healthScore"`
+	// Health score 0-100 from component health and incidents (formula in the README); null when no component reports health (healthStatus UNKNOWN): 0 is a real score.
+	HealthScore *float64 `json:"healthScore"`
 	// Health status derived from the score.
 	HealthStatus HealthStatus `json:"healthStatus"`
 	// Number of dependency edges.
@@ -482,7 +482,7 @@ func (v *CapabilityViewCapabilityAggregates) GetTotalComponents() int { return v
 func (v *CapabilityViewCapabilityAggregates) GetActiveComponents() int { return v.ActiveComponents }
 
 // GetHealthScore returns CapabilityViewCapabilityAggregates.HealthScore, and is useful for accessing the field via an interface.
-func (v *CapabilityViewCapabilityAggregates) GetHealthScore() float64 { return v.HealthScore }
+func (v *CapabilityViewCapabilityAggregates) GetHealthScore() *float64 { return v.HealthScore }
 
 // GetHealthStatus returns CapabilityViewCapabilityAggregates.HealthStatus, and is useful for accessing the field via an interface.
 func (v *CapabilityViewCapabilityAggregates) GetHealthStatus() HealthStatus { return v.HealthStatus }
@@ -504,7 +504,7 @@ func (v *CapabilityViewCapabilityAggregates) GetLastDeployment() *time.Time { re
 //
 // A software component that delivers part of a capability.
 type CapabilityViewCapabilityComponentsComponent struct {
-	// The component's ID (same as componentId).
+	// Global ID: `{capabilityId}/components/{componentId}`.
 	Id string `json:"id"`
 	// The component's ID, unique across the catalogue.
 	ComponentId string `json:"componentId"`
@@ -636,7 +636,7 @@ func (v *CapabilityViewCapabilityComponentsComponentHealth) GetAvailability() fl
 //
 // A directed dependency: the source component depends on the target component.
 type CapabilityViewCapabilityDependenciesDependency struct {
-	// The edge's ID: source->target.
+	// Global ID: `{capabilityId}/dependencies/{sourceComponentId}->{targetComponentId}`.
 	Id string `json:"id"`
 	// The depending component's ID.
 	SourceComponentId string `json:"sourceComponentId"`
@@ -676,9 +676,9 @@ func (v *CapabilityViewCapabilityDependenciesDependency) GetCriticality() Critic
 //
 // A configuration rule: weighted conditions and the actions they trigger, executed in `order`.
 type CapabilityViewCapabilityRulesRule struct {
-	// The rule's ID (same as ruleId).
+	// Global ID: `{capabilityId}/rules/{ruleId}` (a ruleId is unique within its capability only).
 	Id string `json:"id"`
-	// The rule's ID.
+	// The rule's ID within its capability.
 	RuleId string `json:"ruleId"`
 	// The capability it belongs to.
 	CapabilityId string `json:"capabilityId"`
@@ -1042,7 +1042,7 @@ func (v *ContractInput) GetBreakingChanges() *bool { return v.BreakingChanges }
 //
 // A business capability: a business functionality delivered by software components.
 type CreateCapabilityCreateCapability struct {
-	// The capability's ID (same as capabilityId).
+	// Global ID: `{capabilityId}`, e.g. `CAP-ALERT-MGT-001` (the same as capabilityId).
 	Id string `json:"id"`
 	// The capability's ID, e.g. CAP-ALERT-MGT-001.
 	CapabilityId string `json:"capabilityId"`
@@ -1169,9 +1169,9 @@ func (v *CreateCapabilityResponse) GetCreateCapability() CreateCapabilityCreateC
 //
 // A configuration rule: weighted conditions and the actions they trigger, executed in `order`.
 type CreateRuleCreateRule struct {
-	// The rule's ID (same as ruleId).
+	// Global ID: `{capabilityId}/rules/{ruleId}` (a ruleId is unique within its capability only).
 	Id string `json:"id"`
-	// The rule's ID.
+	// The rule's ID within its capability.
 	RuleId string `json:"ruleId"`
 	// The capability it belongs to.
 	CapabilityId string `json:"capabilityId"`
@@ -1512,7 +1512,7 @@ func (v *ListCapabilitiesCapabilitiesCapabilityConnectionEdgesCapabilityEdge) Ge
 //
 // A business capability: a business functionality delivered by software components.
 type ListCapabilitiesCapabilitiesCapabilityConnectionEdgesCapabilityEdgeNodeCapability struct {
-	// The capability's ID (same as capabilityId).
+	// Global ID: `{capabilityId}`, e.g. `CAP-ALERT-MGT-001` (the same as capabilityId).
 	Id string `json:"id"`
 	// The capability's ID, e.g. CAP-ALERT-MGT-001.
 	CapabilityId string `json:"capabilityId"`
@@ -1742,7 +1742,7 @@ func (v *ResourcesInput) GetMemory() *string { return v.Memory }
 //
 // A business capability: a business functionality delivered by software components.
 type RuleHistoryCapability struct {
-	// The capability's ID (same as capabilityId).
+	// Global ID: `{capabilityId}`, e.g. `CAP-ALERT-MGT-001` (the same as capabilityId).
 	Id string `json:"id"`
 	// The configuration rules in execution order, optionally narrowed by type and status.
 	Rules []RuleHistoryCapabilityRulesRule `json:"rules"`
@@ -1759,9 +1759,9 @@ func (v *RuleHistoryCapability) GetRules() []RuleHistoryCapabilityRulesRule { re
 //
 // A configuration rule: weighted conditions and the actions they trigger, executed in `order`.
 type RuleHistoryCapabilityRulesRule struct {
-	// The rule's ID (same as ruleId).
+	// Global ID: `{capabilityId}/rules/{ruleId}` (a ruleId is unique within its capability only).
 	Id string `json:"id"`
-	// The rule's ID.
+	// The rule's ID within its capability.
 	RuleId string `json:"ruleId"`
 	// Display name.
 	Name string `json:"name"`
@@ -1808,7 +1808,7 @@ func (v *RuleHistoryCapabilityRulesRuleHistoryRuleVersionConnection) GetNodes() 
 // One revision of a rule as it was written: its fields then, who wrote it and in which request.
 // Never the live rule: its `id` is the version's.
 type RuleHistoryCapabilityRulesRuleHistoryRuleVersionConnectionNodesRuleVersion struct {
-	// `{capabilityId}/{ruleId}@{revision}`: one per version across the catalogue.
+	// Global ID: `{capabilityId}/rules/{ruleId}@{revision}`: one per version across the catalogue (no live entity's id has an `@`).
 	Id string `json:"id"`
 	// The rule's ID.
 	RuleId string `json:"ruleId"`
@@ -2180,7 +2180,7 @@ func (v *UpdateCapabilityResponse) GetUpdateCapability() UpdateCapabilityUpdateC
 //
 // A business capability: a business functionality delivered by software components.
 type UpdateCapabilityUpdateCapability struct {
-	// The capability's ID (same as capabilityId).
+	// Global ID: `{capabilityId}`, e.g. `CAP-ALERT-MGT-001` (the same as capabilityId).
 	Id string `json:"id"`
 	// Display name.
 	Name string `json:"name"`
@@ -2292,7 +2292,7 @@ func (v *UpdateComponentResponse) GetUpdateComponent() UpdateComponentUpdateComp
 //
 // A software component that delivers part of a capability.
 type UpdateComponentUpdateComponent struct {
-	// The component's ID (same as componentId).
+	// Global ID: `{capabilityId}/components/{componentId}`.
 	Id string `json:"id"`
 	// The component's ID, unique across the catalogue.
 	ComponentId string `json:"componentId"`
@@ -2417,9 +2417,9 @@ func (v *UpdateRuleResponse) GetUpdateRule() UpdateRuleUpdateRule { return v.Upd
 //
 // A configuration rule: weighted conditions and the actions they trigger, executed in `order`.
 type UpdateRuleUpdateRule struct {
-	// The rule's ID (same as ruleId).
+	// Global ID: `{capabilityId}/rules/{ruleId}` (a ruleId is unique within its capability only).
 	Id string `json:"id"`
-	// The rule's ID.
+	// The rule's ID within its capability.
 	RuleId string `json:"ruleId"`
 	// Display name.
 	Name string `json:"name"`
