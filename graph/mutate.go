@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"reflect"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -22,8 +23,11 @@ func idempotency(ctx context.Context, token *string, args ...any) (dynamo.Idempo
 
 // patch returns a change that writes the given fields of an update input over an entity: the
 // stored JSON field names are the input's, so the patch is applied through JSON. Nested objects
-// merge field by field; lists replace.
+// merge field by field; lists replace. A null field, at any depth of nested objects, changes
+// nothing: typed clients send null for every field they leave unset (api.md, "Nulls and
+// defaults"); a list is emptied with [] and a string with "".
 func patch[T any](fields map[string]any) func(*T) error {
+	fields = withoutNulls(fields)
 	return func(v *T) error {
 		b, err := json.Marshal(fields)
 		if err != nil {
@@ -38,4 +42,24 @@ func patch[T any](fields map[string]any) func(*T) error {
 		}
 		return nil
 	}
+}
+
+// withoutNulls returns fields without its null values: gqlgen decodes an update input's fields
+// into typed values, so a null is a nil pointer, slice or map (nested objects are structs whose
+// unset fields are omitted from the JSON, so their nulls change nothing either).
+func withoutNulls(fields map[string]any) map[string]any {
+	out := make(map[string]any, len(fields))
+	for k, v := range fields {
+		if v == nil {
+			continue
+		}
+		switch rv := reflect.ValueOf(v); rv.Kind() {
+		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+			if rv.IsNil() {
+				continue
+			}
+		}
+		out[k] = v
+	}
+	return out
 }

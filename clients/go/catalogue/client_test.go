@@ -239,6 +239,18 @@ func TestGenqlientMutations(t *testing.T) {
 	if ur.UpdateRule.Name != "Rule of A, renamed" || ur.UpdateRule.Revision != rule.Revision+1 || ur.UpdateRule.Id != rule.Id {
 		t.Errorf("updateRule = %+v", ur.UpdateRule)
 	}
+	// The generated input sent null for every other field: a null changes nothing (before, it
+	// emptied the rule's conditions and actions).
+	afterRule, err := catalogue.CapabilityView(ctx, f.guest, "CAP-CLIENT-A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range afterRule.Capability.Rules {
+		if r.RuleId == rule.RuleId && (len(r.Conditions) != len(rule.Conditions) || len(r.Conditions) == 0 || len(r.Actions) != len(rule.Actions)) {
+			t.Errorf("updateRule(name) changed the rule's conditions or actions: %d conditions, %d actions, were %d and %d",
+				len(r.Conditions), len(r.Actions), len(rule.Conditions), len(rule.Actions))
+		}
+	}
 
 	_, err = catalogue.CreateRule(ctx, f.admin, "CAP-CLIENT-A", catalogue.RuleInput{
 		RuleId: "RULE-BACKWARDS", Name: "Backwards", RuleType: catalogue.RuleTypeBusiness, Priority: catalogue.PriorityLow, Order: 50,

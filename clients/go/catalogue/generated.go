@@ -2103,29 +2103,29 @@ func (v *TechnologyInput) GetDependencies() []string { return v.Dependencies }
 // Changes to a capability's own fields; status moves through transitionCapability.
 type UpdateCapabilityInput struct {
 	// Display name.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name"`
 	// What it does.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description"`
 	// Business domain.
-	BusinessDomain *string `json:"businessDomain,omitempty"`
+	BusinessDomain *string `json:"businessDomain"`
 	// Business criticality.
-	Priority *Priority `json:"priority,omitempty"`
+	Priority *Priority `json:"priority"`
 	// Owning team.
-	Owner *string `json:"owner,omitempty"`
+	Owner *string `json:"owner"`
 	// Version.
-	Version *string `json:"version,omitempty"`
+	Version *string `json:"version"`
 	// Tags.
-	Tags []string `json:"tags,omitempty"`
+	Tags []string `json:"tags"`
 	// Service objectives.
-	BusinessMetrics *BusinessMetricsInput `json:"businessMetrics,omitempty"`
+	BusinessMetrics *BusinessMetricsInput `json:"businessMetrics"`
 	// Architecture.
-	Architecture *ArchitectureInput `json:"architecture,omitempty"`
+	Architecture *ArchitectureInput `json:"architecture"`
 	// Compliance.
-	Compliance *ComplianceInput `json:"compliance,omitempty"`
+	Compliance *ComplianceInput `json:"compliance"`
 	// Lifecycle dates.
-	Lifecycle *LifecycleInput `json:"lifecycle,omitempty"`
+	Lifecycle *LifecycleInput `json:"lifecycle"`
 	// The reported aggregates.
-	Aggregates *ReportedAggregatesInput `json:"aggregates,omitempty"`
+	Aggregates *ReportedAggregatesInput `json:"aggregates"`
 }
 
 // GetName returns UpdateCapabilityInput.Name, and is useful for accessing the field via an interface.
@@ -2205,33 +2205,33 @@ func (v *UpdateCapabilityUpdateCapability) GetUpdatedAt() time.Time { return v.U
 // Changes to a component.
 type UpdateComponentInput struct {
 	// Display name.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name"`
 	// What it does.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description"`
 	// Component type.
-	ComponentType *string `json:"componentType,omitempty"`
+	ComponentType *string `json:"componentType"`
 	// Order, 1..99: a new order moves the component.
-	Order *int `json:"order,omitempty"`
+	Order *int `json:"order"`
 	// Layer.
-	Layer *string `json:"layer,omitempty"`
+	Layer *string `json:"layer"`
 	// State.
-	Status *ComponentStatus `json:"status,omitempty"`
+	Status *ComponentStatus `json:"status"`
 	// Version.
-	Version *string `json:"version,omitempty"`
+	Version *string `json:"version"`
 	// Stack.
-	Technology *TechnologyInput `json:"technology,omitempty"`
+	Technology *TechnologyInput `json:"technology"`
 	// Deployment.
-	Deployment *DeploymentInput `json:"deployment,omitempty"`
+	Deployment *DeploymentInput `json:"deployment"`
 	// Configuration.
-	Configuration *ConfigurationInput `json:"configuration,omitempty"`
+	Configuration *ConfigurationInput `json:"configuration"`
 	// Observed health.
-	Health *ComponentHealthInput `json:"health,omitempty"`
+	Health *ComponentHealthInput `json:"health"`
 	// Objectives.
-	Sla *SlaInput `json:"sla,omitempty"`
+	Sla *SlaInput `json:"sla"`
 	// Ownership.
-	Ownership *OwnershipInput `json:"ownership,omitempty"`
+	Ownership *OwnershipInput `json:"ownership"`
 	// Repository.
-	Repository *RepositoryInput `json:"repository,omitempty"`
+	Repository *RepositoryInput `json:"repository"`
 }
 
 // GetName returns UpdateComponentInput.Name, and is useful for accessing the field via an interface.
@@ -2327,35 +2327,35 @@ func (v *UpdateComponentUpdateComponent) GetUpdatedAt() time.Time { return v.Upd
 // Changes to a rule.
 type UpdateRuleInput struct {
 	// Display name.
-	Name *string `json:"name,omitempty"`
+	Name *string `json:"name"`
 	// What it does.
-	Description *string `json:"description,omitempty"`
+	Description *string `json:"description"`
 	// Kind.
-	RuleType *RuleType `json:"ruleType,omitempty"`
+	RuleType *RuleType `json:"ruleType"`
 	// Scope.
-	Scope *string `json:"scope,omitempty"`
+	Scope *string `json:"scope"`
 	// Priority label.
-	Priority *Priority `json:"priority,omitempty"`
+	Priority *Priority `json:"priority"`
 	// Execution order: a new order moves the rule.
-	Order *int `json:"order,omitempty"`
+	Order *int `json:"order"`
 	// State.
-	Status *RuleStatus `json:"status,omitempty"`
+	Status *RuleStatus `json:"status"`
 	// Version.
-	Version *string `json:"version,omitempty"`
+	Version *string `json:"version"`
 	// Author.
-	Author *string `json:"author,omitempty"`
+	Author *string `json:"author"`
 	// Approver.
-	ApprovedBy *string `json:"approvedBy,omitempty"`
+	ApprovedBy *string `json:"approvedBy"`
 	// In force from (inclusive), not before 1970-01-01; null opens the start. The rule as patched must keep effectiveUntil after effectiveFrom.
-	EffectiveFrom *time.Time `json:"effectiveFrom,omitempty"`
+	EffectiveFrom *time.Time `json:"effectiveFrom"`
 	// In force until (exclusive), not before 1970-01-01 and after effectiveFrom as patched (an empty window is BAD_USER_INPUT); null removes the end.
-	EffectiveUntil *time.Time `json:"effectiveUntil,omitempty"`
+	EffectiveUntil *time.Time `json:"effectiveUntil"`
 	// Conditions (replace all).
-	Conditions []ConditionInput `json:"conditions,omitempty"`
+	Conditions []ConditionInput `json:"conditions"`
 	// Actions (replace all).
-	Actions []ActionInput `json:"actions,omitempty"`
+	Actions []ActionInput `json:"actions"`
 	// Metadata.
-	Metadata *RuleMetadataInput `json:"metadata,omitempty"`
+	Metadata *RuleMetadataInput `json:"metadata"`
 }
 
 // GetName returns UpdateRuleInput.Name, and is useful for accessing the field via an interface.
@@ -3049,7 +3049,6 @@ mutation UpdateCapability ($id: ID!, $expectedRevision: Int!, $input: UpdateCapa
 `
 
 // UpdateCapability changes a capability's own fields (admin).
-// A patch: a nil field is left out of the request (unchanged), never sent as null.
 func UpdateCapability(
 	ctx_ context.Context,
 	client_ graphql.Client,
@@ -3094,7 +3093,6 @@ mutation UpdateComponent ($capabilityId: ID!, $componentId: ID!, $expectedRevisi
 `
 
 // UpdateComponent changes a component (devops); expectedRevision is the revision it was read at.
-// A patch: a nil field is left out of the request (unchanged), never sent as null.
 func UpdateComponent(
 	ctx_ context.Context,
 	client_ graphql.Client,
@@ -3139,7 +3137,6 @@ mutation UpdateRule ($capabilityId: ID!, $ruleId: ID!, $expectedRevision: Int!, 
 `
 
 // UpdateRule changes a rule (admin); the previous revision goes to its history.
-// A patch: a nil field is left out of the request (unchanged), never sent as null.
 func UpdateRule(
 	ctx_ context.Context,
 	client_ graphql.Client,
