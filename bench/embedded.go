@@ -288,7 +288,7 @@ func measureEmbedded(ctx context.Context, cfg config, logf func(string, ...any))
 	}
 	defer e.close()
 	rep := &embReport{Items: items, Deadline: 10 * time.Second, Load: loadAverage()}
-	rep.CacheNote = "the server has no partition cache option yet (see cacheOptions in bench/embedded.go): every read goes to memdyn"
+	rep.CacheNote = "The server has no partition cache option yet (see cacheOptions in bench/embedded.go): every read goes to memdyn"
 	id := bundles[0].Capability.CapabilityID
 	body := func(q string, vars map[string]any) []byte {
 		b, _ := json.Marshal(map[string]any{"query": q, "variables": vars})
