@@ -8,7 +8,10 @@
 // in-memory DynamoDB (internal/memdyn, in a child process so that its CPU is not counted as the
 // server's), then runs each operation through the real graph.GraphQLHandler and through the
 // baseline with a fixed delay before every DynamoDB request, and reports requests, round trips,
-// latency, throughput, CPU time and allocations. See docs/performance.md.
+// latency, throughput, CPU time and allocations. It also measures the server's CPU against a
+// floor (floor.go: the same schema and data from ready objects) and the embedded default against
+// { __typename } on the same server (embedded.go), printing PASS or FAIL per target of issue #17.
+// See docs/performance.md.
 //
 // Diagnostics: BENCH_DEBUG=1 logs every failed DynamoDB attempt with its connection trace;
 // BENCH_BACKEND_CPUPROFILE=file profiles the child backend process; -load-cpuprofile profiles
