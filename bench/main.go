@@ -8,7 +8,10 @@
 // in-memory DynamoDB (internal/memdyn, in a child process so that its CPU is not counted as the
 // server's), then runs each operation through the real graph.GraphQLHandler and through the
 // baseline with a fixed delay before every DynamoDB request, and reports requests, round trips,
-// latency, throughput, CPU time and allocations. See docs/performance.md.
+// latency, throughput, CPU time and allocations. It also measures the server's CPU against a
+// floor (floor.go: the same schema and data from ready objects) and the embedded default against
+// { __typename } on the same server (embedded.go), printing PASS or FAIL per target of issue #17.
+// See docs/performance.md.
 //
 // Diagnostics: BENCH_DEBUG=1 logs every failed DynamoDB attempt with its connection trace;
 // BENCH_BACKEND_CPUPROFILE=file profiles the child backend process; -load-cpuprofile profiles
@@ -74,6 +77,11 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.profileOp, "profile-op", "^complete view$", "the operation -cpuprofile profiles (a regular expression; the first match)")
 	fs.StringVar(&cfg.breakdownOps, "breakdown", "^(complete view|list 50 .*)$", "break down the CPU of these operations by layer (GraphQL execution, SDK, HTTP, decoding, ...) from a CPU profile of their runs (a regular expression; empty: none)")
 	fs.DurationVar(&cfg.breakdownTime, "breakdown-time", 4*time.Second, "how long each -breakdown operation is profiled")
+	fs.Int64Var(&cfg.cacheBytes, "cache-bytes", 64<<20, "the server's partition cache, in bytes (0: off), for every server the benchmark builds; passed in one place, cacheOptions in embedded.go (until the server has the option, it changes nothing)")
+	fs.StringVar(&cfg.floorOps, "floor", "^(complete view|list 50 .*)$", "measure these operations' CPU against the floor: the same schema and data served by resolvers that return ready objects (a regular expression; empty: none)")
+	fs.BoolVar(&cfg.embedded, "embedded", true, "measure the embedded default (memdyn in process, the sample catalogue) against { __typename } on the same server")
+	fs.IntVar(&cfg.embN1, "emb-n1", 200, "runs per embedded-default operation at concurrency 1 (half for cold reads)")
+	fs.IntVar(&cfg.embN16, "emb-n16", 800, "runs per embedded-default operation at concurrency 16 (half for cold reads)")
 	serve := fs.String("serve-backend", "", "serve the delaying, counting backend on this address and do nothing else (the child process mode; also usable behind an outside proxy)")
 	if err := fs.Parse(args); err != nil {
 		return err

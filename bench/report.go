@@ -189,8 +189,10 @@ func (r *report) write(w io.Writer, command string) {
 	}
 	p("")
 	r.writeBreakdown(p)
+	r.writeFloor(p)
 
 	r.writeTargets(p)
+	r.writeEmbedded(p)
 	r.writeLarge(p)
 
 	r.writePersisted(p)

@@ -62,6 +62,15 @@ type config struct {
 	breakdownOps  string        // regexp of the operations whose CPU is broken down by layer
 	breakdownTime time.Duration // how long each of them is profiled for it
 
+	// cacheBytes is the server's partition cache (-cache-bytes); see cacheOptions.
+	cacheBytes int64
+	// floorOps names the operations measured against the floor (floor.go); empty: none.
+	floorOps string
+	// embedded measures the embedded default against the trivial query (embedded.go), with
+	// embN1 runs per operation at concurrency 1 and embN16 at 16.
+	embedded      bool
+	embN1, embN16 int
+
 	log io.Writer // progress
 	now time.Time // the catalogue's "now"; zero means time.Now()
 }
@@ -93,6 +102,7 @@ type opResult struct {
 	Ours      stats
 	Base      *stats
 	Breakdown *breakdown // where our CPU went, for the operations -breakdown names
+	Floor     *stats     // the floor's CPU and allocations (floor.go), for the operations -floor names
 	APQ       *apqBytes  // request bytes as an automatic persisted query
 }
 
@@ -109,6 +119,7 @@ type report struct {
 	loadAfter    string
 	cpuIncludes  string // what the CPU figures include besides the server
 	gogc         int    // the GOGC the measurements ran with
+	embedded     *embReport
 }
 
 type harness struct {
@@ -197,14 +208,14 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	keys := &graph.KeyRing{}
 	h.apiKey = graph.NewAPIKey()
 	keys.Add(h.apiKey, graph.RoleViewer, "bench")
-	h.handler = graph.GraphQLHandler(h.store, graph.Options{
+	h.handler = graph.GraphQLHandler(h.store, cacheOptions(cfg, graph.Options{
 		Logger:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Auth:        &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
 		Deadline:    10 * time.Second,
 		Instruments: metrics,
 		// As server.go runs it.
 		PersistedQueries: graph.NewPersistedQueries(graph.DefaultPersistedQueryBytes),
-	})
+	}))
 	h.ops = operations(opConfig{shape: cfg.shape, gen: h.gen, capIndex: cfg.shape.Capabilities / 2})
 	only, err := regexp.Compile(cfg.only)
 	if err != nil {
@@ -217,6 +228,11 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	}
 	if err := h.measure(ctx, rep); err != nil {
 		return nil, err
+	}
+	if cfg.embedded {
+		if rep.embedded, err = measureEmbedded(ctx, cfg, h.logf); err != nil {
+			return nil, fmt.Errorf("embedded default: %w", err)
+		}
 	}
 	rep.loadAfter = loadAverage()
 	if cfg.cpuprofile != "" {
@@ -463,6 +479,9 @@ func (h *harness) measure(ctx context.Context, rep *report) error {
 			}
 		}
 		h.logf("%-62s cpu ours %7.0f µs %7.0f allocs | baseline %s", r.Op.Name, us(r.Ours.CPU), r.Ours.Allocs, baseCPU(r.Base))
+	}
+	if err := h.measureFloor(ctx, rep); err != nil {
+		return err
 	}
 
 	// Where our CPU goes, by layer, for the operations the targets are about.

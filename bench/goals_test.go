@@ -1,0 +1,96 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// The floor answers the complete view and the list of 50 with the server's data, byte for byte:
+// run compares them before it measures the floor and fails when they differ.
+func TestFloorAnswersLikeTheServer(t *testing.T) {
+	cfg := tinyConfig("memdyn", time.Now())
+	cfg.floorOps = "^(complete view|list 50 .*)$"
+	cfg.only = cfg.floorOps
+	rep, err := run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.results) != 2 {
+		t.Fatalf("%d operations, want 2", len(rep.results))
+	}
+	for _, r := range rep.results {
+		if r.Floor == nil || r.Floor.RunsCPU == 0 {
+			t.Errorf("%s: no floor measured", r.Op.Name)
+		}
+	}
+}
+
+// The floor's resolvers are the server's answers and nothing else: an operation that reaches a
+// resolver the floor does not serve fails instead of measuring something else.
+func TestFloorServesOnlyWhatItCaptured(t *testing.T) {
+	h := floorHandler(&floorData{caps: map[string]*catalog.Capability{}})
+	body, _ := json.Marshal(map[string]any{"query": `{ capability(id: "X") { jobs(first: 1) { nodes { jobId } } } }`})
+	if _, err := runFloor(context.Background(), h, body); err != nil {
+		t.Fatalf("a capability the floor does not hold is null, not an error: %v", err)
+	}
+	body, _ = json.Marshal(map[string]any{"query": `{ job(id: "J") { jobId } }`})
+	if _, err := runFloor(context.Background(), h, body); err == nil {
+		t.Fatal("job(id:) on the floor answered without error; it has no resolver there")
+	}
+}
+
+// The explorer's capability page is read from the assets the binary serves: one request on
+// load, CapabilityPage, every ${...} expanded, with the variables render() passes.
+func TestExplorerPageOnLoad(t *testing.T) {
+	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+	p, err := explorerPage("CAP-X", now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.hashed) != 1 || len(p.register) != 1 || strings.Join(p.names, ",") != "CapabilityPage" {
+		t.Fatalf("page sends %v (%d, %d bodies), want CapabilityPage once", p.names, len(p.hashed), len(p.register))
+	}
+	var reg struct {
+		Query     string
+		Variables map[string]any
+	}
+	if err := json.Unmarshal(p.register[0], &reg); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(reg.Query, "query CapabilityPage(") || strings.Contains(reg.Query, "${") || !strings.Contains(reg.Query, "artifacts { name size downloadUrl }") {
+		t.Errorf("CapabilityPage not expanded:\n%s", reg.Query)
+	}
+	if reg.Variables["from"] != "2026-01-02T06:00:00.000Z" || reg.Variables["metricsFirst"] != 1000.0 || reg.Variables["jobsFirst"] != 4.0 || reg.Variables["id"] != "CAP-X" {
+		t.Errorf("variables %v", reg.Variables)
+	}
+	if strings.Contains(string(p.hashed[0]), `"query"`) {
+		t.Errorf("the hashed request carries the query: %s", p.hashed[0])
+	}
+}
+
+// The embedded default's section runs every operation warm and cold, on the requests the
+// server's budgets allow, and no request runs past its deadline.
+func TestEmbeddedDefault(t *testing.T) {
+	cfg := config{warm: 1, embN1: 2, embN16: 16}
+	rep, err := measureEmbedded(context.Background(), cfg, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"trivial warm": 0, "complete view warm": 3, "complete view cold": 3}
+	for _, r := range rep.Rows {
+		if n, ok := want[r.Name+" "+r.Mode]; ok && r.Requests != n {
+			t.Errorf("%s %s: %d DynamoDB requests, want %d", r.Name, r.Mode, r.Requests, n)
+		}
+		if r.PastDeadline != 0 {
+			t.Errorf("%s %s: %d past the deadline", r.Name, r.Mode, r.PastDeadline)
+		}
+	}
+	if len(rep.Rows) != 7 {
+		t.Errorf("%d rows, want 7 (trivial; view, list, page warm and cold)", len(rep.Rows))
+	}
+}
