@@ -849,22 +849,7 @@ func (s *Server) query(body []byte) (any, error) {
 	o.value("Count", count)
 	o.value("ScannedCount", len(scanned))
 	if stopped {
-		last := scanned[len(scanned)-1]
-		lek := map[string]*av{t.hash: {S: &last.pk}}
-		if t.rng != "" {
-			lek[t.rng] = &av{S: &last.sk}
-		}
-		if ix != t.base {
-			for _, g := range last.gsi {
-				if g.index == ix.name {
-					lek[ix.hash] = &av{S: &g.hash}
-					if ix.rng != "" {
-						lek[ix.rng] = &av{S: &g.rng}
-					}
-				}
-			}
-		}
-		o.value("LastEvaluatedKey", lek)
+		o.value("LastEvaluatedKey", t.lastKey(ix, scanned[len(scanned)-1]))
 	}
 	o.capacity(in.ReturnConsumedCapacity, capacity{in.TableName, readUnits(size, in.ConsistentRead)})
 	return o.bytes(), nil
