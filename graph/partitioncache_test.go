@@ -15,12 +15,16 @@ import (
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
 	"github.com/capcat/catalogue/internal/awsconf"
+	"github.com/capcat/catalogue/internal/memdyn"
 	"github.com/capcat/catalogue/sample"
 )
 
@@ -138,10 +142,18 @@ func TestListOf50Cached(t *testing.T) {
 	}
 }
 
-// loadBatch bulk-loads n capabilities of the business domain "batch", each with two
-// components, a dependency and a rule.
+// loadBatch bulk-loads batchBundles(n).
 func loadBatch(t testing.TB, h *harness, n int) {
 	t.Helper()
+	if _, err := h.env.Store.BulkLoad(context.Background(), batchBundles(n), 4); err != nil {
+		t.Fatal(err)
+	}
+	h.env.Counter.Reset()
+}
+
+// batchBundles returns n capabilities of the business domain "batch", each with two
+// components and a dependency.
+func batchBundles(n int) []*catalog.Bundle {
 	var bundles []*catalog.Bundle
 	for i := range n {
 		id := fmt.Sprintf("CAP-BATCH-%03d", i)
@@ -154,10 +166,7 @@ func loadBatch(t testing.TB, h *harness, n int) {
 			Dependencies: []*catalog.Dependency{{CapabilityID: id, SourceComponentID: "a-" + id, TargetComponentID: "b-" + id, Criticality: "high", DependencyType: "sync"}},
 		})
 	}
-	if _, err := h.env.Store.BulkLoad(context.Background(), bundles, 4); err != nil {
-		t.Fatal(err)
-	}
-	h.env.Counter.Reset()
+	return bundles
 }
 
 // componentIDs returns the component IDs the complete view answered.
@@ -512,4 +521,75 @@ func TestCacheConcurrentReadersAndWriters(t *testing.T) {
 		}
 	}
 	h.wrote = true
+}
+
+// The complete view and the list of 50 with components, dependencies and rules, with the
+// partition cache (warm: nothing written between operations) and without it:
+//
+//	go test ./graph/ -run '^$' -bench PartitionCache -benchmem
+func BenchmarkPartitionCache(b *testing.B) {
+	list50 := `{ capabilitiesByDomain(domain: "batch", first: 50) { nodes { id name components { componentId name dependsOn { componentId } } dependencies { criticality } rules { name } } } }`
+	for _, cached := range []bool{false, true} {
+		name := "uncached"
+		if cached {
+			name = "cached"
+		}
+		b.Run("CompleteView/"+name, func(b *testing.B) {
+			benchQuery(b, benchCacheHandler(b, cached), benchCompleteView, map[string]any{"id": "CAP-ALERT-MGT-001"})
+		})
+		b.Run("List50/"+name, func(b *testing.B) {
+			benchQuery(b, benchCacheHandler(b, cached), list50, nil)
+		})
+	}
+}
+
+// benchCacheHandler is benchHandler with batchBundles(50) loaded too, and a partition cache
+// when cached is set.
+func benchCacheHandler(b *testing.B, cached bool) http.Handler {
+	b.Helper()
+	ctx := context.Background()
+	srv := httptest.NewServer(memdyn.New())
+	b.Cleanup(srv.Close)
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: srv.URL}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	store := dynamo.New(client, dynamo.Options{Logger: testLogger(), CursorSecret: []byte("bench")})
+	if err := store.CreateTable(ctx, time.Minute); err != nil {
+		b.Fatal(err)
+	}
+	if _, err := store.BulkLoad(ctx, append(sample.Catalogue(testNow), batchBundles(50)...), 4); err != nil {
+		b.Fatal(err)
+	}
+	opts := graph.Options{Logger: testLogger(), Now: func() time.Time { return testNow }}
+	if cached {
+		opts.PartitionCache = graph.NewPartitionCache(graph.DefaultCacheBytes, nil)
+	}
+	return graph.GraphQLHandler(store, opts)
+}
+
+// check -repair rewrites what it repairs through the writers' transaction, WriteSeq bumped:
+// after a recount, a server's cached ranges of that capability are not used again.
+func TestCacheAfterRepair(t *testing.T) {
+	h := cachedHarness(t, graph.DefaultCacheBytes, nil)
+	ctx := context.Background()
+	h.ok(t, completeView, nil, nil)
+	if _, misses := cacheCounts(t, h.ok(t, completeView, nil, nil)); misses != 0 {
+		t.Fatalf("not warm: %d misses", misses)
+	}
+	_, err := h.env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(h.env.Table),
+		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CAPABILITY#CAP-ALERT-MGT-001"}, "SK": &types.AttributeValueMemberS{Value: "METADATA"}},
+		UpdateExpression: aws.String("SET #d.#a.#t = :n"), ExpressionAttributeNames: map[string]string{"#d": "Data", "#a": "aggregates", "#t": "totalComponents"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": &types.AttributeValueMemberN{Value: "99"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	report, err := h.env.Store.Check(ctx, true)
+	if err != nil || len(report.Repaired) == 0 {
+		t.Fatalf("check -repair: %v %+v", err, report)
+	}
+	resp := h.ok(t, completeView, nil, nil)
+	if hits, misses := cacheCounts(t, resp); hits != 0 || misses != 2 {
+		t.Errorf("view after check -repair: hits/misses %d/%d, want 0/2 (the repair changed the version)", hits, misses)
+	}
 }
