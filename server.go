@@ -62,6 +62,7 @@ type config struct {
 	archiveMinAge time.Duration
 	maxInFlight   int
 	apqBytes      int
+	cacheBytes    int
 	archiveEvery  time.Duration
 	metricsAddr   string
 	tlsCert       string
@@ -110,6 +111,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		"archive metrics older than -archive-min-age to S3 this often, one instance at a time across the fleet (env ARCHIVE_EVERY; 0 turns it off)")
 	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
 	fs.IntVar(&c.apqBytes, "apq-cache-bytes", envInt("APQ_CACHE_BYTES", graph.DefaultPersistedQueryBytes), "bytes of automatic persisted queries kept (env APQ_CACHE_BYTES); 0 turns them off")
+	fs.IntVar(&c.cacheBytes, "cache-bytes", envInt("CACHE_BYTES", graph.DefaultCacheBytes), "bytes of decoded partition ranges (components, dependencies, rules) kept, each used only while its capability's WriteSeq is unchanged (env CACHE_BYTES); 0 turns the cache off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("METRICS_ADDR"), "serve /metrics on this address (e.g. 10.0.0.5:9090) without a key, and not on the API's; empty serves it on the API's address to API keys (env METRICS_ADDR)")
 	fs.StringVar(&c.tlsCert, "tls-cert", getenv("TLS_CERT_FILE"), "PEM certificate (chain) for HTTPS, reloaded when it changes or on SIGHUP (env TLS_CERT_FILE)")
 	fs.StringVar(&c.tlsKey, "tls-key", getenv("TLS_KEY_FILE"), "PEM private key of -tls-cert (env TLS_KEY_FILE)")
@@ -257,6 +259,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Archive:          b.archiver,
 		MaxInFlight:      cfg.maxInFlight,
 		PersistedQueries: graph.NewPersistedQueries(cfg.apqBytes),
+		PartitionCache:   graph.NewPartitionCache(cfg.cacheBytes, reg),
 		LoopbackOnly:     generatedKey != "",
 	}
 	var servers []*http.Server

@@ -299,3 +299,32 @@ func TestServerArchivesOnSchedule(t *testing.T) {
 	}
 	t.Fatalf("no scheduled archive within 60 s:\n%s", stderr.String())
 }
+
+// The partition cache is on by default with its series in /metrics and its counts in
+// extensions.dynamodb; -cache-bytes 0 (or CACHE_BYTES=0) turns both off.
+func TestCacheBytesFlag(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		args []string
+		env  map[string]string
+		on   bool
+	}{
+		{"default", nil, nil, true},
+		{"flag 0", []string{"-cache-bytes", "0"}, nil, false},
+		{"env 0", nil, map[string]string{"CACHE_BYTES": "0"}, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			base, _, _, out := startServer(t, tt.args, tt.env)
+			key := generatedKeyPattern.FindStringSubmatch(bannerOf(out))[1]
+			auth := map[string]string{"Authorization": "Bearer " + key}
+			_, body := get(t, base+"/metrics", "", auth)
+			if got := strings.Contains(body, "catalogue_partition_cache_hits_total"); got != tt.on {
+				t.Errorf("/metrics has the partition cache series: %v, want %v", got, tt.on)
+			}
+			_, body = get(t, base+`/graphql?query=%7Bcapability(id:%22CAP-ALERT-MGT-001%22)%7Bcomponents%7Bname%7D%7D%7D`, "", auth)
+			if got := strings.Contains(body, `"cache":{"hits":0,"misses":1}`); got != tt.on {
+				t.Errorf("extensions.dynamodb.cache of a cold view present: %v, want %v: %s", got, tt.on, body)
+			}
+		})
+	}
+}

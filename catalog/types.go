@@ -30,6 +30,10 @@ type Capability struct {
 	Compliance      *Compliance      `json:"compliance,omitempty"`
 	Aggregates      Aggregates       `json:"aggregates"`
 	Lifecycle       *Lifecycle       `json:"lifecycle,omitempty"`
+	// WriteSeq is the partition's write sequence as the item read carried it (METADATA and
+	// its index items): every write to the partition changes it, so it names the state of the
+	// capability's components, dependencies and rules. It is never part of the entity's JSON.
+	WriteSeq int `json:"-"`
 }
 
 // BusinessMetrics are a capability's service objectives.

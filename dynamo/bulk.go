@@ -74,6 +74,10 @@ func bundleItems(b *catalog.Bundle, now time.Time) ([]*item, error) {
 	if err != nil {
 		return nil, err
 	}
+	seq := newIncarnation()
+	for _, it := range items {
+		it.WriteSeq = seq
+	}
 	add := func(it *item, err error) error {
 		if err != nil {
 			return err
@@ -118,21 +122,29 @@ func bundleItems(b *catalog.Bundle, now time.Time) ([]*item, error) {
 // It is for loading catalogues (the sample, benchmarks), not for changes made while serving.
 func (s *Store) BulkLoad(ctx context.Context, bundles []*catalog.Bundle, parallel int) (int, error) {
 	now := s.now()
-	var items []*item
+	var children, capabilities []*item
 	for _, b := range bundles {
 		b.Recount()
 		its, err := bundleItems(b, now)
 		if err != nil {
 			return 0, fmt.Errorf("bulk load %s: %w", b.Capability.CapabilityID, err)
 		}
-		items = append(items, its...)
+		capabilities = append(capabilities, its[:3]...) // METADATA and its index items
+		children = append(children, its[3:]...)
 	}
-	reqs, err := putRequests(items)
-	if err != nil {
-		return 0, fmt.Errorf("bulk load: %w", err)
+	// The capabilities last, each with a new WriteSeq (bundleItems): a server that reads a
+	// capability's new METADATA reads its partition after every child was written, so its
+	// partition cache cannot keep a half-loaded partition under the new WriteSeq.
+	n := 0
+	for _, items := range [][]*item{children, capabilities} {
+		reqs, err := putRequests(items)
+		if err != nil {
+			return 0, fmt.Errorf("bulk load: %w", err)
+		}
+		if err := s.batchWrite(ctx, reqs, parallel); err != nil {
+			return 0, fmt.Errorf("bulk load: %w", err)
+		}
+		n += len(reqs)
 	}
-	if err := s.batchWrite(ctx, reqs, parallel); err != nil {
-		return 0, fmt.Errorf("bulk load: %w", err)
-	}
-	return len(reqs), nil
+	return n, nil
 }

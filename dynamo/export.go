@@ -786,6 +786,14 @@ func readImportLine(n int, raw []byte) (*importEntry, error) {
 			it.ActorName, it.ActorRole = l.Actor.Name, l.Actor.Role
 		}
 	}
+	if l.EntityType == entityCapability {
+		// A new WriteSeq, as a created capability gets (newIncarnation): no partition cache
+		// can hold a state of an earlier capability with this ID under it.
+		seq := newIncarnation()
+		for _, it := range items {
+			it.WriteSeq = seq
+		}
+	}
 	e.it, e.index = items[0], items[1:]
 	if e.av, err = e.it.av(); err != nil {
 		return nil, importInvalid(n, err)

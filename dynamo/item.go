@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strconv"
 	"time"
 
@@ -241,6 +242,13 @@ func newItem(pk, sk, entity string, m catalog.Meta, now time.Time, data any) (*i
 	return &item{PK: pk, SK: sk, EntityType: entity, CreatedAt: created, UpdatedAt: updated, Revision: rev, Data: d}, nil
 }
 
+// newIncarnation returns the WriteSeq of a METADATA item written where none was (a created,
+// imported or bulk-loaded capability): a random number, not 1, so that no state of an earlier
+// capability with the same ID (deleted since, or overwritten by a bulk load) can carry the same
+// WriteSeq, CreatedAt, UpdatedAt and Revision, which is what the partition cache of every server
+// validates with. Below 2^53, so that it stays exact wherever a number is a float64.
+func newIncarnation() int { return 1 + rand.IntN(1<<53-2) }
+
 // capabilityItems returns the METADATA item of c and its two index items, which carry a copy of
 // the same Data so that the DOMAIN# and HEALTH# GSI1 queries answer without a second read.
 func capabilityItems(c *catalog.Capability, now time.Time) ([]*item, error) {
@@ -347,7 +355,12 @@ func toCapability(it *item) (*catalog.Capability, error) {
 		id, _ := parseCapabilityPK(it.PK)
 		return nil, fmt.Errorf("capability being deleted: %w", catalog.Missing(catalog.EntityCapability, id, ErrNotFound))
 	}
-	return decodeEntity[catalog.Capability](it)
+	c, err := decodeEntity[catalog.Capability](it)
+	if err != nil {
+		return nil, err
+	}
+	c.WriteSeq = it.WriteSeq
+	return c, nil
 }
 
 func toComponent(it *item) (*catalog.Component, error) { return decodeEntity[catalog.Component](it) }

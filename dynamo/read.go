@@ -135,6 +135,17 @@ func (f Fields) projection(rng Segment) (string, map[string]string) {
 // partition with one Query (more only when DynamoDB pages past 1 MB): the Data keys f names,
 // or whole items for the zero Fields.
 func (s *Store) ReadRange(ctx context.Context, capabilityID string, rng Segment, f Fields) (*Partition, error) {
+	return s.readRange(ctx, capabilityID, rng, f, false)
+}
+
+// ReadRangeConsistent reads one contiguous range of a capability's partition, whole items, with
+// a strongly consistent Query: it sees every write that completed before it started (the
+// partition cache fills from it; see docs/performance.md).
+func (s *Store) ReadRangeConsistent(ctx context.Context, capabilityID string, rng Segment) (*Partition, error) {
+	return s.readRange(ctx, capabilityID, rng, Fields{}, true)
+}
+
+func (s *Store) readRange(ctx context.Context, capabilityID string, rng Segment, f Fields, consistent bool) (*Partition, error) {
 	if err := ValidateID("capabilityId", capabilityID); err != nil {
 		return nil, err
 	}
@@ -142,7 +153,7 @@ func (s *Store) ReadRange(ctx context.Context, capabilityID string, rng Segment,
 	if err != nil {
 		return nil, err
 	}
-	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi}
+	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, consistent: consistent}
 	q.projection, q.names = f.projection(rng)
 	items, _, err := s.run(ctx, q)
 	if err != nil {
@@ -224,6 +235,16 @@ func (s *Store) Capability(ctx context.Context, id string) (*catalog.Capability,
 // CapabilitiesByID returns the capabilities with the given IDs, in the order of ids, nil for
 // each ID that does not exist, with one BatchGetItem per 100 distinct IDs.
 func (s *Store) CapabilitiesByID(ctx context.Context, ids []string) ([]*catalog.Capability, error) {
+	return s.capabilitiesByID(ctx, ids, false)
+}
+
+// CapabilitiesByIDConsistent is CapabilitiesByID with strongly consistent reads: each
+// capability as the last write that completed before the read left it, WriteSeq included.
+func (s *Store) CapabilitiesByIDConsistent(ctx context.Context, ids []string) ([]*catalog.Capability, error) {
+	return s.capabilitiesByID(ctx, ids, true)
+}
+
+func (s *Store) capabilitiesByID(ctx context.Context, ids []string, consistent bool) ([]*catalog.Capability, error) {
 	keys := make([][2]string, len(ids))
 	for i, id := range ids {
 		if err := ValidateID("id", id); err != nil {
@@ -231,7 +252,7 @@ func (s *Store) CapabilitiesByID(ctx context.Context, ids []string) ([]*catalog.
 		}
 		keys[i] = [2]string{capabilityPK(id), metadataSK}
 	}
-	items, err := s.batchGet(ctx, keys)
+	items, err := s.batchGetWith(ctx, keys, consistent)
 	if err != nil {
 		return nil, fmt.Errorf("get capabilities: %w", err)
 	}

@@ -137,8 +137,13 @@ func (s *Store) readItem(ctx context.Context, pk, sk string, consistent bool) (*
 // batchGet reads the items of keys (PK, SK pairs). The result has one entry per key, in key
 // order, nil for a miss.
 func (s *Store) batchGet(ctx context.Context, keys [][2]string) ([]*item, error) {
+	return s.batchGetWith(ctx, keys, false)
+}
+
+// batchGetWith is batchGet, strongly consistent when consistent is set.
+func (s *Store) batchGetWith(ctx context.Context, keys [][2]string, consistent bool) ([]*item, error) {
 	found := make(map[[2]string]*item, len(keys))
-	err := s.batchGetEach(withWireItems(ctx), keys, false, func(out *dynamodb.BatchGetItemOutput) error {
+	err := s.batchGetEach(withWireItems(ctx), keys, consistent, func(out *dynamodb.BatchGetItemOutput) error {
 		got, err := responseItems(out.ResultMetadata, out.Responses[s.table])
 		for _, it := range got {
 			found[[2]string{it.PK, it.SK}] = it

@@ -309,7 +309,15 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 		return err
 	}
 	meta := capItems[0]
-	meta.WriteSeq = seq + 1
+	next := seq + 1
+	if p.create {
+		next = newIncarnation()
+	}
+	// The index items carry the METADATA's WriteSeq: list pages read from them validate the
+	// partition cache with it (docs/performance.md).
+	for _, it := range capItems {
+		it.WriteSeq = next
+	}
 	cond := "attribute_not_exists(Deleting) AND "
 	values := map[string]types.AttributeValue{}
 	switch {

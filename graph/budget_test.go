@@ -3,12 +3,15 @@ package graph_test
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/sample"
 )
 
 // The request budgets of docs/design.md, counted by an http.Handler around the backend (outside the code
@@ -140,5 +143,69 @@ func TestComponentsByTypeBatchesCapabilities(t *testing.T) {
 		if n.Capability.Name == "" {
 			t.Errorf("node %d has no capability name", i)
 		}
+	}
+}
+
+// With the cache on, each shape costs its cold requests the first time and its warm requests
+// the second (nothing written in between); extensions.dynamodb.cache reports the ranges found
+// and read. The uncached rows of the same shapes are TestRequestBudgets'.
+func TestRequestBudgetsCached(t *testing.T) {
+	n := len(sample.Catalogue(testNow))
+	tests := []struct {
+		name                 string
+		query                string
+		cold, warm           int    // requests
+		coldMisses, warmHits int    // ranges; the list's are TestListOf50Cached's
+		coldFirst            string // the operation of the cold read's first request
+	}{
+		{name: "capability scalars", query: `{ capability(id: "CAP-FRAUD-DET-001") { name aggregates { healthScore } } }`, cold: 1, warm: 1},
+		{name: "complete view", query: completeView, cold: 3, warm: 1, coldMisses: 2, warmHits: 2, coldFirst: "BatchGetItem"},
+		{name: "rules only", query: `{ capability(id: "CAP-PAY-PROC-001") { name rules { name } } }`, cold: 2, warm: 1, coldMisses: 1, warmHits: 1, coldFirst: "BatchGetItem"},
+		// The range alone, uncached 1 request: metadata first, then the range.
+		{name: "node of a component with its neighbours", query: `{ node(id: "CAP-FRAUD-DET-001/components/api-server-fraud-001") { ... on Component { name dependsOn { name } } } }`,
+			cold: 2, warm: 1, coldMisses: 1, warmHits: 1, coldFirst: "BatchGetItem"},
+		{name: "list with components, dependencies and rules", query: fmt.Sprintf(`{ capabilities(first: %d) { nodes { name components { name dependsOn { name } } dependencies { criticality } rules { name } } } }`, n),
+			cold: 1 + 1 + 2*n, warm: 1, coldMisses: 2 * n, warmHits: 2 * n, coldFirst: "Query"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := cachedHarness(t, graph.DefaultCacheBytes, nil)
+			var order []string
+			var mu sync.Mutex
+			h.env.Counter.Before = func(op string, _ http.ResponseWriter) bool {
+				mu.Lock()
+				order = append(order, op)
+				mu.Unlock()
+				return false
+			}
+			defer func() { h.env.Counter.Before = nil }()
+			cold := h.do(t, tt.query, nil)
+			if len(cold.Errors) > 0 {
+				t.Fatalf("errors: %s", cold.Body)
+			}
+			if got := h.env.Counter.Total(); got != tt.cold {
+				t.Errorf("cold: DynamoDB requests = %d (%v), want %d", got, h.env.Counter.Ops(), tt.cold)
+			}
+			if tt.coldFirst != "" && (len(order) == 0 || order[0] != tt.coldFirst) {
+				t.Errorf("cold: requests in order %v, want %s first", order, tt.coldFirst)
+			}
+			hits, misses := cacheCounts(t, cold)
+			if tt.coldMisses > 0 && (hits != 0 || misses != tt.coldMisses) {
+				t.Errorf("cold: cache hits/misses = %d/%d, want 0/%d", hits, misses, tt.coldMisses)
+			}
+			warm := h.do(t, tt.query, nil)
+			if got := h.env.Counter.Total(); got != tt.warm {
+				t.Errorf("warm: DynamoDB requests = %d (%v), want %d", got, h.env.Counter.Ops(), tt.warm)
+			}
+			if got := warm.Extensions.DynamoDB.Requests; got != tt.warm {
+				t.Errorf("warm: extensions.dynamodb.requests = %d, want %d", got, tt.warm)
+			}
+			if string(warm.Data) != string(cold.Data) {
+				t.Errorf("warm answer differs from the cold one:\n%s\n%s", warm.Data, cold.Data)
+			}
+			if hits, misses := cacheCounts(t, warm); misses != 0 || (tt.warmHits > 0 && hits != tt.warmHits) {
+				t.Errorf("warm: cache hits/misses = %d/%d, want %d/0", hits, misses, tt.warmHits)
+			}
+		})
 	}
 }

@@ -141,26 +141,52 @@ func (c *lru[V]) get(key string) (V, bool) {
 
 // add stores value under key with its weight, unless key is present (then it is only made the
 // most recently used), and evicts the least recently used past the bounds. A weight over
-// maxBytes is not stored.
-func (c *lru[V]) add(key string, value V, weight int) {
+// maxBytes is not stored. It returns how many entries it evicted.
+func (c *lru[V]) add(key string, value V, weight int) (evicted int) {
 	if weight > c.maxBytes {
-		return
+		return 0
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if e, ok := c.index[key]; ok {
 		c.order.MoveToFront(e)
-		return
+		return 0
 	}
 	c.index[key] = c.order.PushFront(&lruEntry[V]{key: key, value: value, weight: weight})
 	c.bytes += weight
+	return c.evict()
+}
+
+// set stores value under key with its weight, replacing what key held, and evicts the least
+// recently used past the bounds; a weight over maxBytes removes key instead. It returns how
+// many entries it evicted (a replaced value is not counted).
+func (c *lru[V]) set(key string, value V, weight int) (evicted int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if e, ok := c.index[key]; ok {
+		c.bytes -= e.Value.(*lruEntry[V]).weight
+		c.order.Remove(e)
+		delete(c.index, key)
+	}
+	if weight > c.maxBytes {
+		return 0
+	}
+	c.index[key] = c.order.PushFront(&lruEntry[V]{key: key, value: value, weight: weight})
+	c.bytes += weight
+	return c.evict()
+}
+
+// evict removes the least recently used entries past the bounds; c.mu is held.
+func (c *lru[V]) evict() (evicted int) {
 	for c.order.Len() > c.maxEntries || c.bytes > c.maxBytes {
 		last := c.order.Back()
 		old := last.Value.(*lruEntry[V])
 		c.order.Remove(last)
 		delete(c.index, old.key)
 		c.bytes -= old.weight
+		evicted++
 	}
+	return evicted
 }
 
 // len returns how many entries are stored and their weight.

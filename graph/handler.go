@@ -46,6 +46,10 @@ type Options struct {
 	// FullItems makes partition reads fetch whole items instead of the Data keys the
 	// operation can use (a ProjectionExpression worked out from the whole query).
 	FullItems bool
+	// PartitionCache, when set, is the server's cache of decoded partition ranges (see
+	// PartitionCache; NewPartitionCache): every response's extensions.dynamodb then reports
+	// its hits and misses. Nil reads every range from DynamoDB.
+	PartitionCache *PartitionCache
 	// Instruments, when set, records request metrics; MetricsHandler serves them at /metrics, to
 	// callers with an API key when Auth is set (serve it on an address of its own to let a
 	// scraper in without one).
@@ -179,6 +183,11 @@ func (d dynamoStats) InterceptResponse(ctx context.Context, next graphql.Respons
 	snap := reqstats.Empty(reqstats.Capacity)
 	if s := dynamo.StatsFrom(ctx); s != nil {
 		snap = s.Snapshot()
+	}
+	if l, ok := ctx.Value(loadersKey{}).(*Loaders); ok {
+		if hits, misses, on := l.CacheCounts(); on {
+			snap.Cache = &reqstats.CacheCounts{Hits: hits, Misses: misses}
+		}
 	}
 	resp.Extensions["dynamodb"] = snap
 	if d.s3 {

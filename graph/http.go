@@ -241,7 +241,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 		}
 		ctx = WithCaller(ctx, caller)
 		ctx = dynamo.WithActor(ctx, catalog.Actor{Name: caller.Name, Role: caller.Role.String()}, info.id)
-		ctx = WithLoaders(ctx, NewLoaders(store, LoaderOptions{Instruments: opts.Instruments, BatchWindow: opts.BatchWindow, FullItems: opts.FullItems}))
+		ctx = WithLoaders(ctx, NewLoaders(store, LoaderOptions{Instruments: opts.Instruments, BatchWindow: opts.BatchWindow, FullItems: opts.FullItems, Cache: opts.PartitionCache}))
 		srv.ServeHTTP(rec, r.WithContext(ctx))
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -77,6 +78,17 @@ type Loaders struct {
 	fieldsOnce sync.Once
 	fullItems  bool          // Options.FullItems
 	fields     dynamo.Fields // what partition reads fetch: partitionFields of the operation
+
+	// The partition cache (nil: off) and what this request did with it. With the cache on,
+	// metadata reads are strongly consistent, consistent records the IDs whose metadata in
+	// the capabilities loader came from such a read (not from a list page's index item), and
+	// fresh reads, consistently, the metadata of the others when one of their ranges misses.
+	cache        *PartitionCache
+	table        string
+	fresh        *dataloader.Loader[string, *catalog.Capability]
+	freshCache   *dataloader.InMemoryCache[string, *catalog.Capability] // the fresh loader's cache
+	consistent   map[string]bool                                        // guarded by mu
+	hits, misses atomic.Int64
 }
 
 // LoaderOptions tune the loaders of a request.
@@ -86,6 +98,8 @@ type LoaderOptions struct {
 	BatchWindow time.Duration
 	// FullItems reads whole partition items instead of the Data keys the operation selects.
 	FullItems bool
+	// Cache, when set, is the server's partition cache (see PartitionCache).
+	Cache *PartitionCache
 }
 
 // NewLoaders returns the loaders of one request.
@@ -106,7 +120,24 @@ func NewLoaders(store Store, opts LoaderOptions) *Loaders {
 		dataloader.WithWait[jobsKey, *dynamo.Page[*catalog.Job]](0))
 	l.metricWindows = dataloader.NewBatchedLoader(eachConcurrently(l.metrics, "metrics", l.loadMetrics),
 		dataloader.WithWait[metricsKey, *dynamo.Page[*catalog.Metric]](0))
+	if opts.Cache != nil {
+		l.cache, l.consistent = opts.Cache, map[string]bool{}
+		if t, ok := store.(interface{ Table() string }); ok {
+			l.table = t.Table()
+		}
+		l.freshCache = dataloader.NewCache[string, *catalog.Capability]()
+		l.fresh = dataloader.NewBatchedLoader(l.loadFresh,
+			dataloader.WithWait[string, *catalog.Capability](window),
+			dataloader.WithBatchCapacity[string, *catalog.Capability](100),
+			dataloader.WithCache[string, *catalog.Capability](l.freshCache))
+	}
 	return l
+}
+
+// CacheCounts returns how many partition ranges this request found in the partition cache and
+// how many it read; ok is false when the cache is off.
+func (l *Loaders) CacheCounts() (hits, misses int, ok bool) {
+	return int(l.hits.Load()), int(l.misses.Load()), l.cache != nil
 }
 
 type loadersKey struct{}
@@ -130,7 +161,22 @@ func For(ctx context.Context) *Loaders {
 func (l *Loaders) loadCapabilities(ctx context.Context, ids []string) []*dataloader.Result[*catalog.Capability] {
 	l.metrics.batch("capability", len(ids))
 	res := make([]*dataloader.Result[*catalog.Capability], len(ids))
-	caps, err := l.store.CapabilitiesByID(ctx, ids)
+	var caps []*catalog.Capability
+	var err error
+	if l.cache != nil {
+		caps, err = l.store.CapabilitiesByIDConsistent(ctx, ids)
+		if err == nil {
+			l.mu.Lock()
+			for i, id := range ids {
+				if caps[i] != nil {
+					l.consistent[id] = true
+				}
+			}
+			l.mu.Unlock()
+		}
+	} else {
+		caps, err = l.store.CapabilitiesByID(ctx, ids)
+	}
 	for i := range ids {
 		switch {
 		case err != nil:
@@ -149,8 +195,98 @@ func (l *Loaders) loadCapabilities(ctx context.Context, ids []string) []*dataloa
 	return res
 }
 
+// loadFresh is the batch function of the fresh loader: a strongly consistent BatchGetItem of
+// capabilities known so far from index items only, a missing capability as ErrNotFound.
+func (l *Loaders) loadFresh(ctx context.Context, ids []string) []*dataloader.Result[*catalog.Capability] {
+	l.metrics.batch("fresh", len(ids))
+	res := make([]*dataloader.Result[*catalog.Capability], len(ids))
+	caps, err := l.store.CapabilitiesByIDConsistent(ctx, ids)
+	for i := range ids {
+		switch {
+		case err != nil:
+			res[i] = &dataloader.Result[*catalog.Capability]{Error: err}
+		case caps[i] == nil:
+			res[i] = &dataloader.Result[*catalog.Capability]{Error: catalog.Missing(catalog.EntityCapability, ids[i], dynamo.ErrNotFound)}
+		default:
+			res[i] = &dataloader.Result[*catalog.Capability]{Data: caps[i]}
+		}
+	}
+	if err != nil {
+		for _, id := range ids {
+			l.fresh.Clear(ctx, id)
+		}
+	}
+	return res
+}
+
 func (l *Loaders) loadRange(ctx context.Context, k rangeKey) (*dynamo.Partition, error) {
 	return l.store.ReadRange(ctx, k.CapabilityID, k.Range, l.partitionFields(ctx))
+}
+
+// cachedRange answers a range read with the partition cache on. It uses a cached range only at
+// the version of the capability this request read; on a miss it reads the range strongly
+// consistent after a strongly consistent read of the capability's version completed, and
+// caches it under that version: a write that commits between the two reads changes the
+// version every later read returns, so an entry that may hold part of it is never used. A
+// capability this request cannot read (missing, being deleted) has its range read as without
+// the cache, and nothing is cached.
+func (l *Loaders) cachedRange(ctx context.Context, k rangeKey) (*dynamo.Partition, error) {
+	c, err := l.Capability(ctx, k.CapabilityID)
+	if err != nil {
+		return l.query(ctx, k, false)
+	}
+	v := versionOf(c)
+	if p, ok := l.cache.get(l.table, k, v); ok {
+		l.hit()
+		return p, nil
+	}
+	l.mu.Lock()
+	consistent := l.consistent[k.CapabilityID]
+	l.mu.Unlock()
+	if !consistent {
+		// Known from a list page's index item, read eventually consistent: read the version
+		// to fill with (one BatchGetItem for every such capability of the request).
+		fc, err := l.fresh.Load(ctx, k.CapabilityID)()
+		if err != nil {
+			if dynamo.IsNotFound(err) {
+				return l.query(ctx, k, false)
+			}
+			return nil, err
+		}
+		v = versionOf(fc)
+		if p, ok := l.cache.get(l.table, k, v); ok {
+			l.hit()
+			return p, nil
+		}
+	}
+	p, err := l.query(ctx, k, true)
+	if err != nil {
+		return nil, err
+	}
+	l.cache.put(l.table, k, v, p)
+	return p, nil
+}
+
+func (l *Loaders) hit() {
+	l.hits.Add(1)
+	l.cache.hits.Inc()
+}
+
+// query reads a range within the request's bound on queries in flight: with consistent set,
+// whole items strongly consistent (a cache miss), else as without the cache.
+func (l *Loaders) query(ctx context.Context, k rangeKey, consistent bool) (*dynamo.Partition, error) {
+	select {
+	case l.queries <- struct{}{}:
+		defer func() { <-l.queries }()
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	l.misses.Add(1)
+	l.cache.misses.Inc()
+	if consistent {
+		return l.store.ReadRangeConsistent(ctx, k.CapabilityID, k.Range)
+	}
+	return l.loadRange(ctx, k)
 }
 
 // partitionFields works out once per request which Data keys partition reads fetch.
@@ -234,10 +370,38 @@ func (l *Loaders) PrefetchCapability(ctx context.Context, id string) {
 // list them (keys loaded one by one can straddle the batch window and cost a second call), and
 // no batch window to wait for. Later lookups of these IDs share the read.
 func (l *Loaders) PrefetchCapabilities(ctx context.Context, ids []string) {
+	prefetchInto(ctx, l.capCache, l.loadCapabilities, ids)
+}
+
+// PrefetchVersions, with the partition cache on, starts reading at once, in one strongly
+// consistent BatchGetItem per 100, the versions of the capabilities of a list page (known from
+// index items) that have a wanted range not cached at the page's version: a range that misses
+// is read after its capability's version (cachedRange), and this read serves them all.
+func (l *Loaders) PrefetchVersions(ctx context.Context, caps []*catalog.Capability, want dynamo.Segment) {
+	if l.cache == nil {
+		return
+	}
+	var ids []string
+	for _, c := range caps {
+		v := versionOf(c)
+		for _, r := range dynamo.PlanRanges(want) {
+			if _, ok := l.cache.get(l.table, rangeKey{CapabilityID: c.CapabilityID, Range: r}, v); !ok {
+				ids = append(ids, c.CapabilityID)
+				break
+			}
+		}
+	}
+	prefetchInto(ctx, l.freshCache, l.loadFresh, ids)
+}
+
+// prefetchInto starts batch on the IDs among ids not in cache yet, at once and without a batch
+// window, and records their results in cache: later loads of these IDs share the read.
+func prefetchInto(ctx context.Context, cache *dataloader.InMemoryCache[string, *catalog.Capability],
+	batch func(context.Context, []string) []*dataloader.Result[*catalog.Capability], ids []string) {
 	var fresh []string
 	seen := make(map[string]bool, len(ids))
 	for _, id := range ids {
-		if _, ok := l.capCache.Get(ctx, id); ok || seen[id] {
+		if _, ok := cache.Get(ctx, id); ok || seen[id] {
 			continue
 		}
 		seen[id] = true
@@ -249,7 +413,7 @@ func (l *Loaders) PrefetchCapabilities(ctx context.Context, ids []string) {
 	done := make(chan struct{})
 	var res []*dataloader.Result[*catalog.Capability]
 	for i, id := range fresh {
-		l.capCache.Set(ctx, id, func() (*catalog.Capability, error) {
+		cache.Set(ctx, id, func() (*catalog.Capability, error) {
 			<-done
 			return res[i].Data, res[i].Error
 		})
@@ -265,7 +429,7 @@ func (l *Loaders) PrefetchCapabilities(ctx context.Context, ids []string) {
 				}
 			}
 		}()
-		res = l.loadCapabilities(ctx, fresh)
+		res = batch(ctx, fresh)
 	}()
 }
 
@@ -433,6 +597,10 @@ func (l *Loaders) read(ctx context.Context, k rangeKey, r *rangeRead) {
 			r.part, r.err = nil, fmt.Errorf("panic reading %s of %s: %v", k.Range, k.CapabilityID, p)
 		}
 	}()
+	if l.cache != nil {
+		r.part, r.err = l.cachedRange(ctx, k)
+		return
+	}
 	select {
 	case l.queries <- struct{}{}:
 		defer func() { <-l.queries }()

@@ -271,6 +271,11 @@ func (r *Resolver) prefetchCapabilities(ctx context.Context, caps []*catalog.Cap
 	l := For(ctx)
 	for _, c := range caps {
 		l.PrimeCapability(ctx, c)
+	}
+	if want := r.segments.read(ctx, "Capability", s); want != 0 {
+		l.PrefetchVersions(ctx, caps, want) // before the range reads that wait for them
+	}
+	for _, c := range caps {
 		r.prefetchCapability(ctx, c.CapabilityID, s, false)
 	}
 }

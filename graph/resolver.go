@@ -17,7 +17,9 @@ import (
 // Store is what the GraphQL layer needs of the catalogue store.
 type Store interface {
 	CapabilitiesByID(ctx context.Context, ids []string) ([]*catalog.Capability, error)
+	CapabilitiesByIDConsistent(ctx context.Context, ids []string) ([]*catalog.Capability, error)
 	ReadRange(ctx context.Context, capabilityID string, rng dynamo.Segment, f dynamo.Fields) (*dynamo.Partition, error)
+	ReadRangeConsistent(ctx context.Context, capabilityID string, rng dynamo.Segment) (*dynamo.Partition, error)
 	Capabilities(ctx context.Context, domain string, first int, after string) (*dynamo.Page[*catalog.Capability], error)
 	CapabilitiesByDomain(ctx context.Context, domain string, first int, after string) (*dynamo.Page[*catalog.Capability], error)
 	CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first int, after string) (*dynamo.Page[*catalog.Capability], error)

@@ -97,6 +97,15 @@ type Snapshot struct {
 	WriteCapacityUnits float64        `json:"writeCapacityUnits"`
 	Bytes              int64          `json:"bytes"`
 	Operations         map[string]int `json:"operations"`
+	// Cache, for Capacity and when the server caches partition ranges, counts the ranges this
+	// unit of work found in the cache (hits, no request) and those it read (misses).
+	Cache *CacheCounts `json:"cache,omitempty"`
+}
+
+// CacheCounts are the hits and misses of a cache in one unit of work.
+type CacheCounts struct {
+	Hits   int `json:"hits"`
+	Misses int `json:"misses"`
 }
 
 // Empty returns the Snapshot of measure m of a unit of work that made no request.
@@ -119,5 +128,6 @@ func (s Snapshot) MarshalJSON() ([]byte, error) {
 		ReadCapacityUnits  float64        `json:"readCapacityUnits"`
 		WriteCapacityUnits float64        `json:"writeCapacityUnits"`
 		Operations         map[string]int `json:"operations"`
-	}{s.Requests, s.ReadCapacityUnits, s.WriteCapacityUnits, s.Operations})
+		Cache              *CacheCounts   `json:"cache,omitempty"`
+	}{s.Requests, s.ReadCapacityUnits, s.WriteCapacityUnits, s.Operations, s.Cache})
 }
