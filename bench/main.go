@@ -77,7 +77,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(&cfg.profileOp, "profile-op", "^complete view$", "the operation -cpuprofile profiles (a regular expression; the first match)")
 	fs.StringVar(&cfg.breakdownOps, "breakdown", "^(complete view|list 50 .*)$", "break down the CPU of these operations by layer (GraphQL execution, SDK, HTTP, decoding, ...) from a CPU profile of their runs (a regular expression; empty: none)")
 	fs.DurationVar(&cfg.breakdownTime, "breakdown-time", 4*time.Second, "how long each -breakdown operation is profiled")
-	fs.Int64Var(&cfg.cacheBytes, "cache-bytes", 64<<20, "the server's partition cache, in bytes (0: off), for every server the benchmark builds; passed in one place, cacheOptions in embedded.go (until the server has the option, it changes nothing)")
+	fs.Int64Var(&cfg.cacheBytes, "cache-bytes", 64<<20, "the server's partition cache, in bytes (0: off), for every server the benchmark builds (cacheOptions in embedded.go); the server's default")
 	fs.StringVar(&cfg.floorOps, "floor", "^(complete view|list 50 .*)$", "measure these operations' CPU against the floor: the same schema and data served by resolvers that return ready objects (a regular expression; empty: none)")
 	fs.BoolVar(&cfg.embedded, "embedded", true, "measure the embedded default (memdyn in process, the sample catalogue) against { __typename } on the same server")
 	fs.IntVar(&cfg.embN1, "emb-n1", 200, "runs per embedded-default operation at concurrency 1 (half for cold reads)")
