@@ -597,7 +597,7 @@ func (l *Loaders) read(ctx context.Context, k rangeKey, r *rangeRead) {
 			r.part, r.err = nil, fmt.Errorf("panic reading %s of %s: %v", k.Range, k.CapabilityID, p)
 		}
 	}()
-	if l.cache != nil {
+	if l.cache != nil && !rangeAlone(ctx) {
 		r.part, r.err = l.cachedRange(ctx, k)
 		return
 	}
@@ -619,4 +619,20 @@ func (l *Loaders) Jobs(ctx context.Context, k jobsKey) (*dynamo.Page[*catalog.Jo
 // Metrics returns a metrics window.
 func (l *Loaders) Metrics(ctx context.Context, k metricsKey) (*dynamo.Page[*catalog.Metric], error) {
 	return l.metricWindows.Load(ctx, k)()
+}
+
+// rangeAloneKey marks the context of a read that needs a range and not its capability.
+type rangeAloneKey struct{}
+
+// withRangeAlone marks ctx for reads of ranges whose capability the request does not read:
+// the partition cache would first read the capability's version to validate an entry (two
+// requests where one does), so such a read goes to DynamoDB in one request, as without the
+// cache, and fills nothing (node(id:) of a component, dependency or rule: docs/api.md).
+func withRangeAlone(ctx context.Context) context.Context {
+	return context.WithValue(ctx, rangeAloneKey{}, true)
+}
+
+func rangeAlone(ctx context.Context) bool {
+	v, _ := ctx.Value(rangeAloneKey{}).(bool)
+	return v
 }

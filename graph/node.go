@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 
@@ -53,7 +54,11 @@ func (r *Resolver) prefetchNodes(ctx context.Context, ids []catalog.NodeID) {
 	}
 	l.PrefetchCapabilities(ctx, capIDs)
 	for _, id := range order {
-		l.Prefetch(ctx, id, want[id])
+		pctx := ctx
+		if !slices.Contains(capIDs, id) {
+			pctx = withRangeAlone(ctx)
+		}
+		l.Prefetch(pctx, id, want[id])
 	}
 }
 
