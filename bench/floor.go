@@ -311,6 +311,14 @@ func (h *harness) measureFloor(ctx context.Context, rep *report) error {
 			return err
 		}
 		h.logf("%-62s cpu floor %7.0f µs %7.0f allocs: ours ÷ floor %.2f", r.Op.Name, us(r.Floor.CPU), r.Floor.Allocs, float64(r.Ours.CPU)/float64(max(r.Floor.CPU, 1)))
+		if h.cfg.cacheBytes > 0 {
+			op := r.Op
+			r.Cached = &stats{Requests: 1}
+			if err := h.cpuPass(ctx, r.Cached, func(ctx context.Context) (sample, error) { return h.runOn(ctx, h.cachedHandler, op, body, false) }); err != nil {
+				return err
+			}
+			h.logf("%-62s cpu cached %7.0f µs %7.0f allocs: cached ÷ floor %.2f", r.Op.Name, us(r.Cached.CPU), r.Cached.Allocs, float64(r.Cached.CPU)/float64(max(r.Floor.CPU, 1)))
+		}
 	}
 	return nil
 }

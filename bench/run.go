@@ -103,6 +103,7 @@ type opResult struct {
 	Base      *stats
 	Breakdown *breakdown // where our CPU went, for the operations -breakdown names
 	Floor     *stats     // the floor's CPU and allocations (floor.go), for the operations -floor names
+	Cached    *stats     // the server's with the partition cache, warm, for the same operations
 	APQ       *apqBytes  // request bytes as an automatic persisted query
 }
 
@@ -128,9 +129,12 @@ type harness struct {
 	be      *backend
 	store   *dynamo.Store
 	handler http.Handler
-	gen     *generator
-	ops     []*operation
-	delays  delays
+	// cachedHandler is the same server with the partition cache of -cache-bytes (nil cache
+	// when 0), for the floor's comparison.
+	cachedHandler http.Handler
+	gen           *generator
+	ops           []*operation
+	delays        delays
 }
 
 func (h *harness) logf(format string, args ...any) {
@@ -208,14 +212,18 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	keys := &graph.KeyRing{}
 	h.apiKey = graph.NewAPIKey()
 	keys.Add(h.apiKey, graph.RoleViewer, "bench")
-	h.handler = graph.GraphQLHandler(h.store, cacheOptions(cfg, graph.Options{
+	opts := graph.Options{
 		Logger:      slog.New(slog.NewJSONHandler(io.Discard, nil)),
 		Auth:        &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
 		Deadline:    10 * time.Second,
 		Instruments: metrics,
 		// As server.go runs it.
 		PersistedQueries: graph.NewPersistedQueries(graph.DefaultPersistedQueryBytes),
-	}))
+	}
+	// The main passes measure the read planner: every read goes to the backend (no partition
+	// cache). The floor's comparison measures the cached server too (cachedHandler).
+	h.handler = graph.GraphQLHandler(h.store, opts)
+	h.cachedHandler = graph.GraphQLHandler(h.store, cacheOptions(cfg, opts))
 	h.ops = operations(opConfig{shape: cfg.shape, gen: h.gen, capIndex: cfg.shape.Capabilities / 2})
 	only, err := regexp.Compile(cfg.only)
 	if err != nil {
@@ -296,13 +304,18 @@ type sample struct {
 // runOurs sends the operation to the GraphQL handler in this process and checks the answer.
 // With full set, it decodes the data and summarizes it.
 func (h *harness) runOurs(ctx context.Context, op *operation, body []byte, full bool) (sample, error) {
+	return h.runOn(ctx, h.handler, op, body, full)
+}
+
+// runOn is runOurs on the handler given.
+func (h *harness) runOn(ctx context.Context, handler http.Handler, op *operation, body []byte, full bool) (sample, error) {
 	ctx, tr := withTrace(ctx)
 	req := httptest.NewRequestWithContext(ctx, http.MethodPost, "/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+h.apiKey)
 	rec := httptest.NewRecorder()
 	start := time.Now()
-	h.handler.ServeHTTP(rec, req)
+	handler.ServeHTTP(rec, req)
 	end := time.Now()
 	lat := end.Sub(start)
 	out := rec.Body.Bytes()
