@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -27,6 +28,7 @@ func idempotency(ctx context.Context, token *string, args ...any) (dynamo.Idempo
 // merge field by field; lists replace. A null field, at any depth of nested objects, changes
 // nothing: typed clients send null for every field they leave unset (api.md, "Nulls and
 // defaults"); a list is emptied with [], a string with "" and a number set to 0, at any depth.
+// A JSON value (featureFlags) replaces the stored one.
 // raw is the input as the request gave it (rawInput): it says which zero values of nested
 // objects were given, which their Go types (omitempty) leave out of the JSON.
 func patch[T any](fields, raw map[string]any) func(*T) error {
@@ -39,6 +41,11 @@ func patch[T any](fields, raw map[string]any) func(*T) error {
 		if b, err = withGivenZeros(b, raw); err != nil {
 			return catalog.Invalid("input", "%v", err)
 		}
+		var given map[string]any
+		if err := json.Unmarshal(b, &given); err != nil {
+			return catalog.Invalid("input", "%v", err)
+		}
+		clearMaps(reflect.ValueOf(v), given)
 		if err := json.Unmarshal(b, v); err != nil {
 			var invalid *catalog.ValidationError
 			if errors.As(err, &invalid) {
@@ -131,4 +138,43 @@ func addGivenZeros(typed, raw map[string]any) bool {
 		}
 	}
 	return changed
+}
+
+// clearMaps sets to nil the map fields of v (a struct or a pointer to one, and the structs
+// nested in it) that the patch given sets: a JSON value replaces the stored one, where
+// json.Unmarshal would merge its keys into the stored map.
+func clearMaps(v reflect.Value, given map[string]any) {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		if f.Anonymous {
+			clearMaps(fv, given)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		pv, ok := given[name]
+		if !ok || pv == nil || !fv.CanSet() {
+			continue
+		}
+		switch fv.Kind() {
+		case reflect.Map:
+			fv.SetZero()
+		case reflect.Struct, reflect.Pointer:
+			if pm, ok := pv.(map[string]any); ok {
+				clearMaps(fv, pm)
+			}
+		}
+	}
 }

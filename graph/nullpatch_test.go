@@ -157,3 +157,40 @@ func TestZeroValueInNestedUpdateInputApplies(t *testing.T) {
 		t.Errorf("health.availability after availability: 0 = %v, want 0", got.Health.Availability)
 	}
 }
+
+// TestJSONValueInUpdateInputReplaces: a JSON scalar in an update input (featureFlags) is a
+// value, not an input object: it replaces what is stored. Before, it was decoded into the
+// stored map, which merged the keys: no flag could be removed, and {} changed nothing.
+func TestJSONValueInUpdateInputReplaces(t *testing.T) {
+	h := newHarness(t)
+	const m = `mutation($rev: Int!, $in: UpdateComponentInput!) {
+  updateComponent(capabilityId: "CAP-ALERT-MGT-001", componentId: "api-server-alert-001", expectedRevision: $rev, input: $in) {
+    revision configuration { configMap featureFlags }
+  }
+}`
+	var out struct {
+		UpdateComponent struct {
+			Revision      int
+			Configuration struct {
+				ConfigMap    string
+				FeatureFlags map[string]any
+			}
+		}
+	}
+	var before struct {
+		Capability struct{ Component struct{ Revision int } }
+	}
+	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { component(id: "api-server-alert-001") { revision } } }`, nil, &before)
+	rev := before.Capability.Component.Revision
+	for _, flags := range []map[string]any{{"aiTriage": true}, {}} {
+		h.ok(t, m, map[string]any{"rev": rev, "in": map[string]any{"configuration": map[string]any{"featureFlags": flags}}}, &out)
+		rev = out.UpdateComponent.Revision
+		got := out.UpdateComponent.Configuration
+		if len(got.FeatureFlags) != len(flags) || len(flags) == 1 && got.FeatureFlags["aiTriage"] != true {
+			t.Errorf("featureFlags after featureFlags: %v = %v, want exactly that", flags, got.FeatureFlags)
+		}
+		if got.ConfigMap != "alert-api-config" {
+			t.Errorf("configMap = %q after an update of featureFlags only, want it kept", got.ConfigMap)
+		}
+	}
+}
