@@ -1,10 +1,12 @@
 package graph
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strings"
 
 	"github.com/99designs/gqlgen/graphql"
 
@@ -25,14 +27,25 @@ func idempotency(ctx context.Context, token *string, args ...any) (dynamo.Idempo
 // stored JSON field names are the input's, so the patch is applied through JSON. Nested objects
 // merge field by field; lists replace. A null field, at any depth of nested objects, changes
 // nothing: typed clients send null for every field they leave unset (api.md, "Nulls and
-// defaults"); a list is emptied with [] and a string with "".
-func patch[T any](fields map[string]any) func(*T) error {
+// defaults"); a list is emptied with [], a string with "" and a number set to 0, at any depth.
+// A JSON value (featureFlags) replaces the stored one.
+// raw is the input as the request gave it (rawInput): it says which zero values of nested
+// objects were given, which their Go types (omitempty) leave out of the JSON.
+func patch[T any](fields, raw map[string]any) func(*T) error {
 	fields = withoutNulls(fields)
 	return func(v *T) error {
 		b, err := json.Marshal(fields)
 		if err != nil {
 			return catalog.Invalid("input", "%v", err)
 		}
+		if b, err = withGivenZeros(b, raw); err != nil {
+			return catalog.Invalid("input", "%v", err)
+		}
+		var given map[string]any
+		if err := json.Unmarshal(b, &given); err != nil {
+			return catalog.Invalid("input", "%v", err)
+		}
+		clearMaps(reflect.ValueOf(v), given)
 		if err := json.Unmarshal(b, v); err != nil {
 			var invalid *catalog.ValidationError
 			if errors.As(err, &invalid) {
@@ -62,4 +75,106 @@ func withoutNulls(fields map[string]any) map[string]any {
 		out[k] = v
 	}
 	return out
+}
+
+// rawInput returns the argument input of the field being resolved as the request gave it:
+// values as sent (nested objects as maps), without the Go types' encoding.
+func rawInput(ctx context.Context) map[string]any {
+	fc := graphql.GetFieldContext(ctx)
+	if fc == nil || !graphql.HasOperationContext(ctx) {
+		return nil
+	}
+	raw, _ := fc.Field.ArgumentMap(graphql.GetOperationContext(ctx).Variables)["input"].(map[string]any)
+	return raw
+}
+
+// withGivenZeros returns the JSON object b of an update input's fields with the zero values
+// that raw gives inside nested objects put back: the nested objects are bound to the domain
+// types, whose omitempty drops 0, "", false, [] and {} when they are encoded, so that
+// {deployment: {replicas: 0}} would change nothing.
+func withGivenZeros(b []byte, raw map[string]any) ([]byte, error) {
+	if len(raw) == 0 {
+		return b, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.UseNumber()
+	var typed map[string]any
+	if err := d.Decode(&typed); err != nil {
+		return nil, err
+	}
+	changed := false
+	for k, tv := range typed {
+		if tm, ok := tv.(map[string]any); ok {
+			if rm, ok := raw[k].(map[string]any); ok {
+				changed = addGivenZeros(tm, rm) || changed
+			}
+		}
+	}
+	if !changed {
+		return b, nil
+	}
+	return json.Marshal(typed)
+}
+
+// addGivenZeros adds to the nested object typed the fields raw gives with a value that typed
+// left out (a zero value), at any depth of nested objects, and reports whether it added any.
+// A null in raw stays out: it changes nothing.
+func addGivenZeros(typed, raw map[string]any) bool {
+	changed := false
+	for k, rv := range raw {
+		if rv == nil {
+			continue
+		}
+		tv, ok := typed[k]
+		if !ok {
+			typed[k] = rv
+			changed = true
+			continue
+		}
+		if tm, ok := tv.(map[string]any); ok {
+			if rm, ok := rv.(map[string]any); ok {
+				changed = addGivenZeros(tm, rm) || changed
+			}
+		}
+	}
+	return changed
+}
+
+// clearMaps sets to nil the map fields of v (a struct or a pointer to one, and the structs
+// nested in it) that the patch given sets: a JSON value replaces the stored one, where
+// json.Unmarshal would merge its keys into the stored map.
+func clearMaps(v reflect.Value, given map[string]any) {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		if f.Anonymous {
+			clearMaps(fv, given)
+			continue
+		}
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		pv, ok := given[name]
+		if !ok || pv == nil || !fv.CanSet() {
+			continue
+		}
+		switch fv.Kind() {
+		case reflect.Map:
+			fv.SetZero()
+		case reflect.Struct, reflect.Pointer:
+			if pm, ok := pv.(map[string]any); ok {
+				clearMaps(fv, pm)
+			}
+		}
+	}
 }

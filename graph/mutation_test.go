@@ -581,3 +581,62 @@ func TestConcurrentMutations(t *testing.T) {
 	}
 	h.check(t, "CAP-X-001")
 }
+
+// Eight writers update the same capability at once, each adding its tag by reading the
+// capability and writing with expectedRevision, again on CONFLICT: on memdyn the conditions
+// serialise them, so every tag is kept, each write is one revision, and the partition checks.
+func TestConcurrentUpdatesOfOneCapability(t *testing.T) {
+	h := newHarness(t)
+	h.createCapability(t, "CAP-W-001")
+	const writers = 8
+	var wg sync.WaitGroup
+	errs := make(chan string, writers)
+	for w := range writers {
+		wg.Go(func() {
+			tag := fmt.Sprintf("tag-%d", w)
+			for attempt := 0; attempt < 100; attempt++ {
+				var cur struct {
+					Capability struct {
+						Revision int
+						Tags     []string
+					}
+				}
+				r := h.do(t, `query { capability(id: "CAP-W-001") { revision tags } }`, nil)
+				if err := json.Unmarshal(r.Data, &cur); err != nil || len(r.Errors) > 0 {
+					errs <- r.Body
+					return
+				}
+				r = h.do(t, `mutation($rev: Int!, $tags: [String!]) { updateCapability(id: "CAP-W-001", expectedRevision: $rev, input: {tags: $tags}) { revision } }`,
+					map[string]any{"rev": cur.Capability.Revision, "tags": append(cur.Capability.Tags, tag)})
+				if len(r.Errors) == 0 {
+					return
+				}
+				if r.code(0) != "CONFLICT" {
+					errs <- r.Body
+					return
+				}
+			}
+			errs <- tag + ": still conflicting after 100 attempts"
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for e := range errs {
+		t.Errorf("concurrent update failed: %s", e)
+	}
+	var out struct {
+		Capability struct {
+			Revision int
+			Tags     []string
+			History  struct{ Nodes []struct{ Revision int } }
+		}
+	}
+	h.ok(t, `query { capability(id: "CAP-W-001") { revision tags history(first: 50) { nodes { revision } } } }`, nil, &out)
+	if out.Capability.Revision != 1+writers || len(out.Capability.Tags) != writers {
+		t.Errorf("after %d writers: revision %d, tags %v; want revision %d and every tag", writers, out.Capability.Revision, out.Capability.Tags, 1+writers)
+	}
+	if n := len(out.Capability.History.Nodes); n != writers {
+		t.Errorf("history has %d versions, want %d (one per replaced revision)", n, writers)
+	}
+	h.check(t, "CAP-W-001")
+}

@@ -96,3 +96,101 @@ func TestNullInUpdateInputChangesNothing(t *testing.T) {
 		})
 	}
 }
+
+// TestZeroValueInNestedUpdateInputApplies: inside a nested object of an update input, a field
+// given a zero value (0, "", [], false) sets it, as at the top level; only null and leaving
+// it out change nothing. Before, the nested object was encoded through its Go type, whose
+// omitempty dropped every zero value: {deployment: {replicas: 0}} changed nothing.
+func TestZeroValueInNestedUpdateInputApplies(t *testing.T) {
+	h := newHarness(t)
+	const m = `mutation($rev: Int!, $in: UpdateComponentInput!) {
+  updateComponent(capabilityId: "CAP-ALERT-MGT-001", componentId: "api-server-alert-001", expectedRevision: $rev, input: $in) {
+    revision
+    deployment { replicas image resources { cpu memory } endpoints { url } }
+    configuration { environment configMap secrets featureFlags }
+    health { activeAlerts availability }
+  }
+}`
+	var before struct {
+		Capability struct{ Component struct{ Revision int } }
+	}
+	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { component(id: "api-server-alert-001") { revision } } }`, nil, &before)
+	var out struct {
+		UpdateComponent struct {
+			Revision   int
+			Deployment struct {
+				Replicas  *int
+				Image     *string
+				Resources struct{ CPU, Memory *string }
+				Endpoints []struct{ URL string }
+			}
+			Configuration struct {
+				Environment, ConfigMap *string
+				Secrets                []string
+				FeatureFlags           map[string]any
+			}
+			Health struct {
+				ActiveAlerts int
+				Availability float64
+			}
+		}
+	}
+	h.ok(t, m, map[string]any{"rev": before.Capability.Component.Revision, "in": map[string]any{
+		"deployment":    map[string]any{"replicas": 0, "image": "", "resources": map[string]any{"cpu": "", "memory": nil}, "endpoints": []any{}},
+		"configuration": map[string]any{"environment": "", "configMap": nil, "secrets": []any{}},
+		"health":        map[string]any{"status": "HEALTHY", "availability": 0, "responseTime": 1, "errorRate": 0, "activeAlerts": 0},
+	}}, &out)
+	got := out.UpdateComponent
+	if got.Deployment.Replicas != nil && *got.Deployment.Replicas != 0 || got.Deployment.Image != nil || len(got.Deployment.Endpoints) != 0 || got.Deployment.Resources.CPU != nil {
+		t.Errorf("deployment after {replicas: 0, image: \"\", endpoints: [], resources: {cpu: \"\"}} = %+v, want them cleared", got.Deployment)
+	}
+	if got.Deployment.Resources.Memory == nil || *got.Deployment.Resources.Memory != "2Gi" {
+		t.Errorf("resources.memory after memory: null = %v, want 2Gi kept", got.Deployment.Resources.Memory)
+	}
+	if got.Configuration.Environment != nil || len(got.Configuration.Secrets) != 0 {
+		t.Errorf("configuration after {environment: \"\", secrets: []} = %+v, want them cleared", got.Configuration)
+	}
+	if got.Configuration.ConfigMap == nil || *got.Configuration.ConfigMap != "alert-api-config" {
+		t.Errorf("configuration.configMap after configMap: null = %v, want alert-api-config kept", got.Configuration.ConfigMap)
+	}
+	if got.Health.Availability != 0 {
+		t.Errorf("health.availability after availability: 0 = %v, want 0", got.Health.Availability)
+	}
+}
+
+// TestJSONValueInUpdateInputReplaces: a JSON scalar in an update input (featureFlags) is a
+// value, not an input object: it replaces what is stored. Before, it was decoded into the
+// stored map, which merged the keys: no flag could be removed, and {} changed nothing.
+func TestJSONValueInUpdateInputReplaces(t *testing.T) {
+	h := newHarness(t)
+	const m = `mutation($rev: Int!, $in: UpdateComponentInput!) {
+  updateComponent(capabilityId: "CAP-ALERT-MGT-001", componentId: "api-server-alert-001", expectedRevision: $rev, input: $in) {
+    revision configuration { configMap featureFlags }
+  }
+}`
+	var out struct {
+		UpdateComponent struct {
+			Revision      int
+			Configuration struct {
+				ConfigMap    string
+				FeatureFlags map[string]any
+			}
+		}
+	}
+	var before struct {
+		Capability struct{ Component struct{ Revision int } }
+	}
+	h.ok(t, `{ capability(id: "CAP-ALERT-MGT-001") { component(id: "api-server-alert-001") { revision } } }`, nil, &before)
+	rev := before.Capability.Component.Revision
+	for _, flags := range []map[string]any{{"aiTriage": true}, {}} {
+		h.ok(t, m, map[string]any{"rev": rev, "in": map[string]any{"configuration": map[string]any{"featureFlags": flags}}}, &out)
+		rev = out.UpdateComponent.Revision
+		got := out.UpdateComponent.Configuration
+		if len(got.FeatureFlags) != len(flags) || len(flags) == 1 && got.FeatureFlags["aiTriage"] != true {
+			t.Errorf("featureFlags after featureFlags: %v = %v, want exactly that", flags, got.FeatureFlags)
+		}
+		if got.ConfigMap != "alert-api-config" {
+			t.Errorf("configMap = %q after an update of featureFlags only, want it kept", got.ConfigMap)
+		}
+	}
+}
