@@ -5616,6 +5616,13 @@ input UpdateCapabilityInput {
   lifecycle: LifecycleInput
   "The reported aggregates."
   aggregates: ReportedAggregatesInput
+  """
+  Fields of this input to remove from the stored entity (as if never set), by name: a null
+  field changes nothing, so this is how a time bound, a nested object or any other optional
+  field is cleared. A name that is not a field of this input, or that is also given a value,
+  is BAD_USER_INPUT; so is clearing a field the entity requires.
+  """
+  clear: [String!]
 }
 
 "Service objectives."
@@ -5740,6 +5747,13 @@ input UpdateComponentInput {
   ownership: OwnershipInput
   "Repository."
   repository: RepositoryInput
+  """
+  Fields of this input to remove from the stored entity (as if never set), by name: a null
+  field changes nothing, so this is how a time bound, a nested object or any other optional
+  field is cleared. A name that is not a field of this input, or that is also given a value,
+  is BAD_USER_INPUT; so is clearing a field the entity requires.
+  """
+  clear: [String!]
 }
 
 "Stack."
@@ -5992,6 +6006,13 @@ input UpdateJobInput {
   metrics: JobMetricsInput
   "Artifact URIs."
   artifacts: JobArtifactsInput
+  """
+  Fields of this input to remove from the stored entity (as if never set), by name: a null
+  field changes nothing, so this is how a time bound, a nested object or any other optional
+  field is cleared. A name that is not a field of this input, or that is also given a value,
+  is BAD_USER_INPUT; so is clearing a field the entity requires.
+  """
+  clear: [String!]
 }
 
 "A component a job changes."
@@ -6280,9 +6301,9 @@ input UpdateRuleInput {
   author: String
   "Approver."
   approvedBy: String
-  "In force from (inclusive), not before 1970-01-01; null opens the start. The rule as patched must keep effectiveUntil after effectiveFrom."
+  "In force from (inclusive), not before 1970-01-01; ` + "`" + `clear: [\"effectiveFrom\"]` + "`" + ` opens the start. The rule as patched must keep effectiveUntil after effectiveFrom."
   effectiveFrom: DateTime
-  "In force until (exclusive), not before 1970-01-01 and after effectiveFrom as patched (an empty window is BAD_USER_INPUT); null removes the end."
+  "In force until (exclusive), not before 1970-01-01 and after effectiveFrom as patched (an empty window is BAD_USER_INPUT); ` + "`" + `clear: [\"effectiveUntil\"]` + "`" + ` removes the end."
   effectiveUntil: DateTime
   "Conditions (replace all)."
   conditions: [ConditionInput!]
@@ -6290,6 +6311,13 @@ input UpdateRuleInput {
   actions: [ActionInput!]
   "Metadata."
   metadata: RuleMetadataInput
+  """
+  Fields of this input to remove from the stored entity (as if never set), by name: a null
+  field changes nothing, so this is how a time bound, a nested object or any other optional
+  field is cleared. A name that is not a field of this input, or that is also given a value,
+  is BAD_USER_INPUT; so is clearing a field the entity requires.
+  """
+  clear: [String!]
 }
 
 "A condition."
@@ -26905,7 +26933,7 @@ func (ec *executionContext) unmarshalInputUpdateCapabilityInput(ctx context.Cont
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "businessDomain", "priority", "owner", "version", "tags", "businessMetrics", "architecture", "compliance", "lifecycle", "aggregates"}
+	fieldsInOrder := [...]string{"name", "description", "businessDomain", "priority", "owner", "version", "tags", "businessMetrics", "architecture", "compliance", "lifecycle", "aggregates", "clear"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -26997,6 +27025,13 @@ func (ec *executionContext) unmarshalInputUpdateCapabilityInput(ctx context.Cont
 				return it, err
 			}
 			it["aggregates"] = data
+		case "clear":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clear"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["clear"] = data
 		}
 	}
 	return it, nil
@@ -27025,7 +27060,7 @@ func (ec *executionContext) unmarshalInputUpdateComponentInput(ctx context.Conte
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "componentType", "order", "layer", "status", "version", "technology", "deployment", "configuration", "health", "sla", "ownership", "repository"}
+	fieldsInOrder := [...]string{"name", "description", "componentType", "order", "layer", "status", "version", "technology", "deployment", "configuration", "health", "sla", "ownership", "repository", "clear"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -27131,6 +27166,13 @@ func (ec *executionContext) unmarshalInputUpdateComponentInput(ctx context.Conte
 				return it, err
 			}
 			it["repository"] = data
+		case "clear":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clear"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["clear"] = data
 		}
 	}
 	return it, nil
@@ -27159,7 +27201,7 @@ func (ec *executionContext) unmarshalInputUpdateJobInput(ctx context.Context, ob
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"status", "priority", "approvedBy", "endTime", "targetComponents", "strategy", "validation", "metrics", "artifacts"}
+	fieldsInOrder := [...]string{"status", "priority", "approvedBy", "endTime", "targetComponents", "strategy", "validation", "metrics", "artifacts", "clear"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -27230,6 +27272,13 @@ func (ec *executionContext) unmarshalInputUpdateJobInput(ctx context.Context, ob
 				return it, err
 			}
 			it["artifacts"] = data
+		case "clear":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clear"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["clear"] = data
 		}
 	}
 	return it, nil
@@ -27258,7 +27307,7 @@ func (ec *executionContext) unmarshalInputUpdateRuleInput(ctx context.Context, o
 		asMap[k] = v
 	}
 
-	fieldsInOrder := [...]string{"name", "description", "ruleType", "scope", "priority", "order", "status", "version", "author", "approvedBy", "effectiveFrom", "effectiveUntil", "conditions", "actions", "metadata"}
+	fieldsInOrder := [...]string{"name", "description", "ruleType", "scope", "priority", "order", "status", "version", "author", "approvedBy", "effectiveFrom", "effectiveUntil", "conditions", "actions", "metadata", "clear"}
 	it = make(map[string]any, len(asMap))
 	for _, k := range fieldsInOrder {
 		v, ok := asMap[k]
@@ -27371,6 +27420,13 @@ func (ec *executionContext) unmarshalInputUpdateRuleInput(ctx context.Context, o
 				return it, err
 			}
 			it["metadata"] = data
+		case "clear":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("clear"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it["clear"] = data
 		}
 	}
 	return it, nil

@@ -134,6 +134,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 		panic(fmt.Sprintf("graph: the schema's @reads: %v", err)) // compiled in: any test that builds a handler fails
 	}
 	r.segments = segments
+	r.schema = schema.Schema()
 	srv := handler.New(schema)
 	srv.AddTransport(httpTransport{parserTokens: opts.Limits.ParserTokens, persisted: opts.PersistedQueries})
 	cache := newDocCache(1000, 4<<20)

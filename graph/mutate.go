@@ -31,7 +31,7 @@ func idempotency(ctx context.Context, token *string, args ...any) (dynamo.Idempo
 // A JSON value (featureFlags) replaces the stored one.
 // raw is the input as the request gave it (rawInput): it says which zero values of nested
 // objects were given, which their Go types (omitempty) leave out of the JSON.
-func patch[T any](fields, raw map[string]any) func(*T) error {
+func patch[T any](fields, raw map[string]any, clear []string) func(*T) error {
 	fields = withoutNulls(fields)
 	return func(v *T) error {
 		b, err := json.Marshal(fields)
@@ -53,8 +53,79 @@ func patch[T any](fields, raw map[string]any) func(*T) error {
 			}
 			return catalog.Invalid("input", "%v", err)
 		}
+		for _, name := range clear {
+			clearField(reflect.ValueOf(v), name)
+		}
 		return nil
 	}
+}
+
+// cleared splits an update input into its fields and the names its clear lists, checked
+// against the input type of the field being resolved: each must be another field of it, not
+// also given a value.
+func (r *Resolver) cleared(ctx context.Context, input map[string]any) (map[string]any, []string, error) {
+	fields := make(map[string]any, len(input))
+	for k, v := range input {
+		if k != "clear" {
+			fields[k] = v
+		}
+	}
+	names, _ := input["clear"].([]string)
+	if len(names) == 0 {
+		return fields, nil, nil
+	}
+	def := r.schema.Types[graphql.GetFieldContext(ctx).Field.Definition.Arguments.ForName("input").Type.Name()]
+	for _, n := range names {
+		if n == "clear" || def.Fields.ForName(n) == nil {
+			return nil, nil, catalog.Invalid("clear", "%q is not a field of %s", n, def.Name)
+		}
+		if v, ok := fields[n]; ok && !isNull(v) {
+			return nil, nil, catalog.Invalid("clear", "%q is given a value and cleared", n)
+		}
+	}
+	return fields, names, nil
+}
+
+// clearField sets to its zero value (absent when stored) the field of the struct v (or a
+// pointer to one, or a struct it embeds) whose JSON name is name.
+func clearField(v reflect.Value, name string) bool {
+	for v.Kind() == reflect.Pointer {
+		if v.IsNil() {
+			return false
+		}
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Struct {
+		return false
+	}
+	t := v.Type()
+	for i := range t.NumField() {
+		f, fv := t.Field(i), v.Field(i)
+		if f.Anonymous {
+			if clearField(fv, name) {
+				return true
+			}
+			continue
+		}
+		if n, _, _ := strings.Cut(f.Tag.Get("json"), ","); n == name && fv.CanSet() {
+			fv.SetZero()
+			return true
+		}
+	}
+	return false
+}
+
+// isNull reports whether v is a null: nil, or a nil pointer, slice, map or interface (gqlgen
+// decodes an update input's fields into typed values).
+func isNull(v any) bool {
+	if v == nil {
+		return true
+	}
+	switch rv := reflect.ValueOf(v); rv.Kind() {
+	case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
+		return rv.IsNil()
+	}
+	return false
 }
 
 // withoutNulls returns fields without its null values: gqlgen decodes an update input's fields
@@ -63,16 +134,9 @@ func patch[T any](fields, raw map[string]any) func(*T) error {
 func withoutNulls(fields map[string]any) map[string]any {
 	out := make(map[string]any, len(fields))
 	for k, v := range fields {
-		if v == nil {
-			continue
+		if !isNull(v) {
+			out[k] = v
 		}
-		switch rv := reflect.ValueOf(v); rv.Kind() {
-		case reflect.Pointer, reflect.Slice, reflect.Map, reflect.Interface:
-			if rv.IsNil() {
-				continue
-			}
-		}
-		out[k] = v
 	}
 	return out
 }

@@ -194,3 +194,51 @@ func TestJSONValueInUpdateInputReplaces(t *testing.T) {
 		}
 	}
 }
+
+// TestClearInUpdateInput: clear removes optional fields (a time bound, a nested object, a list)
+// from the stored entity, and refuses what is not a field of the input, what is also given a
+// value, and what the entity requires; a refusal writes nothing.
+func TestClearInUpdateInput(t *testing.T) {
+	h := newHarness(t)
+	const capID, componentID = "CAP-ALERT-MGT-001", "api-server-alert-001"
+	const update = `mutation($rev: Int!, $in: UpdateComponentInput!) { updateComponent(capabilityId: "` + capID + `", componentId: "` + componentID + `", expectedRevision: $rev, input: $in) { revision version technology { stack } ownership { team } } }`
+	var view struct {
+		Capability struct{ Component struct{ Revision int } }
+	}
+	h.ok(t, `{ capability(id: "`+capID+`") { component(id: "`+componentID+`") { revision } } }`, nil, &view)
+	rev := view.Capability.Component.Revision
+
+	for _, c := range []struct {
+		name string
+		in   map[string]any
+	}{
+		{"unknown field", map[string]any{"clear": []string{"nosuchfield"}}},
+		{"clear itself", map[string]any{"clear": []string{"clear"}}},
+		{"given and cleared", map[string]any{"version": "9.9.9", "clear": []string{"version"}}},
+		{"required field", map[string]any{"clear": []string{"name"}}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			resp := h.do(t, update, map[string]any{"rev": rev, "in": c.in})
+			if resp.code(0) != "BAD_USER_INPUT" {
+				t.Fatalf("clear %v: %s, want BAD_USER_INPUT", c.in, resp.Body)
+			}
+			if w := resp.Extensions.DynamoDB.Operations["TransactWriteItems"]; w != 0 {
+				t.Errorf("a refused clear wrote: %v", resp.Extensions.DynamoDB.Operations)
+			}
+		})
+	}
+
+	var out struct {
+		UpdateComponent struct {
+			Revision   int
+			Version    *string
+			Technology *struct{ Stack *string }
+			Ownership  *struct{ Team *string }
+		}
+	}
+	h.ok(t, update, map[string]any{"rev": rev, "in": map[string]any{"clear": []string{"version", "technology"}}}, &out)
+	u := out.UpdateComponent
+	if u.Revision != rev+1 || u.Version != nil || u.Technology != nil || u.Ownership == nil || u.Ownership.Team == nil {
+		t.Errorf("clear [version technology] = %+v, want both gone and ownership kept", u)
+	}
+}

@@ -5,6 +5,7 @@ package graph
 
 import (
 	"context"
+	"github.com/vektah/gqlparser/v2/ast"
 	"log/slog"
 	"time"
 
@@ -81,4 +82,5 @@ type Resolver struct {
 	log       *slog.Logger
 	now       func() time.Time
 	segments  fieldSegments // what each field reads of the partition, from the schema's @reads
+	schema    *ast.Schema   // the parsed schema (update inputs' clear is checked against it)
 }

@@ -79,7 +79,7 @@ func TestRuleWindowRefused(t *testing.T) {
 		})
 	}
 
-	// A valid patch still goes through, and null opens a bound.
+	// A valid patch still goes through, a null changes nothing, and clear opens a bound.
 	var out struct {
 		UpdateRule struct {
 			Revision       int
@@ -89,8 +89,12 @@ func TestRuleWindowRefused(t *testing.T) {
 	}
 	h.ok(t, update, map[string]any{"rev": 1, "in": map[string]any{"effectiveFrom": day2}}, &out)
 	h.ok(t, update, map[string]any{"rev": 2, "in": map[string]any{"effectiveUntil": nil}}, &out)
-	if u := out.UpdateRule; u.Revision != 3 || u.EffectiveFrom == nil || u.EffectiveUntil != nil {
-		t.Errorf("updateRule(effectiveFrom, then effectiveUntil: null) = %+v, want revision 3, a start and no end", u)
+	if u := out.UpdateRule; u.Revision != 3 || u.EffectiveFrom == nil || u.EffectiveUntil == nil {
+		t.Errorf("updateRule(effectiveFrom, then effectiveUntil: null) = %+v, want revision 3 and both bounds (null changes nothing)", u)
+	}
+	h.ok(t, update, map[string]any{"rev": 3, "in": map[string]any{"clear": []string{"effectiveUntil"}}}, &out)
+	if u := out.UpdateRule; u.Revision != 4 || u.EffectiveFrom == nil || u.EffectiveUntil != nil {
+		t.Errorf("updateRule(clear: [effectiveUntil]) = %+v, want revision 4, a start and no end", u)
 	}
 	h.check(t, "CAP-RW-001")
 }

@@ -219,7 +219,11 @@ func (r *mutationResolver) UpdateCapability(ctx context.Context, id string, expe
 	if err != nil {
 		return nil, err
 	}
-	return r.store.UpdateCapability(ctx, id, expectedRevision, patch[catalog.Capability](input, rawInput(ctx)), idem)
+	fields, clear, err := r.cleared(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.UpdateCapability(ctx, id, expectedRevision, patch[catalog.Capability](fields, rawInput(ctx), clear), idem)
 }
 
 func (r *mutationResolver) TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, clientRequestToken *string) (*catalog.Capability, error) {
@@ -255,7 +259,11 @@ func (r *mutationResolver) UpdateComponent(ctx context.Context, capabilityID str
 	if err != nil {
 		return nil, err
 	}
-	return r.store.UpdateComponent(ctx, capabilityID, componentID, expectedRevision, patch[catalog.Component](input, rawInput(ctx)), idem)
+	fields, clear, err := r.cleared(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.UpdateComponent(ctx, capabilityID, componentID, expectedRevision, patch[catalog.Component](fields, rawInput(ctx), clear), idem)
 }
 
 func (r *mutationResolver) RemoveComponent(ctx context.Context, capabilityID string, componentID string, cascade *bool, clientRequestToken *string) (bool, error) {
@@ -303,7 +311,11 @@ func (r *mutationResolver) UpdateJob(ctx context.Context, jobID string, expected
 	if err != nil {
 		return nil, err
 	}
-	return r.store.UpdateJob(ctx, jobID, expectedRevision, patch[catalog.Job](input, rawInput(ctx)), idem)
+	fields, clear, err := r.cleared(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.UpdateJob(ctx, jobID, expectedRevision, patch[catalog.Job](fields, rawInput(ctx), clear), idem)
 }
 
 func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.Metric, clientRequestToken *string) (*model.RecordMetricsPayload, error) {
@@ -332,7 +344,11 @@ func (r *mutationResolver) UpdateRule(ctx context.Context, capabilityID string, 
 	if err != nil {
 		return nil, err
 	}
-	return r.store.UpdateRule(ctx, capabilityID, ruleID, expectedRevision, patch[catalog.Rule](input, rawInput(ctx)), idem)
+	fields, clear, err := r.cleared(ctx, input)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.UpdateRule(ctx, capabilityID, ruleID, expectedRevision, patch[catalog.Rule](fields, rawInput(ctx), clear), idem)
 }
 
 func (r *mutationResolver) DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error) {

@@ -2126,6 +2126,11 @@ type UpdateCapabilityInput struct {
 	Lifecycle *LifecycleInput `json:"lifecycle"`
 	// The reported aggregates.
 	Aggregates *ReportedAggregatesInput `json:"aggregates"`
+	// Fields of this input to remove from the stored entity (as if never set), by name: a null
+	// field changes nothing, so this is how a time bound, a nested object or any other optional
+	// field is cleared. A name that is not a field of this input, or that is also given a value,
+	// is BAD_USER_INPUT; so is clearing a field the entity requires.
+	Clear []string `json:"clear"`
 }
 
 // GetName returns UpdateCapabilityInput.Name, and is useful for accessing the field via an interface.
@@ -2163,6 +2168,9 @@ func (v *UpdateCapabilityInput) GetLifecycle() *LifecycleInput { return v.Lifecy
 
 // GetAggregates returns UpdateCapabilityInput.Aggregates, and is useful for accessing the field via an interface.
 func (v *UpdateCapabilityInput) GetAggregates() *ReportedAggregatesInput { return v.Aggregates }
+
+// GetClear returns UpdateCapabilityInput.Clear, and is useful for accessing the field via an interface.
+func (v *UpdateCapabilityInput) GetClear() []string { return v.Clear }
 
 // UpdateCapabilityResponse is returned by UpdateCapability on success.
 type UpdateCapabilityResponse struct {
@@ -2232,6 +2240,11 @@ type UpdateComponentInput struct {
 	Ownership *OwnershipInput `json:"ownership"`
 	// Repository.
 	Repository *RepositoryInput `json:"repository"`
+	// Fields of this input to remove from the stored entity (as if never set), by name: a null
+	// field changes nothing, so this is how a time bound, a nested object or any other optional
+	// field is cleared. A name that is not a field of this input, or that is also given a value,
+	// is BAD_USER_INPUT; so is clearing a field the entity requires.
+	Clear []string `json:"clear"`
 }
 
 // GetName returns UpdateComponentInput.Name, and is useful for accessing the field via an interface.
@@ -2275,6 +2288,9 @@ func (v *UpdateComponentInput) GetOwnership() *OwnershipInput { return v.Ownersh
 
 // GetRepository returns UpdateComponentInput.Repository, and is useful for accessing the field via an interface.
 func (v *UpdateComponentInput) GetRepository() *RepositoryInput { return v.Repository }
+
+// GetClear returns UpdateComponentInput.Clear, and is useful for accessing the field via an interface.
+func (v *UpdateComponentInput) GetClear() []string { return v.Clear }
 
 // UpdateComponentResponse is returned by UpdateComponent on success.
 type UpdateComponentResponse struct {
@@ -2346,9 +2362,9 @@ type UpdateRuleInput struct {
 	Author *string `json:"author"`
 	// Approver.
 	ApprovedBy *string `json:"approvedBy"`
-	// In force from (inclusive), not before 1970-01-01; null opens the start. The rule as patched must keep effectiveUntil after effectiveFrom.
+	// In force from (inclusive), not before 1970-01-01; `clear: ["effectiveFrom"]` opens the start. The rule as patched must keep effectiveUntil after effectiveFrom.
 	EffectiveFrom *time.Time `json:"effectiveFrom"`
-	// In force until (exclusive), not before 1970-01-01 and after effectiveFrom as patched (an empty window is BAD_USER_INPUT); null removes the end.
+	// In force until (exclusive), not before 1970-01-01 and after effectiveFrom as patched (an empty window is BAD_USER_INPUT); `clear: ["effectiveUntil"]` removes the end.
 	EffectiveUntil *time.Time `json:"effectiveUntil"`
 	// Conditions (replace all).
 	Conditions []ConditionInput `json:"conditions"`
@@ -2356,6 +2372,11 @@ type UpdateRuleInput struct {
 	Actions []ActionInput `json:"actions"`
 	// Metadata.
 	Metadata *RuleMetadataInput `json:"metadata"`
+	// Fields of this input to remove from the stored entity (as if never set), by name: a null
+	// field changes nothing, so this is how a time bound, a nested object or any other optional
+	// field is cleared. A name that is not a field of this input, or that is also given a value,
+	// is BAD_USER_INPUT; so is clearing a field the entity requires.
+	Clear []string `json:"clear"`
 }
 
 // GetName returns UpdateRuleInput.Name, and is useful for accessing the field via an interface.
@@ -2402,6 +2423,9 @@ func (v *UpdateRuleInput) GetActions() []ActionInput { return v.Actions }
 
 // GetMetadata returns UpdateRuleInput.Metadata, and is useful for accessing the field via an interface.
 func (v *UpdateRuleInput) GetMetadata() *RuleMetadataInput { return v.Metadata }
+
+// GetClear returns UpdateRuleInput.Clear, and is useful for accessing the field via an interface.
+func (v *UpdateRuleInput) GetClear() []string { return v.Clear }
 
 // UpdateRuleResponse is returned by UpdateRule on success.
 type UpdateRuleResponse struct {
