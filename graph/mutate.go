@@ -61,8 +61,9 @@ func patch[T any](fields, raw map[string]any, clear []string) func(*T) error {
 }
 
 // cleared splits an update input into its fields and the names its clear lists, checked
-// against the input type of the field being resolved: each must be another field of it, not
-// also given a value.
+// against the input type of the field being resolved and the entity it returns: each must be
+// another field of the input, optional in the entity (not `Type!`; a list, `[T]!`, clears to
+// empty), and not also given a value.
 func (r *Resolver) cleared(ctx context.Context, input map[string]any) (map[string]any, []string, error) {
 	fields := make(map[string]any, len(input))
 	for k, v := range input {
@@ -74,10 +75,15 @@ func (r *Resolver) cleared(ctx context.Context, input map[string]any) (map[strin
 	if len(names) == 0 {
 		return fields, nil, nil
 	}
-	def := r.schema.Types[graphql.GetFieldContext(ctx).Field.Definition.Arguments.ForName("input").Type.Name()]
+	field := graphql.GetFieldContext(ctx).Field.Definition
+	def := r.schema.Types[field.Arguments.ForName("input").Type.Name()]
+	entity := r.schema.Types[field.Type.Name()] // the updated entity, as the mutation returns it
 	for _, n := range names {
 		if n == "clear" || def.Fields.ForName(n) == nil {
 			return nil, nil, catalog.Invalid("clear", "%q is not a field of %s", n, def.Name)
+		}
+		if f := entity.Fields.ForName(n); f != nil && f.Type.NonNull && f.Type.Elem == nil { // a list clears to []
+			return nil, nil, catalog.Invalid("clear", "%q cannot be cleared: %s.%s is required", n, entity.Name, n)
 		}
 		if v, ok := fields[n]; ok && !isNull(v) {
 			return nil, nil, catalog.Invalid("clear", "%q is given a value and cleared", n)

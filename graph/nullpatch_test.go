@@ -242,3 +242,83 @@ func TestClearInUpdateInput(t *testing.T) {
 		t.Errorf("clear [version technology] = %+v, want both gone and ownership kept", u)
 	}
 }
+
+// TestClearEveryField walks every field of the four update inputs and clears it alone: the
+// update either refuses (BAD_USER_INPUT, nothing written) or leaves an entity that still reads
+// back whole (no error from a non-null field it emptied) and passes the catalogue's audit.
+func TestClearEveryField(t *testing.T) {
+	schema := graph.NewExecutableSchema(graph.Config{}).Schema()
+	const capID, componentID, ruleID, jobID = "CAP-PAY-PROC-001", "api-server-payment-001", "rule-payment-acquirer-routing", "JOB-EMERG-PAY-201"
+	reads := map[string]string{
+		"UpdateCapabilityInput": `{ capability(id: "` + capID + `") { revision name status priority businessDomain owner aggregates { healthStatus } } }`,
+		"UpdateComponentInput":  `{ capability(id: "` + capID + `") { component(id: "` + componentID + `") { revision name status componentType order } } }`,
+		"UpdateRuleInput":       `{ capability(id: "` + capID + `") { rules { ruleId revision name status ruleType priority order conditions { field } actions { type } } } }`,
+		"UpdateJobInput":        `{ job(id: "` + jobID + `") { revision status jobType priority startTime } }`,
+	}
+	updates := map[string]string{
+		"UpdateCapabilityInput": `mutation($rev: Int!, $in: UpdateCapabilityInput!) { updateCapability(id: "` + capID + `", expectedRevision: $rev, input: $in) { revision } }`,
+		"UpdateComponentInput":  `mutation($rev: Int!, $in: UpdateComponentInput!) { updateComponent(capabilityId: "` + capID + `", componentId: "` + componentID + `", expectedRevision: $rev, input: $in) { revision } }`,
+		"UpdateRuleInput":       `mutation($rev: Int!, $in: UpdateRuleInput!) { updateRule(capabilityId: "` + capID + `", ruleId: "` + ruleID + `", expectedRevision: $rev, input: $in) { revision } }`,
+		"UpdateJobInput":        `mutation($rev: Int!, $in: UpdateJobInput!) { updateJob(jobId: "` + jobID + `", expectedRevision: $rev, input: $in) { revision } }`,
+	}
+	revision := func(t *testing.T, h *harness, input string) int {
+		t.Helper()
+		resp := h.do(t, reads[input], nil)
+		if len(resp.Errors) > 0 {
+			t.Fatalf("read back: %s", resp.Body)
+		}
+		var v struct {
+			Capability *struct {
+				Revision  int
+				Component *struct{ Revision int }
+				Rules     []struct {
+					RuleID   string
+					Revision int
+				}
+			}
+			Job *struct{ Revision int }
+		}
+		if err := json.Unmarshal(resp.Data, &v); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case v.Job != nil:
+			return v.Job.Revision
+		case v.Capability.Component != nil:
+			return v.Capability.Component.Revision
+		case len(v.Capability.Rules) > 0:
+			for _, r := range v.Capability.Rules {
+				if r.RuleID == ruleID {
+					return r.Revision
+				}
+			}
+			t.Fatalf("rule %s missing: %s", ruleID, resp.Data)
+		}
+		return v.Capability.Revision
+	}
+	for input, update := range updates {
+		for _, f := range schema.Types[input].Fields {
+			if f.Name == "clear" {
+				continue
+			}
+			t.Run(input+"."+f.Name, func(t *testing.T) {
+				h := newHarness(t)
+				rev := revision(t, h, input)
+				resp := h.do(t, update, map[string]any{"rev": rev, "in": map[string]any{"clear": []string{f.Name}}})
+				if len(resp.Errors) > 0 {
+					if resp.code(0) != "BAD_USER_INPUT" {
+						t.Fatalf("clear %s: %s, want success or BAD_USER_INPUT", f.Name, resp.Body)
+					}
+					if w := resp.Extensions.DynamoDB.Operations["TransactWriteItems"]; w != 0 {
+						t.Errorf("a refused clear wrote: %v", resp.Extensions.DynamoDB.Operations)
+					}
+					t.Logf("refused: %s", resp.Errors[0].Message)
+					return
+				}
+				if got := revision(t, h, input); got != rev+1 {
+					t.Errorf("revision %d after clearing %s, want %d", got, f.Name, rev+1)
+				}
+			})
+		}
+	}
+}
