@@ -297,3 +297,50 @@ func TestChangeCursorsAreChecked(t *testing.T) {
 		t.Errorf("the feed after CAP-FEED-004's change = %v, want CAP-FEED-005's", n)
 	}
 }
+
+// archiveMetrics records one METRIC ARCHIVED change per component and hour it moved to S3, in
+// the transaction that deletes the hour's samples, with how many it moved; the catalogue audit
+// holds after it (the WriteSeq that orders the change moves on METADATA and its index items).
+func TestArchiveRecordsAChangePerComponentHour(t *testing.T) {
+	h := newHybridHarness(t)
+	h.ok(t, `mutation { addComponent(capabilityId: "CAP-FRAUD-DET-001", input: {componentId: "feed-arch-1", name: "Archived", componentType: "cache", order: 61}) { componentId } }`, nil, nil)
+	var inputs []map[string]any
+	hours := map[time.Time]int{}
+	for i := range 4 {
+		at := testNow.Add(-3*time.Hour + time.Duration(i)*20*time.Minute).Truncate(5 * time.Minute)
+		hours[at.Truncate(time.Hour)]++
+		inputs = append(inputs, map[string]any{"capabilityId": "CAP-FRAUD-DET-001", "componentId": "feed-arch-1", "metricType": "PERFORMANCE",
+			"timestamp": at.Format(time.RFC3339), "interval": "5m", "values": map[string]any{"availability": map[string]any{"value": 99.9}}})
+	}
+	h.ok(t, `mutation($in: [MetricInput!]!) { recordMetrics(inputs: $in) { recorded } }`, map[string]any{"in": inputs}, nil)
+	h.ok(t, `mutation($b: DateTime!) { archiveMetrics(before: $b) { objectsWritten } }`, map[string]any{"b": testNow.Add(-time.Hour).Format(time.RFC3339)}, nil)
+	var out struct {
+		Changes struct{ Nodes []changeNode }
+	}
+	h.ok(t, `{ changes(capabilityId: "CAP-FRAUD-DET-001", entities: [METRIC], first: 100) { nodes { `+changeFields+` } } }`, nil, &out)
+	var archived []string
+	recorded := 0
+	for _, c := range out.Changes.Nodes {
+		if c.EntityID != "feed-arch-1" {
+			continue
+		}
+		switch c.Action {
+		case "RECORDED":
+			recorded++
+		case "ARCHIVED":
+			if len(archived) == 0 && recorded != 1 {
+				t.Errorf("ARCHIVED before the samples were RECORDED: %v", out.Changes.Nodes)
+			}
+			archived = append(archived, *c.Detail)
+		}
+	}
+	var want []string
+	for _, n := range hours {
+		want = append(want, fmt.Sprintf("%d sample%s moved to the archive", n, map[bool]string{true: "", false: "s"}[n == 1]))
+	}
+	slices.Sort(want)
+	slices.Sort(archived)
+	if recorded != 1 || !slices.Equal(archived, want) {
+		t.Errorf("feed-arch-1: %d RECORDED, ARCHIVED %q; want 1 and %q (one per hour)", recorded, archived, want)
+	}
+}

@@ -6721,7 +6721,7 @@ type Change {
   "The capability's revision after the change."
   revision: Int
   "Who wrote it. The name of an API key is shown to admins only: others see ` + "`" + `hidden` + "`" + ` (with the role); ` + "`" + `system` + "`" + ` and ` + "`" + `anonymous` + "`" + ` are shown to everyone."
-  actor: Actor!
+  actor: Actor! @reads(segments: [])
   "The X-Request-ID of the request that made it (null for the server's own work)."
   requestId: String
   "The entity's top-level fields that the write changed (empty for CREATED and DELETED)."
