@@ -278,7 +278,11 @@ func (s *Store) deleteArchivedChunk(ctx context.Context, capabilityID, component
 		meta, err := s.readItem(ctx, capabilityPK(capabilityID), metadataSK, true)
 		switch {
 		case err == nil && !meta.Deleting:
-			extra, err := s.archiveChange(ctx, meta, componentID, len(chunk))
+			detail := fmt.Sprintf("%d samples moved to the archive", len(chunk))
+			if len(chunk) == 1 {
+				detail = "1 sample moved to the archive"
+			}
+			extra, err := s.changeAlone(ctx, meta, changeSpec{entity: catalog.ChangeMetric, entityID: componentID, action: catalog.ChangeArchived, detail: detail})
 			if err != nil {
 				return deleted, kept, err
 			}
@@ -320,10 +324,10 @@ func (s *Store) deleteArchivedChunk(ctx context.Context, capabilityID, component
 	return deleted, kept, nil
 }
 
-// archiveChange returns the actions that record an archive's deletes of n samples of a
-// component: the WriteSeq of METADATA (conditioned on the one read) and its index items moved
-// on by one, and the change keyed with it.
-func (s *Store) archiveChange(ctx context.Context, meta *item, componentID string, n int) ([]types.TransactWriteItem, error) {
+// changeAlone returns the actions that record change c of a write that is not a mutation of the
+// partition (an archive's deletes, an artifact upload): the WriteSeq of METADATA (conditioned
+// on the one read, meta) and its index items moved on by one, and the change keyed with it.
+func (s *Store) changeAlone(ctx context.Context, meta *item, c changeSpec) ([]types.TransactWriteItem, error) {
 	capabilityID, err := parseCapabilityPK(meta.PK)
 	if err != nil {
 		return nil, err
@@ -343,12 +347,7 @@ func (s *Store) archiveChange(ctx context.Context, meta *item, componentID strin
 			ConditionExpression: aws.String(cond), ExpressionAttributeValues: values,
 		}})
 	}
-	detail := fmt.Sprintf("%d samples moved to the archive", n)
-	if n == 1 {
-		detail = "1 sample moved to the archive"
-	}
-	ch := s.changeItem(capabilityID, meta.CreatedAt, next, 0, meta.Revision,
-		changeSpec{entity: catalog.ChangeMetric, entityID: componentID, action: catalog.ChangeArchived, detail: detail}, s.now())
+	ch := s.changeItem(capabilityID, meta.CreatedAt, next, 0, meta.Revision, c, s.now())
 	av, err := ch.av()
 	if err != nil {
 		return nil, err

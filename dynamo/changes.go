@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"sort"
@@ -11,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/capcat/catalogue/catalog"
@@ -340,5 +342,44 @@ func (s *Store) Changes(ctx context.Context, f ChangeFilter, first int, after st
 			return s.changePage(items, true)
 		}
 		bucket, lo, q.start = bucket.Add(ChangeBucket), "0", nil
+	}
+}
+
+// RecordArtifactUpload records that the server issued an upload URL for an artifact of a job
+// (ARTIFACT CREATED, entityId {jobId}/{name}): the upload itself goes to S3 directly and never
+// reaches the server or the table, so the URL is what the feed can record. One
+// TransactWriteItems after a consistent read of METADATA, again when another writer moved the
+// partition's WriteSeq in between. It returns ErrNotFound for a capability that is gone or
+// being deleted.
+func (s *Store) RecordArtifactUpload(ctx context.Context, capabilityID, jobID, name string) error {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return err
+	}
+	spec := changeSpec{entity: catalog.ChangeArtifact, entityID: jobID + "/" + name, action: catalog.ChangeCreated,
+		detail: "upload URL issued: the upload goes to the object store directly"}
+	for attempt := 0; ; attempt++ {
+		meta, err := s.readItem(ctx, capabilityPK(capabilityID), metadataSK, true)
+		if err == nil && meta.Deleting {
+			err = ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("record artifact upload of %s: %w", capabilityID, err)
+		}
+		actions, err := s.changeAlone(ctx, meta, spec)
+		if err != nil {
+			return err
+		}
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err == nil {
+			return nil
+		}
+		var tce *types.TransactionCanceledException
+		var tc *types.TransactionConflictException
+		if (!errors.As(err, &tce) && !errors.As(err, &tc)) || attempt+1 >= maxWriteAttempts {
+			return classify("record artifact upload of "+capabilityID, err)
+		}
+		if err := sleep(ctx, backoff(min(attempt+1, 4))); err != nil {
+			return err
+		}
 	}
 }

@@ -344,3 +344,22 @@ func TestArchiveRecordsAChangePerComponentHour(t *testing.T) {
 		t.Errorf("feed-arch-1: %d RECORDED, ARCHIVED %q; want 1 and %q (one per hour)", recorded, archived, want)
 	}
 }
+
+// An artifact upload never reaches the server (the pipeline PUTs to the object store): the
+// change feed records the upload URL the server issued, once per URL, and nothing for a
+// refused name.
+func TestArtifactUploadRecordsAChange(t *testing.T) {
+	h := newHybridHarness(t)
+	h.ok(t, `mutation { createArtifactUpload(jobId: "JOB-DEPLOY-456", name: "logs/smoke.log", contentType: "text/plain") { url } }`, nil, nil)
+	if ops := h.env.Counter.Ops(); ops["TransactWriteItems"] != 1 {
+		t.Errorf("createArtifactUpload requests = %v, want one TransactWriteItems (its change)", ops)
+	}
+	if resp := h.do(t, `mutation { createArtifactUpload(jobId: "JOB-DEPLOY-456", name: "../x", contentType: "text/plain") { url } }`, nil); resp.code(0) != "BAD_USER_INPUT" {
+		t.Fatalf("a bad name = %s", resp.Body)
+	}
+	var out struct{ Changes struct{ Nodes []changeNode } }
+	h.ok(t, `{ changes(capabilityId: "CAP-ALERT-MGT-001", entities: [ARTIFACT]) { nodes { `+changeFields+` } } }`, nil, &out)
+	if n := out.Changes.Nodes; len(n) != 1 || n[0].EntityID != "JOB-DEPLOY-456/logs/smoke.log" || n[0].Action != "CREATED" || n[0].Detail == nil {
+		t.Errorf("artifact changes = %v", n)
+	}
+}

@@ -382,7 +382,16 @@ func (r *mutationResolver) CreateArtifactUpload(ctx context.Context, jobID strin
 	if err != nil {
 		return nil, err
 	}
-	return r.artifacts.PresignUpload(ctx, j.CapabilityID, j.JobID, name, contentType)
+	req, err := r.artifacts.PresignUpload(ctx, j.CapabilityID, j.JobID, name, contentType)
+	if err != nil {
+		return nil, err
+	}
+	// The upload goes to the object store directly: the URL is what the change feed records,
+	// and no URL is handed out without its change.
+	if err := r.store.RecordArtifactUpload(ctx, j.CapabilityID, j.JobID, name); err != nil {
+		return nil, err
+	}
+	return req, nil
 }
 
 func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*archive.Report, error) {
