@@ -64,9 +64,11 @@ type config struct {
 	apqBytes      int
 	cacheBytes    int
 	archiveEvery  time.Duration
-	metricsAddr   string
-	tlsCert       string
-	tlsKey        string
+	// changeRetention is how long the change feed keeps a change (-change-retention).
+	changeRetention time.Duration
+	metricsAddr     string
+	tlsCert         string
+	tlsKey          string
 	// dataFile keeps the embedded backend's data across restarts (-data, DATA_FILE).
 	dataFile string
 	// emptyEmbedded starts the embedded backend without the sample when it has no data file
@@ -109,6 +111,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		"how old metrics must be before they may move to S3 (env ARCHIVE_MIN_AGE; default 24h, 10m for the embedded default)")
 	fs.DurationVar(&c.archiveEvery, "archive-every", envDuration(getenv, "ARCHIVE_EVERY", 24*time.Hour),
 		"archive metrics older than -archive-min-age to S3 this often, one instance at a time across the fleet (env ARCHIVE_EVERY; 0 turns it off)")
+	fs.DurationVar(&c.changeRetention, "change-retention", envDuration(getenv, "CHANGE_RETENTION", dynamo.DefaultChangeRetention),
+		"how long the change feed (the changes queries) keeps each change, as its TTL (env CHANGE_RETENTION, e.g. 720h)")
 	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
 	fs.IntVar(&c.apqBytes, "apq-cache-bytes", envInt("APQ_CACHE_BYTES", graph.DefaultPersistedQueryBytes), "bytes of automatic persisted queries kept (env APQ_CACHE_BYTES); 0 turns them off")
 	fs.IntVar(&c.cacheBytes, "cache-bytes", envInt("CACHE_BYTES", graph.DefaultCacheBytes), "bytes of decoded partition ranges (components, dependencies, rules) kept, each used only while its capability's WriteSeq is unchanged (env CACHE_BYTES); 0 turns the cache off")
@@ -490,7 +494,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 	if err != nil {
 		return nil, err
 	}
-	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET"))})
+	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET")), ChangeRetention: cfg.changeRetention})
 	if cfg.createTable {
 		if err := b.store.CreateTable(ctx, 2*time.Minute); err != nil {
 			return nil, fmt.Errorf("create table: %w", err)

@@ -131,6 +131,7 @@ type floorRoot struct{ d *floorData }
 
 func (r *floorRoot) ArtifactUpload() graph.ArtifactUploadResolver { return nil }
 func (r *floorRoot) Capability() graph.CapabilityResolver         { return floorCapability{d: r.d} }
+func (r *floorRoot) Change() graph.ChangeResolver                 { return nil }
 func (r *floorRoot) Component() graph.ComponentResolver           { return floorComponent{d: r.d} }
 func (r *floorRoot) Dependency() graph.DependencyResolver         { return floorDependency{d: r.d} }
 func (r *floorRoot) Job() graph.JobResolver                       { return nil }

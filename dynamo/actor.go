@@ -35,11 +35,11 @@ func actorFrom(ctx context.Context) (catalog.Actor, string) {
 }
 
 // stamped reports whether a put of an item of this entity type records its writer: every entity
-// and the index copies of METADATA; not versions (they keep their revision's writer), tokens,
+// the index copies of METADATA and change records; not versions (they keep their revision's writer), tokens,
 // claims, leases or metric samples.
 func stamped(entityType string) bool {
 	switch entityType {
-	case entityCapability, entityDomainIndex, entityHealthIndex, entityComponent, entityDependency, entityJob, entityRule:
+	case entityCapability, entityDomainIndex, entityHealthIndex, entityComponent, entityDependency, entityJob, entityRule, entityChange:
 		return true
 	}
 	return false

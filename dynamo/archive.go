@@ -219,17 +219,30 @@ func (s *Store) MetricComponentIDs(ctx context.Context, capabilityID string) ([]
 
 // DeleteArchived deletes the metric items of metrics, each only if it is still the item that
 // was read (its UpdatedAt unchanged, or already gone): a sample rewritten after the archive read
-// it keeps its new value in the table, for the next run to archive. It deletes maxTransact items
-// a TransactWriteItems and leaves out those whose condition failed; it returns how many it
-// deleted and how many it kept. Rerunning it is safe.
+// it keeps its new value in the table, for the next run to archive. It deletes the samples of
+// each capability and component in TransactWriteItems of up to archiveChunk items, each with the
+// change it records (METRIC ARCHIVED, the partition's WriteSeq moved on with it: the change feed's
+// order) when the capability exists; it leaves out samples whose condition failed and returns
+// how many it deleted and how many it kept. Rerunning it is safe.
 func (s *Store) DeleteArchived(ctx context.Context, metrics []*catalog.Metric) (deleted, kept int, err error) {
-	actions := make([]types.TransactWriteItem, len(metrics))
+	type group struct {
+		capabilityID, componentID string
+		actions                   []types.TransactWriteItem
+	}
+	var groups []*group
+	byKey := map[[2]string]*group{}
 	for i, m := range metrics {
 		k := MetricKeyOf(m)
 		if err := k.validate(fmt.Sprintf("metrics[%d]", i)); err != nil {
 			return 0, 0, err
 		}
-		actions[i] = types.TransactWriteItem{Delete: &types.Delete{
+		g := byKey[[2]string{k.CapabilityID, k.ComponentID}]
+		if g == nil {
+			g = &group{capabilityID: k.CapabilityID, componentID: k.ComponentID}
+			byKey[[2]string{k.CapabilityID, k.ComponentID}] = g
+			groups = append(groups, g)
+		}
+		g.actions = append(g.actions, types.TransactWriteItem{Delete: &types.Delete{
 			TableName:                &s.table,
 			Key:                      keyOf(capabilityPK(k.CapabilityID), metricSK(k.ComponentID, k.MetricType, k.Timestamp)),
 			ConditionExpression:      aws.String("attribute_not_exists(PK) OR #u = :u"),
@@ -237,42 +250,110 @@ func (s *Store) DeleteArchived(ctx context.Context, metrics []*catalog.Metric) (
 			ExpressionAttributeValues: map[string]types.AttributeValue{
 				":u": &types.AttributeValueMemberS{Value: keyTime(m.UpdatedAt.Time)},
 			},
-		}}
+		}})
 	}
-	for start := 0; start < len(actions); start += maxTransact {
-		chunk := actions[start:min(start+maxTransact, len(actions))]
-		for attempt := 0; len(chunk) > 0; attempt++ {
-			_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: chunk, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-			if err == nil {
-				deleted += len(chunk)
-				break
-			}
-			var tce *types.TransactionCanceledException
-			if !errors.As(err, &tce) || attempt >= maxWriteAttempts {
-				return deleted, kept, fmt.Errorf("delete archived metrics: %w", classify("delete archived metrics", err))
-			}
-			// Leave out the items that changed since they were read; retry the rest (a
-			// conflict with another writer is retried as it is).
-			var rest []types.TransactWriteItem
-			for i, r := range tce.CancellationReasons {
-				if aws.ToString(r.Code) == "ConditionalCheckFailed" {
-					kept++
-					continue
-				}
-				if i < len(chunk) {
-					rest = append(rest, chunk[i])
-				}
-			}
-			if len(tce.CancellationReasons) == 0 {
-				rest = chunk
-			}
-			chunk = rest
-			if err := sleep(ctx, backoff(min(attempt+1, 4))); err != nil {
-				return deleted, kept, err
+	for _, g := range groups {
+		for start := 0; start < len(g.actions); start += archiveChunk {
+			d, k, err := s.deleteArchivedChunk(ctx, g.capabilityID, g.componentID, g.actions[start:min(start+archiveChunk, len(g.actions))])
+			deleted, kept = deleted+d, kept+k
+			if err != nil {
+				return deleted, kept, fmt.Errorf("delete archived metrics: %w", err)
 			}
 		}
 	}
 	return deleted, kept, nil
+}
+
+// archiveChunk is how many sample deletes one TransactWriteItems of DeleteArchived holds: the
+// rest of the 100 actions move the WriteSeq of METADATA and its two index items and put the
+// change.
+const archiveChunk = maxTransact - 4
+
+// deleteArchivedChunk deletes chunk (samples of one capability's component) in one transaction
+// with its change record, retrying without the samples whose condition failed and after a
+// writer that moved the partition's WriteSeq in between.
+func (s *Store) deleteArchivedChunk(ctx context.Context, capabilityID, componentID string, chunk []types.TransactWriteItem) (deleted, kept int, err error) {
+	for attempt := 0; len(chunk) > 0; attempt++ {
+		actions := append([]types.TransactWriteItem{}, chunk...)
+		meta, err := s.readItem(ctx, capabilityPK(capabilityID), metadataSK, true)
+		switch {
+		case err == nil && !meta.Deleting:
+			detail := fmt.Sprintf("%d samples moved to the archive", len(chunk))
+			if len(chunk) == 1 {
+				detail = "1 sample moved to the archive"
+			}
+			extra, err := s.changeAlone(ctx, meta, changeSpec{entity: catalog.ChangeMetric, entityID: componentID, action: catalog.ChangeArchived, detail: detail})
+			if err != nil {
+				return deleted, kept, err
+			}
+			actions = append(actions, extra...)
+		case err != nil && !IsNotFound(err):
+			return deleted, kept, err
+		}
+		// A capability gone or being deleted records no change: its samples go with it.
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err == nil {
+			return deleted + len(chunk), kept, nil
+		}
+		var tce *types.TransactionCanceledException
+		var tc *types.TransactionConflictException
+		if (!errors.As(err, &tce) && !errors.As(err, &tc)) || attempt >= maxWriteAttempts {
+			return deleted, kept, classify("delete archived metrics", err)
+		}
+		var rest []types.TransactWriteItem
+		if tce != nil {
+			for i, r := range tce.CancellationReasons {
+				if i >= len(chunk) {
+					continue // the partition's WriteSeq moved: read it again
+				}
+				if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+					kept++
+					continue
+				}
+				rest = append(rest, chunk[i])
+			}
+		}
+		if tce == nil || len(tce.CancellationReasons) == 0 {
+			rest = chunk
+		}
+		chunk = rest
+		if err := sleep(ctx, backoff(min(attempt+1, 4))); err != nil {
+			return deleted, kept, err
+		}
+	}
+	return deleted, kept, nil
+}
+
+// changeAlone returns the actions that record change c of a write that is not a mutation of the
+// partition (an archive's deletes, an artifact upload): the WriteSeq of METADATA (conditioned
+// on the one read, meta) and its index items moved on by one, and the change keyed with it.
+func (s *Store) changeAlone(ctx context.Context, meta *item, c changeSpec) ([]types.TransactWriteItem, error) {
+	capabilityID, err := parseCapabilityPK(meta.PK)
+	if err != nil {
+		return nil, err
+	}
+	next := meta.WriteSeq + 1
+	var actions []types.TransactWriteItem
+	for _, sk := range []string{metadataSK, domainIndexSK, healthIndexSK} {
+		cond, values := "attribute_exists(PK)", map[string]types.AttributeValue{":next": num(next)}
+		if sk == metadataSK {
+			cond = "attribute_not_exists(Deleting) AND attribute_not_exists(WriteSeq)"
+			if meta.WriteSeq > 0 {
+				cond, values[":seq"] = "attribute_not_exists(Deleting) AND WriteSeq = :seq", num(meta.WriteSeq)
+			}
+		}
+		actions = append(actions, types.TransactWriteItem{Update: &types.Update{
+			TableName: &s.table, Key: keyOf(meta.PK, sk), UpdateExpression: aws.String("SET WriteSeq = :next"),
+			ConditionExpression: aws.String(cond), ExpressionAttributeValues: values,
+		}})
+	}
+	ch := s.changeItem(capabilityID, meta.CreatedAt, next, 0, meta.Revision, c, s.now())
+	av, err := ch.av()
+	if err != nil {
+		return nil, err
+	}
+	stampWriter(ctx, av)
+	return append(actions, types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: av}}), nil
 }
 
 // DeleteMetrics deletes the metric items of keys with BatchWriteItem, maxBatchWrite keys a

@@ -15,6 +15,9 @@ type Page[T any] struct {
 	Items   []T
 	Cursors []string
 	HasNext bool
+	// End, when set, is where the page ends although it has no item to name it (a page of the
+	// change feed that walked its buckets and found nothing): pass it as `after` to continue.
+	End string
 }
 
 // cursorPayload is the position a cursor points at: the key attributes of an item.

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/capcat/catalogue/catalog"
@@ -61,6 +60,7 @@ func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevisio
 	if rec, err := s.recorded(ctx, id, idem); rec != nil || err != nil {
 		return err
 	}
+	var marked *item // METADATA as marked deleting
 	for attempt := 0; ; attempt++ {
 		meta, err := s.readItem(ctx, capabilityPK(id), metadataSK, true)
 		if IsNotFound(err) {
@@ -70,12 +70,13 @@ func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevisio
 			return fmt.Errorf("delete capability %s: %w", id, err)
 		}
 		if meta.Deleting {
+			marked = meta
 			break
 		}
 		if meta.Revision != expectedRevision {
 			return fmt.Errorf("delete capability %s: %w", id, stale("capability "+id, meta.Revision))
 		}
-		err = s.markDeleting(ctx, id, meta, idem)
+		marked, err = s.markDeleting(ctx, id, meta, idem)
 		var lost *lostRace
 		if err == nil {
 			break
@@ -99,21 +100,37 @@ func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevisio
 	// anyway (a crash), it is resumed at the next start (ResumeDeletes) and by `check -repair`.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DeleteTimeout)
 	defer cancel()
-	if err := s.deleteChildren(ctx, id); err != nil {
+	// Steps 2 and 3 record their changes with the WriteSeq after the marking's, one and two
+	// on: nothing else writes to a partition marked deleting, and a rerun rewrites the same
+	// keys.
+	step := func(n int, detail string) *item {
+		return s.changeItem(id, marked.CreatedAt, marked.WriteSeq+n, 0, marked.Revision+1,
+			changeSpec{entity: catalog.ChangeCapability, entityID: id, action: catalog.ChangeDeleted, detail: detail}, s.now())
+	}
+	if err := s.deleteChildren(ctx, id, step(1, deletedChildren)); err != nil {
 		return fmt.Errorf("delete capability %s: %w", id, err)
 	}
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-		TableName:              &s.table,
-		Key:                    keyOf(capabilityPK(id), metadataSK),
-		ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-	})
-	if err != nil {
+	// Step 3: METADATA and its change in one transaction.
+	p := &plan{}
+	p.del(capabilityPK(id), metadataSK, "", nil)
+	p.put(step(2, deletedMetadata), "", nil)
+	if p.err != nil {
+		return p.err
+	}
+	if err := s.commitActions(ctx, id, 0, p.actions, Idempotency{}, nil, s.now()); err != nil {
 		return fmt.Errorf("delete capability %s: %w", id, classify("delete metadata", err))
 	}
 	return nil
 }
 
-func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Idempotency) error {
+// The details of the changes of deleteCapability's three steps.
+const (
+	deletedMarked   = "marked deleting: gone from every read"
+	deletedChildren = "partition removed (history and changes kept)"
+	deletedMetadata = "metadata removed"
+)
+
+func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Idempotency) (*item, error) {
 	now := s.now()
 	// The marked METADATA keeps its GSI1 keys: a put never drops index attributes from an
 	// existing item (minidyn v0.8.2 then kept a stale entry in its sorted index keys that hid
@@ -135,26 +152,43 @@ func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Id
 	p.entomb(ctx, meta, capabilityVersionSK, now)
 	p.del(capabilityPK(id), domainIndexSK, "", nil)
 	p.del(capabilityPK(id), healthIndexSK, "", nil)
+	p.put(s.changeItem(id, meta.CreatedAt, marked.WriteSeq, 0, meta.Revision+1,
+		changeSpec{entity: catalog.ChangeCapability, entityID: id, action: catalog.ChangeDeleted, detail: deletedMarked}, now), "", nil)
 	if p.err != nil {
-		return p.err
+		return nil, p.err
 	}
-	return s.commitActions(ctx, id, meta.WriteSeq, p.actions, idem, nil, now)
+	return &marked, s.commitActions(ctx, id, meta.WriteSeq, p.actions, idem, nil, now)
 }
 
 // deleteChildren deletes every item of the partition but METADATA and the capability's versions
 // (its history and tombstone), a page at a time, until none is left. (A partition may still
 // hold TOKEN# items written before tokens moved to their own partition: they go too, no read
 // looks for them.)
-func (s *Store) deleteChildren(ctx context.Context, id string) error {
+//
+// The step's change record goes in the first BatchWriteItem (alone when nothing is left to
+// delete): interrupted, the step is finished by a rerun, which writes the same record again.
+func (s *Store) deleteChildren(ctx context.Context, id string, change *item) error {
+	var pending []types.WriteRequest
+	if change != nil {
+		av, err := change.av()
+		if err != nil {
+			return err
+		}
+		stampWriter(ctx, av)
+		pending = append(pending, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+	}
 	for _, r := range rangesBesideHistory() {
-		if err := s.deleteRange(ctx, id, r[0], r[1]); err != nil {
+		if err := s.deleteRange(ctx, id, r[0], r[1], &pending); err != nil {
 			return err
 		}
 	}
-	return nil
+	if len(pending) == 0 {
+		return nil
+	}
+	return s.batchWrite(ctx, pending, 4)
 }
 
-func (s *Store) deleteRange(ctx context.Context, id, lo, hi string) error {
+func (s *Store) deleteRange(ctx context.Context, id, lo, hi string, pending *[]types.WriteRequest) error {
 	for {
 		items, _, err := s.run(ctx, query{pk: capabilityPK(id), lo: lo, hi: hi, want: deletePage, consistent: true})
 		if err != nil {
@@ -180,6 +214,8 @@ func (s *Store) deleteRange(ctx context.Context, id, lo, hi string) error {
 		if err := s.batchWrite(ctx, claims, 4); err != nil {
 			return err
 		}
+		reqs = append(reqs, *pending...)
+		*pending = nil
 		if err := s.batchWrite(ctx, reqs, 4); err != nil {
 			return err
 		}

@@ -125,6 +125,8 @@ func (s *Store) exportable(raw []map[string]types.AttributeValue) ([]*item, erro
 			switch {
 			case it.SK == domainIndexSK || it.SK == healthIndexSK:
 				continue // derived: rebuilt from METADATA
+			case it.EntityType == entityChange:
+				continue // the change feed: not exported (docs/data-model.md)
 			case !live && !strings.HasPrefix(it.SK, capabilityVersionPrefix()):
 				if it.SK != metadataSK {
 					skipped++
@@ -439,6 +441,15 @@ func (s *Store) Import(ctx context.Context, r io.Reader, parallel int) (*ImportR
 			}
 		}
 		put(&metas, p.meta.av)
+		// The import's change, beside its METADATA (the last writes of the capability).
+		m := p.meta.it
+		ch, err := s.changeItem(p.id, m.CreatedAt, m.WriteSeq, 0, m.Revision,
+			changeSpec{entity: catalog.ChangeCapability, entityID: p.id, action: catalog.ChangeCreated, detail: "imported"}, now).av()
+		if err != nil {
+			return report, fmt.Errorf("import: %w", err)
+		}
+		stampWriter(ctx, ch)
+		put(&metas, ch)
 	}
 	for _, reqs := range [][]types.WriteRequest{children, derived, metas} {
 		if err := s.batchWrite(ctx, reqs, parallel); err != nil {

@@ -31,6 +31,8 @@ const (
 	versionPrefix    = "VERSION#"
 	domainPrefix     = "DOMAIN#"
 	healthPrefix     = "HEALTH#"
+	changePrefix     = "CHANGE#"
+	changesPrefix    = "CHANGES#"
 
 	metadataSK     = "METADATA"
 	tokenSK        = "TOKEN"
@@ -79,6 +81,7 @@ const (
 	entityLease       = "Lease"
 	entityState       = "ArchiveState"
 	entityVersion     = "Version"
+	entityChange      = "Change"
 )
 
 // ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key
@@ -329,12 +332,72 @@ func capabilityVersionSK(n int) string {
 func capabilityVersionPrefix() string { return versionPrefix + "CAPABILITY#v" }
 
 // rangesBesideHistory returns the SK ranges (BETWEEN lo AND hi) of every item of a partition
-// but its capability versions, which sort between them: what a delete removes.
+// but its capability versions and its change records, which sort between them: what a delete
+// removes.
 func rangesBesideHistory() [][2]string {
 	h := versionPrefix + "CAPABILITY"
+	c := strings.TrimSuffix(changePrefix, "#")
 	// Every sort key begins with an upper-case letter, after "0" and before "~".
-	return [][2]string{{"0", h + "#"}, {h + rangeEnd, "~"}}
+	return [][2]string{{"0", c + "#"}, {c + rangeEnd, h + "#"}, {h + rangeEnd, "~"}}
 }
+
+// changeSeqDigits is the width of a WriteSeq in a change key: a WriteSeq is below 2^53.
+const changeSeqDigits = 16
+
+// changeSK is the key of the n-th change (from 0) that one write made to a capability: the
+// incarnation's creation time (so that a capability created again after a delete sorts its
+// changes after the earlier one's, whose WriteSeq started elsewhere), the partition's WriteSeq
+// after the write (one per write, increasing, within an incarnation) and n (recordMetrics
+// records one change per component in one write).
+func changeSK(incarnation time.Time, seq, n int) string {
+	return changePrefix + keyTime(incarnation) + "#" + fmt.Sprintf("%0*d", changeSeqDigits, seq) + "#" + threeDigits(n)
+}
+
+// changeRange returns the SK range of a partition's change records.
+func changeRange() (lo, hi string) { return changePrefix, changePrefix + "~" }
+
+// isChangeSK reports whether sk is the key of a change record.
+func isChangeSK(sk string) bool { return strings.HasPrefix(sk, changePrefix) }
+
+// parseChangeSK returns the incarnation, WriteSeq and number of a change key.
+func parseChangeSK(sk string) (incarnation time.Time, seq, n int, err error) {
+	rest, ok := strings.CutPrefix(sk, changePrefix)
+	parts := strings.Split(rest, "#")
+	if ok && len(parts) == 3 && len(parts[1]) == changeSeqDigits && len(parts[2]) == 3 {
+		incarnation, err = time.Parse(catalog.TimeLayout, parts[0])
+		if err == nil {
+			seq, err = strconv.Atoi(parts[1])
+		}
+		if err == nil {
+			n, err = strconv.Atoi(parts[2])
+		}
+		if err == nil && seq > 0 && n >= 0 {
+			return incarnation, seq, n, nil
+		}
+	}
+	return time.Time{}, 0, 0, fmt.Errorf("parse change key %q: want CHANGE#time#seq#nnn", sk)
+}
+
+// changeBucketLayout is the time bucket of the catalogue-wide change index: one GSI1
+// partition per UTC day.
+const changeBucketLayout = "2006-01-02"
+
+// ChangeBucket is how much time one GSI1 partition of the change feed holds.
+const ChangeBucket = 24 * time.Hour
+
+// changesPK is the GSI1 partition of the changes made in t's bucket (UTC day).
+func changesPK(t time.Time) string { return changesPrefix + t.UTC().Format(changeBucketLayout) }
+
+// bucketStart returns the start of t's bucket.
+func bucketStart(t time.Time) time.Time { return t.UTC().Truncate(ChangeBucket) }
+
+// changeGSI1SK orders a bucket's changes by time, then capability, then the change's own key.
+func changeGSI1SK(at time.Time, capabilityID, sk string) string {
+	return keyTime(at) + "#" + capabilityID + "#" + strings.TrimPrefix(sk, changePrefix)
+}
+
+// changeGSI1From is the lowest GSI1SK of the changes made at or after t.
+func changeGSI1From(t time.Time) string { return keyTime(t) }
 
 // isCapabilityVersion reports whether sk is the key of a capability version.
 func isCapabilityVersion(sk string) bool {

@@ -52,6 +52,10 @@ func TestKeyBuilders(t *testing.T) {
 		{"tokenSK", tokenSK, "TOKEN"},
 		{"capabilityVersionSK", capabilityVersionSK(3), "VERSION#CAPABILITY#v000003"},
 		{"ruleVersionSK", ruleVersionSK("rule-1", 12), "VERSION#RULE#rule-1#v000012"},
+		{"changeSK", changeSK(start, 12345, 2), "CHANGE#2025-11-22T10:00:00.000000Z#0000000000012345#002"},
+		{"changesPK", changesPK(at), "CHANGES#2025-11-22"},
+		{"changeGSI1SK", changeGSI1SK(at, "CAP-1", changeSK(start, 7, 0)), "2025-11-22T14:30:00.000000Z#CAP-1#2025-11-22T10:00:00.000000Z#0000000000000007#000"},
+		{"changeGSI1From", changeGSI1From(at), "2025-11-22T14:30:00.000000Z"},
 		{"keyTime microseconds", keyTime(time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.FixedZone("x", 3600))), "2025-01-02T02:04:05.123456Z"},
 	}
 	for _, tt := range tests {
@@ -101,6 +105,12 @@ func TestKeyParsers(t *testing.T) {
 			}
 		}
 	})
+	t.Run("change", func(t *testing.T) {
+		inc, seq, n, err := parseChangeSK("CHANGE#2025-11-22T10:00:00.000000Z#9007199254740991#003")
+		if err != nil || seq != 1<<53-1 || n != 3 || !inc.Equal(time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC)) {
+			t.Errorf("parseChangeSK = %v, %d, %d, %v", inc, seq, n, err)
+		}
+	})
 	t.Run("capability PK", func(t *testing.T) {
 		if id, err := parseCapabilityPK("CAPABILITY#CAP-1"); err != nil || id != "CAP-1" {
 			t.Errorf("parseCapabilityPK = %q, %v", id, err)
@@ -118,6 +128,11 @@ func TestKeyParsers(t *testing.T) {
 		{"rule two digits", func() error { _, _, err := parseRuleSK("RULE#01#r"); return err }},
 		{"version short", func() error { _, err := parseVersionSK("VERSION#CAPABILITY#v3"); return err }},
 		{"capability PK other", func() error { _, err := parseCapabilityPK("COMPONENT#x"); return err }},
+		{"change without number", func() error {
+			_, _, _, err := parseChangeSK("CHANGE#2025-11-22T10:00:00.000000Z#0000000000000001")
+			return err
+		}},
+		{"change short seq", func() error { _, _, _, err := parseChangeSK("CHANGE#2025-11-22T10:00:00.000000Z#1#000"); return err }},
 	}
 	for _, tt := range bad {
 		t.Run(tt.name, func(t *testing.T) {
@@ -174,9 +189,34 @@ func TestSortOrderOfSegments(t *testing.T) {
 			t.Errorf("%q outside merged range [%q, %q]", k, lo, hi)
 		}
 	}
-	for _, k := range []string{domainIndexSK, jobSK(now, "j"), metadataSK} {
+	for _, k := range []string{domainIndexSK, jobSK(now, "j"), metadataSK, changeSK(now, 1, 0)} {
 		if k >= lo && k <= hi {
 			t.Errorf("%q inside merged range [%q, %q]", k, lo, hi)
+		}
+	}
+}
+
+// A delete removes every range of rangesBesideHistory: never a change record or a capability
+// version (they outlive the capability), always everything else.
+func TestRangesBesideHistoryKeepChangesAndVersions(t *testing.T) {
+	now := time.Date(2025, 11, 22, 10, 0, 0, 0, time.UTC)
+	in := func(k string) bool {
+		for _, r := range rangesBesideHistory() {
+			if k >= r[0] && k <= r[1] {
+				return true
+			}
+		}
+		return false
+	}
+	for _, k := range []string{changeSK(now, 1, 0), changeSK(now, 1<<53-1, 999), capabilityVersionSK(1)} {
+		if in(k) {
+			t.Errorf("a delete removes %q", k)
+		}
+	}
+	for _, k := range []string{componentSK(1, "a"), dependencySK("a", "b"), domainIndexSK, jobSK(now, "j"), metadataSK,
+		metricSK("a", catalog.MetricPerformance, now), ruleSK(1, "r"), ruleVersionSK("r", 1), tokenPK("old")} {
+		if !in(k) {
+			t.Errorf("a delete keeps %q", k)
 		}
 	}
 }

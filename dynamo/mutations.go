@@ -119,7 +119,19 @@ func (s *Store) CreateCapability(ctx context.Context, c *catalog.Capability, ide
 		return nil, err
 	}
 	it, err := s.continueHistory(ctx, c.CapabilityID, capabilityVersionPrefix(), func(base int) (*item, error) {
+		var after time.Time // the newest incarnation of a deleted capability with this ID
+		if base > 0 {
+			var err error
+			if after, err = s.lastIncarnation(ctx, c.CapabilityID); err != nil {
+				return nil, err
+			}
+		}
 		return s.mutate(ctx, c.CapabilityID, 0, idem, func(st *partitionState, now time.Time) (*plan, error) {
+			if !now.After(after) {
+				// The incarnation orders the partition's changes: this one's come after the
+				// deleted one's, whatever the clocks say.
+				now = after.Add(time.Microsecond)
+			}
 			return s.planCreateCapability(c, st, base, now)
 		})
 	})
@@ -149,6 +161,7 @@ func (s *Store) planCreateCapability(c *catalog.Capability, st *partitionState, 
 		return nil, err
 	}
 	p := &plan{capability: n, create: true, result: items[0]}
+	p.record(catalog.ChangeCapability, c.CapabilityID, catalog.ChangeCreated, nil)
 	p.require(capabilityPK(c.CapabilityID), capabilityVersionSK(base+1), notExists, errHistoryExists)
 	return p, nil
 }
@@ -158,6 +171,11 @@ func (s *Store) planCreateCapability(c *catalog.Capability, st *partitionState, 
 // counters cannot be changed this way. It returns ErrNotFound, a ConflictError for a stale
 // revision, or the *catalog.ValidationError of an invalid result.
 func (s *Store) UpdateCapability(ctx context.Context, id string, expectedRevision int, change func(*catalog.Capability) error, idem Idempotency) (*catalog.Capability, error) {
+	return s.updateCapability(ctx, id, expectedRevision, change, idem, catalog.ChangeUpdated)
+}
+
+// updateCapability is UpdateCapability recording its change with action.
+func (s *Store) updateCapability(ctx context.Context, id string, expectedRevision int, change func(*catalog.Capability) error, idem Idempotency, action catalog.ChangeAction) (*catalog.Capability, error) {
 	it, err := s.mutate(ctx, id, 0, idem, func(st *partitionState, now time.Time) (*plan, error) {
 		old, err := st.existing(id)
 		if err != nil {
@@ -194,6 +212,7 @@ func (s *Store) UpdateCapability(ctx context.Context, id string, expectedRevisio
 			return nil, err
 		}
 		p.result = items[0]
+		p.record(catalog.ChangeCapability, id, action, fieldsChanged(st.meta, items[0]))
 		return p, nil
 	})
 	if err != nil {
@@ -214,13 +233,13 @@ func (s *Store) componentsOf(ctx context.Context, id string) ([]*catalog.Compone
 // TransitionCapability moves a capability's status one lifecycle step (see
 // catalog.CapabilityTransitions).
 func (s *Store) TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, idem Idempotency) (*catalog.Capability, error) {
-	return s.UpdateCapability(ctx, id, expectedRevision, func(c *catalog.Capability) error {
+	return s.updateCapability(ctx, id, expectedRevision, func(c *catalog.Capability) error {
 		if err := catalog.CheckCapabilityTransition(c.Status, to); err != nil {
 			return err
 		}
 		c.Status = to
 		return nil
-	}, idem)
+	}, idem, catalog.ChangeTransitioned)
 }
 
 // AddComponent adds a component to its capability, and claims its ID for it in the same
@@ -251,6 +270,7 @@ func (s *Store) AddComponent(ctx context.Context, c *catalog.Component, idem Ide
 			return nil, err
 		}
 		p.claim(claimItem(n, now), &ConflictError{Reason: fmt.Sprintf("component ID %s is taken by another capability: a component ID names one component across the catalogue", c.ComponentID)})
+		p.record(catalog.ChangeComponent, c.ComponentID, catalog.ChangeCreated, nil)
 		return p, nil
 	})
 	if err != nil {
@@ -319,6 +339,7 @@ func (s *Store) replaceComponent(capability *catalog.Capability, st *partitionSt
 		return nil, err
 	}
 	p := &plan{capability: capability, result: ci}
+	p.record(catalog.ChangeComponent, n.ComponentID, catalog.ChangeUpdated, fieldsChanged(st.items[componentSK(old.Order, old.ComponentID)], ci))
 	cond, vals := revisionIs(old.Revision)
 	oldSK := componentSK(old.Order, old.ComponentID)
 	if oldSK != ci.SK {
@@ -387,6 +408,7 @@ func (s *Store) RemoveComponent(ctx context.Context, capabilityID, componentID s
 			p.del(capabilityPK(capabilityID), dependencySK(d.SourceComponentID, d.TargetComponentID), "attribute_exists(PK)", nil)
 		}
 		p.release(capabilityID, componentID, &ConflictError{Reason: fmt.Sprintf("the claim of component ID %s names another capability: run `check -repair`", componentID)})
+		p.record(catalog.ChangeComponent, componentID, catalog.ChangeDeleted, nil)
 		return p, nil
 	})
 	if err != nil {
@@ -417,7 +439,9 @@ func (s *Store) AddDependency(ctx context.Context, d *catalog.Dependency, idem I
 		n.SourceComponentName = st.Components[indexOf(st.Components, n.SourceComponentID)].Name
 		n.TargetComponentName = st.Components[indexOf(st.Components, n.TargetComponentID)].Name
 		capability.Aggregates.TotalDependencies = len(st.Dependencies) + 1
-		return (&plan{capability: capability}).insert(dependencyItem(n, now))
+		p := &plan{capability: capability}
+		p.record(catalog.ChangeDependency, n.SourceComponentID+"->"+n.TargetComponentID, catalog.ChangeCreated, nil)
+		return p.insert(dependencyItem(n, now))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("add dependency %s -> %s: %w", d.SourceComponentID, d.TargetComponentID, err)
@@ -443,6 +467,7 @@ func (s *Store) RemoveDependency(ctx context.Context, capabilityID, sourceID, ta
 		capability.Aggregates.TotalDependencies = len(st.Dependencies) - 1
 		p := &plan{capability: capability}
 		p.del(capabilityPK(capabilityID), dependencySK(sourceID, targetID), "attribute_exists(PK)", nil)
+		p.record(catalog.ChangeDependency, sourceID+"->"+targetID, catalog.ChangeDeleted, nil)
 		return p, nil
 	})
 	if err != nil {
@@ -482,7 +507,9 @@ func (s *Store) StartJob(ctx context.Context, j *catalog.Job, idem Idempotency) 
 			return nil, err
 		}
 		capability.Aggregates.TotalJobs++
-		return (&plan{capability: capability}).insert(jobItem(n, now))
+		p := &plan{capability: capability}
+		p.record(catalog.ChangeJob, n.JobID, catalog.ChangeCreated, nil)
+		return p.insert(jobItem(n, now))
 	})
 	if err != nil {
 		return nil, fmt.Errorf("start job %s: %w", j.JobID, err)
@@ -549,6 +576,11 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 		p := &plan{capability: capability, result: ji}
 		cond, vals := revisionIs(old.Revision)
 		p.put(ji, cond, vals)
+		action := catalog.ChangeUpdated
+		if n.Status != old.Status {
+			action = catalog.ChangeTransitioned
+		}
+		p.record(catalog.ChangeJob, jobID, action, fieldsChanged(cur, ji))
 		return p, nil
 	})
 	if err != nil {
@@ -597,6 +629,7 @@ func (s *Store) CreateRule(ctx context.Context, r *catalog.Rule, idem Idempotenc
 			if err != nil {
 				return nil, err
 			}
+			p.record(catalog.ChangeRule, r.RuleID, catalog.ChangeCreated, nil)
 			p.require(capabilityPK(r.CapabilityID), ruleVersionSK(r.RuleID, base+1), notExists, errHistoryExists)
 			return p, nil
 		})
@@ -647,6 +680,7 @@ func (s *Store) UpdateRule(ctx context.Context, capabilityID, ruleID string, exp
 		}
 		p := &plan{capability: capability, result: ri}
 		oldItem := st.items[ruleSK(old.Order, ruleID)]
+		p.record(catalog.ChangeRule, ruleID, catalog.ChangeUpdated, fieldsChanged(oldItem, ri))
 		p.put(versionOf(oldItem, ruleVersionSK(ruleID, old.Revision)), notExists, nil)
 		cond, vals := revisionIs(old.Revision)
 		if oldItem.SK != ri.SK {
@@ -685,6 +719,7 @@ func (s *Store) DeleteRule(ctx context.Context, capabilityID, ruleID string, ide
 		cond, vals := revisionIs(old.Revision)
 		p.del(capabilityPK(capabilityID), ruleSK(old.Order, ruleID), cond, vals)
 		p.entomb(ctx, st.items[ruleSK(old.Order, ruleID)], func(rev int) string { return ruleVersionSK(ruleID, rev) }, now)
+		p.record(catalog.ChangeRule, ruleID, catalog.ChangeDeleted, nil)
 		return p, nil
 	})
 	if err != nil {

@@ -220,7 +220,13 @@ func (s *Store) resultComponents(ctx context.Context, rec *item) ([]*catalog.Com
 // performance sample, and the capability's score, in one transaction.
 func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*catalog.Metric, idem Idempotency) ([]*catalog.Component, error) {
 	newest := map[string]*catalog.Metric{}
+	var reported []string // the components with samples, in the call's order
+	seen := map[string]bool{}
 	for _, m := range ms {
+		if !seen[m.ComponentID] {
+			seen[m.ComponentID] = true
+			reported = append(reported, m.ComponentID)
+		}
 		if m.MetricType != catalog.MetricPerformance {
 			continue
 		}
@@ -243,6 +249,7 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 			ids = append(ids, id)
 		}
 		sort.Strings(ids)
+		fields := map[string][]string{}
 		for _, id := range ids {
 			i := indexOf(comps, id)
 			if i < 0 {
@@ -265,10 +272,16 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 			}
 			cond, vals := revisionIs(comps[i].Revision)
 			p.put(ci, cond, vals)
+			fields[id] = fieldsChanged(st.items[ci.SK], ci)
 			comps[i] = n
 			updated = append(updated, n)
 		}
 		withComponents(capability, comps)
+		// One change per component the call reported on, in the transaction that applies
+		// their health.
+		for _, id := range reported {
+			p.record(catalog.ChangeMetric, id, catalog.ChangeRecorded, fields[id])
+		}
 		if idem.Token != "" {
 			if p.result, err = componentsResult(idem.Token, updated, now); err != nil {
 				return nil, err

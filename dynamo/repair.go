@@ -182,8 +182,8 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		if err != nil {
 			continue // tokens and anything else outside the capability partitions
 		}
-		if isCapabilityVersion(it.SK) {
-			continue // history, which outlives the capability
+		if isCapabilityVersion(it.SK) || isChangeSK(it.SK) {
+			continue // history and change records, which outlive the capability
 		}
 		p := parts[id]
 		if p == nil {
@@ -308,7 +308,7 @@ func (s *Store) deleteOrphans(ctx context.Context, id string) error {
 	if _, err := s.readItem(ctx, capabilityPK(id), metadataSK, true); err == nil {
 		return nil // the capability exists (again): nothing is orphaned
 	}
-	return s.deleteChildren(ctx, id) // the history and tombstone stay
+	return s.deleteChildren(ctx, id, nil) // the history, tombstone and changes stay
 }
 
 // recount rewrites a capability's aggregates and index items from a recount of its partition,

@@ -60,6 +60,9 @@ type Options struct {
 	// CursorSecret signs pagination cursors. Empty means a random secret for this process:
 	// set it when several instances serve the same clients.
 	CursorSecret []byte
+	// ChangeRetention is how long change records are kept (their TTL); zero means
+	// DefaultChangeRetention.
+	ChangeRetention time.Duration
 }
 
 // Store reads and writes the catalogue in one DynamoDB table.
@@ -69,6 +72,8 @@ type Store struct {
 	now     func() time.Time
 	log     *slog.Logger
 	cursors signed.Codec
+	// changeRetention is how long change records are kept.
+	changeRetention time.Duration
 	// writers serialises this process's writers of one capability (striped by ID), so they
 	// queue instead of racing; the WriteSeq condition still guards writers in other processes.
 	writers [64]sync.Mutex
@@ -99,6 +104,10 @@ func New(db API, opts Options) *Store {
 		_, _ = rand.Read(secret)
 	}
 	s.cursors = signed.New(secret)
+	s.changeRetention = opts.ChangeRetention
+	if s.changeRetention <= 0 {
+		s.changeRetention = DefaultChangeRetention
+	}
 	return s
 }
 

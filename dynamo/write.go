@@ -138,6 +138,9 @@ type plan struct {
 	// partition (a component ID's claim) to the error its failure means, which no re-read of
 	// the partition can resolve.
 	refusals map[int]error
+	// changes are the change records of the write, in order (commit keys them with the
+	// WriteSeq it writes).
+	changes []changeSpec
 }
 
 // claim plans putting it only if no item has its key, and refuses the mutation with refusal
@@ -336,6 +339,9 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	tail.put(meta, cond, values)
 	tail.put(capItems[1], "", nil)
 	tail.put(capItems[2], "", nil)
+	for i, c := range p.changes {
+		tail.put(s.changeItem(capabilityID, p.capability.CreatedAt.Time, next, i, p.capability.Revision, c, now), "", nil)
+	}
 	if err := errors.Join(p.err, tail.err); err != nil {
 		return err
 	}

@@ -87,6 +87,12 @@ func runBudgets(t *testing.T, h *harness, skipWindowed bool) {
 		{"node of a job", `{ node(id: "CAP-ALERT-MGT-001/jobs/JOB-DEPLOY-456") { ... on Job { status } } }`, 1, false},
 		{"nodes of two capabilities", `{ nodes(ids: ["CAP-ALERT-MGT-001", "CAP-FRAUD-DET-001/components/api-server-fraud-001", "CAP-ALERT-MGT-001/rules/rule-alert-severity-mapping",
 			"CAP-FRAUD-DET-001", "CAP-ALERT-MGT-001/components/database-alert-001"]) { id } }`, 4, false},
+		// The change feed: a capability's from its partition, the catalogue's one Query per day
+		// bucket walked (today only; the whole 30-day retention window, empty, by default).
+		{"changes of a capability", `{ changes(capabilityId: "CAP-ALERT-MGT-001", first: 10) { nodes { id entity action actor { name } fields } pageInfo { endCursor } } }`, 1, false},
+		{"capability with its changes", `{ capability(id: "CAP-ALERT-MGT-001") { name changes(first: 10, entities: [RULE]) { nodes { id action } } } }`, 2, false},
+		{"catalogue changes since today", fmt.Sprintf(`{ changes(since: %q) { nodes { id capabilityId } } }`, testNow.Truncate(24*time.Hour).Format(time.RFC3339)), 1, false},
+		{"catalogue changes, whole retention window", `{ changes { nodes { id } pageInfo { hasNextPage endCursor } } }`, 31, false},
 		{"validation error costs nothing", `{ capability(id: "bad#id") { name } }`, 0, false},
 		{"malformed node id costs nothing", `{ node(id: "CAP-ALERT-MGT-001/widgets/x") { id } }`, 0, false},
 	}

@@ -14,6 +14,8 @@ func connection[T any](p *dynamo.Page[T]) *model.Connection[T] {
 	}
 	if n := len(p.Cursors); n > 0 {
 		c.PageInfo.EndCursor = &p.Cursors[n-1]
+	} else if p.End != "" {
+		c.PageInfo.EndCursor = &p.End
 	}
 	return c
 }

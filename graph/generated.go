@@ -34,6 +34,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 type ResolverRoot interface {
 	ArtifactUpload() ArtifactUploadResolver
 	Capability() CapabilityResolver
+	Change() ChangeResolver
 	Component() ComponentResolver
 	Dependency() DependencyResolver
 	Job() JobResolver
@@ -160,6 +161,7 @@ type ComplexityRoot struct {
 		BusinessDomain  func(childComplexity int) int
 		BusinessMetrics func(childComplexity int) int
 		CapabilityID    func(childComplexity int) int
+		Changes         func(childComplexity int, entities []catalog.ChangeEntity, first *int, after *string) int
 		Compliance      func(childComplexity int) int
 		Component       func(childComplexity int, id string) int
 		Components      func(childComplexity int, typeArg *string, layer *string, status *catalog.ComponentStatus) int
@@ -231,6 +233,31 @@ type ComplexityRoot struct {
 	}
 
 	CapabilityVersionEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
+	Change struct {
+		Action       func(childComplexity int) int
+		Actor        func(childComplexity int) int
+		At           func(childComplexity int) int
+		CapabilityID func(childComplexity int) int
+		Detail       func(childComplexity int) int
+		Entity       func(childComplexity int) int
+		EntityID     func(childComplexity int) int
+		Fields       func(childComplexity int) int
+		ID           func(childComplexity int) int
+		RequestID    func(childComplexity int) int
+		Revision     func(childComplexity int) int
+	}
+
+	ChangeConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	ChangeEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
 	}
@@ -573,6 +600,7 @@ type ComplexityRoot struct {
 		CapabilitiesByHealth func(childComplexity int, status catalog.HealthStatus, first *int, after *string) int
 		Capability           func(childComplexity int, id string) int
 		CapabilityHistory    func(childComplexity int, id string, first *int, after *string) int
+		Changes              func(childComplexity int, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string) int
 		ComponentMetrics     func(childComplexity int, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) int
 		ComponentsByType     func(childComplexity int, typeArg string, first *int, after *string) int
 		Job                  func(childComplexity int, id string) int
@@ -787,6 +815,10 @@ type CapabilityResolver interface {
 	EvaluateRules(ctx context.Context, obj *catalog.Capability, input any, ruleType *catalog.RuleType) ([]*catalog.RuleEvaluation, error)
 	SLAReport(ctx context.Context, obj *catalog.Capability) (*catalog.SLAReport, error)
 	History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error)
+	Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error)
+}
+type ChangeResolver interface {
+	Actor(ctx context.Context, obj *catalog.ChangeRecord) (*catalog.Actor, error)
 }
 type ComponentResolver interface {
 	Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error)
@@ -839,6 +871,7 @@ type QueryResolver interface {
 	Job(ctx context.Context, id string) (*catalog.Job, error)
 	CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error)
 	ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error)
+	Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error)
 }
 type RuleResolver interface {
 	History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.Connection[*catalog.RuleVersion], error)
@@ -1304,6 +1337,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Capability.CapabilityID(childComplexity), true
+	case "Capability.changes":
+		if e.ComplexityRoot.Capability.Changes == nil {
+			break
+		}
+
+		args, err := ec.field_Capability_changes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Capability.Changes(childComplexity, args["entities"].([]catalog.ChangeEntity), args["first"].(*int), args["after"].(*string)), true
 	case "Capability.compliance":
 		if e.ComplexityRoot.Capability.Compliance == nil {
 			break
@@ -1707,6 +1751,105 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CapabilityVersionEdge.Node(childComplexity), true
+
+	case "Change.action":
+		if e.ComplexityRoot.Change.Action == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Action(childComplexity), true
+	case "Change.actor":
+		if e.ComplexityRoot.Change.Actor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Actor(childComplexity), true
+	case "Change.at":
+		if e.ComplexityRoot.Change.At == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.At(childComplexity), true
+	case "Change.capabilityId":
+		if e.ComplexityRoot.Change.CapabilityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.CapabilityID(childComplexity), true
+	case "Change.detail":
+		if e.ComplexityRoot.Change.Detail == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Detail(childComplexity), true
+	case "Change.entity":
+		if e.ComplexityRoot.Change.Entity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Entity(childComplexity), true
+	case "Change.entityId":
+		if e.ComplexityRoot.Change.EntityID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.EntityID(childComplexity), true
+	case "Change.fields":
+		if e.ComplexityRoot.Change.Fields == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Fields(childComplexity), true
+	case "Change.id":
+		if e.ComplexityRoot.Change.ID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.ID(childComplexity), true
+	case "Change.requestId":
+		if e.ComplexityRoot.Change.RequestID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.RequestID(childComplexity), true
+	case "Change.revision":
+		if e.ComplexityRoot.Change.Revision == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Change.Revision(childComplexity), true
+
+	case "ChangeConnection.edges":
+		if e.ComplexityRoot.ChangeConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeConnection.Edges(childComplexity), true
+	case "ChangeConnection.nodes":
+		if e.ComplexityRoot.ChangeConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeConnection.Nodes(childComplexity), true
+	case "ChangeConnection.pageInfo":
+		if e.ComplexityRoot.ChangeConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeConnection.PageInfo(childComplexity), true
+
+	case "ChangeEdge.cursor":
+		if e.ComplexityRoot.ChangeEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEdge.Cursor(childComplexity), true
+	case "ChangeEdge.node":
+		if e.ComplexityRoot.ChangeEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ChangeEdge.Node(childComplexity), true
 
 	case "Compliance.certificationStatus":
 		if e.ComplexityRoot.Compliance.CertificationStatus == nil {
@@ -3199,6 +3342,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CapabilityHistory(childComplexity, args["id"].(string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.changes":
+		if e.ComplexityRoot.Query.Changes == nil {
+			break
+		}
+
+		args, err := ec.field_Query_changes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Changes(childComplexity, args["capabilityId"].(*string), args["entities"].([]catalog.ChangeEntity), args["since"].(*catalog.Timestamp), args["first"].(*int), args["after"].(*string)), true
 	case "Query.componentMetrics":
 		if e.ComplexityRoot.Query.ComponentMetrics == nil {
 			break
@@ -4251,13 +4405,21 @@ type Query {
   capabilityHistory(id: ID!, first: Int = 20, after: String): CapabilityVersionConnection! @hasRole(role: ADMIN)
   "One component's metrics of every type in time order (the METRICS# index); ` + "`" + `from` + "`" + ` and ` + "`" + `to` + "`" + ` are inclusive."
   componentMetrics(componentId: ID!, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection!
+  """
+  The change feed: every committed write, oldest first, kept 30 days (` + "`" + `CHANGE_RETENTION` + "`" + `). With
+  ` + "`" + `capabilityId` + "`" + `, that capability's changes (live or deleted) from its partition; without it, the
+  catalogue's from ` + "`" + `since` + "`" + ` (default: the start of the retention window), read from one index
+  bucket per UTC day, at most 32 buckets a page. ` + "`" + `after` + "`" + ` takes a change's ` + "`" + `id` + "`" + ` or a page's
+  ` + "`" + `endCursor` + "`" + `. Any role may read it; the actor's name is shown to admins only.
+  """
+  changes(capabilityId: ID, entities: [ChangeEntity!], since: DateTime, first: Int = 50, after: String): ChangeConnection!
 }
 
 "Where a page of a connection ends."
 type PageInfo {
   "Whether more items follow this page."
   hasNextPage: Boolean!
-  "The cursor of the last item of the page: pass it as ` + "`" + `after` + "`" + ` for the next page. Null on an empty page."
+  "The cursor of the last item of the page: pass it as ` + "`" + `after` + "`" + ` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked)."
   endCursor: String
 }
 
@@ -4556,6 +4718,8 @@ type Capability implements Node {
   slaReport: SlaReport! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "Every revision before the current one, newest first, with who wrote it."
   history(first: Int = 20, after: String): CapabilityVersionConnection! @reads(segments: [])
+  "This capability's changes, oldest first (the order of their IDs): ` + "`" + `Query.changes(capabilityId:)` + "`" + `."
+  changes(entities: [ChangeEntity!], first: Int = 50, after: String): ChangeConnection! @reads(segments: [])
 }
 
 "A capability's dependency graph and what follows from it."
@@ -6505,6 +6669,84 @@ type RuleVersionEdge {
   "The version."
   node: RuleVersion!
 }
+
+"What kind of entity a change is about."
+enum ChangeEntity {
+  "The capability itself."
+  CAPABILITY
+  "A component."
+  COMPONENT
+  "A dependency between two components (entityId ` + "`" + `{source}->{target}` + "`" + `)."
+  DEPENDENCY
+  "An implementation job."
+  JOB
+  "A component's metric samples (entityId: the component)."
+  METRIC
+  "A configuration rule."
+  RULE
+  "A job artifact."
+  ARTIFACT
+}
+
+"What a change did."
+enum ChangeAction {
+  "The entity was created (or imported)."
+  CREATED
+  "Some of its fields changed (listed in ` + "`" + `fields` + "`" + `)."
+  UPDATED
+  "It was deleted; a capability's delete records one change per step (see ` + "`" + `detail` + "`" + `)."
+  DELETED
+  "Its lifecycle status moved (transitionCapability; a job's status)."
+  TRANSITIONED
+  "Metric samples were recorded (one change per component and call)."
+  RECORDED
+  "Metric samples were moved to the archive."
+  ARCHIVED
+}
+
+"One committed write: what it changed, who made it and in which request."
+type Change {
+  "Opaque, signed; totally ordered within its capability (the order ` + "`" + `changes` + "`" + ` lists them in) and usable as ` + "`" + `after` + "`" + ` of either ` + "`" + `changes` + "`" + ` query."
+  id: ID!
+  "When the write committed (the writer's clock)."
+  at: DateTime!
+  "The capability written to."
+  capabilityId: ID!
+  "What kind of entity changed."
+  entity: ChangeEntity!
+  "The entity's ID within the capability (a dependency's is ` + "`" + `{source}->{target}` + "`" + `; a metric change's is the component)."
+  entityId: ID!
+  "What the write did."
+  action: ChangeAction!
+  "The capability's revision after the change."
+  revision: Int
+  "Who wrote it. The name of an API key is shown to admins only: others see ` + "`" + `hidden` + "`" + ` (with the role); ` + "`" + `system` + "`" + ` and ` + "`" + `anonymous` + "`" + ` are shown to everyone."
+  actor: Actor! @reads(segments: [])
+  "The X-Request-ID of the request that made it (null for the server's own work)."
+  requestId: String
+  "The entity's top-level fields that the write changed (empty for CREATED and DELETED)."
+  fields: [String!]!
+  "More where entity and action do not say it: the step of a capability's delete, an import."
+  detail: String
+}
+
+"A page of changes, oldest first."
+type ChangeConnection {
+  "The changes with their cursors."
+  edges: [ChangeEdge!]!
+  "The changes of the page."
+  nodes: [Change!]!
+  "Where the page ends: with no change on the page, ` + "`" + `endCursor` + "`" + ` (when set) resumes after the buckets walked."
+  pageInfo: PageInfo!
+}
+
+"A change and its cursor."
+type ChangeEdge {
+  "The change's ` + "`" + `id` + "`" + `: valid as ` + "`" + `after` + "`" + ` of either ` + "`" + `changes` + "`" + ` query."
+  cursor: String!
+  "The change."
+  node: Change!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -6787,6 +7029,8 @@ func (ec *executionContext) childFields_Capability(ctx context.Context, field gr
 		return ec.fieldContext_Capability_slaReport(ctx, field)
 	case "history":
 		return ec.fieldContext_Capability_history(ctx, field)
+	case "changes":
+		return ec.fieldContext_Capability_changes(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Capability", field.Name)
 }
@@ -6883,6 +7127,56 @@ func (ec *executionContext) childFields_CapabilityVersionEdge(ctx context.Contex
 		return ec.fieldContext_CapabilityVersionEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CapabilityVersionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_Change(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "id":
+		return ec.fieldContext_Change_id(ctx, field)
+	case "at":
+		return ec.fieldContext_Change_at(ctx, field)
+	case "capabilityId":
+		return ec.fieldContext_Change_capabilityId(ctx, field)
+	case "entity":
+		return ec.fieldContext_Change_entity(ctx, field)
+	case "entityId":
+		return ec.fieldContext_Change_entityId(ctx, field)
+	case "action":
+		return ec.fieldContext_Change_action(ctx, field)
+	case "revision":
+		return ec.fieldContext_Change_revision(ctx, field)
+	case "actor":
+		return ec.fieldContext_Change_actor(ctx, field)
+	case "requestId":
+		return ec.fieldContext_Change_requestId(ctx, field)
+	case "fields":
+		return ec.fieldContext_Change_fields(ctx, field)
+	case "detail":
+		return ec.fieldContext_Change_detail(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Change", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangeConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_ChangeConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_ChangeConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_ChangeConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangeConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_ChangeEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_ChangeEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_ChangeEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ChangeEdge", field.Name)
 }
 
 func (ec *executionContext) childFields_Compliance(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8013,6 +8307,36 @@ func (ec *executionContext) dir_hasRole_args(ctx context.Context, rawArgs map[st
 	return args, nil
 }
 
+func (ec *executionContext) field_Capability_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "entities",
+		func(ctx context.Context, v any) ([]catalog.ChangeEntity, error) {
+			return ec.unmarshalOChangeEntity2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntityᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["entities"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Capability_component_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9022,6 +9346,52 @@ func (ec *executionContext) field_Query_capability_args(ctx context.Context, raw
 		return nil, err
 	}
 	args["id"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "entities",
+		func(ctx context.Context, v any) ([]catalog.ChangeEntity, error) {
+			return ec.unmarshalOChangeEntity2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntityᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["entities"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "since",
+		func(ctx context.Context, v any) (*catalog.Timestamp, error) {
+			return ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["since"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg4
 	return args, nil
 }
 
@@ -11767,6 +12137,50 @@ func (ec *executionContext) fieldContext_Capability_history(ctx context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _Capability_changes(ctx context.Context, field graphql.CollectedField, obj *catalog.Capability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Capability_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Capability().Changes(ctx, obj, fc.Args["entities"].([]catalog.ChangeEntity), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.ChangeRecord]) graphql.Marshaler {
+			return ec.marshalNChangeConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Capability_changes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Capability",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChangeConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Capability_changes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _CapabilityConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Capability]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12624,6 +13038,419 @@ func (ec *executionContext) fieldContext_CapabilityVersionEdge_node(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CapabilityVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Change_id(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_id(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_id(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Change_at(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_at(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.At, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_at(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Change_capabilityId(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_capabilityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CapabilityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_capabilityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Change_entity(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_entity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Entity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.ChangeEntity) graphql.Marshaler {
+			return ec.marshalNChangeEntity2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntity(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_entity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "ChangeEntity")
+}
+
+func (ec *executionContext) _Change_entityId(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_entityId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.EntityID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_entityId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Change_action(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_action(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Action, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.ChangeAction) graphql.Marshaler {
+			return ec.marshalNChangeAction2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeAction(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_action(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "ChangeAction")
+}
+
+func (ec *executionContext) _Change_revision(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_revision(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Revision, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Change_revision(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Change_actor(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_actor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Change().Actor(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Actor) graphql.Marshaler {
+			return ec.marshalNActor2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActor(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_actor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Change",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Actor(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Change_requestId(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_requestId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RequestID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Change_requestId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "String")
+}
+
+func (ec *executionContext) _Change_fields(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_fields(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Fields, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Change_fields(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "String")
+}
+
+func (ec *executionContext) _Change_detail(ctx context.Context, field graphql.CollectedField, obj *catalog.ChangeRecord) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Change_detail(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Detail, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Change_detail(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Change", field, false, false, "String")
+}
+
+func (ec *executionContext) _ChangeConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.ChangeRecord]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*catalog.ChangeRecord]) graphql.Marshaler {
+			return ec.marshalNChangeEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChangeEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.ChangeRecord]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.ChangeRecord) graphql.Marshaler {
+			return ec.marshalNChange2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeRecordᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Change(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.ChangeRecord]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _ChangeEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.ChangeRecord]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ChangeEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _ChangeEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.ChangeRecord]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ChangeEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.ChangeRecord) graphql.Marshaler {
+			return ec.marshalNChange2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ChangeEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "ChangeEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Change(ctx, field)
 		},
 	}
 	return fc, nil
@@ -19360,6 +20187,50 @@ func (ec *executionContext) fieldContext_Query_componentMetrics(ctx context.Cont
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Query_componentMetrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_changes(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Changes(ctx, fc.Args["capabilityId"].(*string), fc.Args["entities"].([]catalog.ChangeEntity), fc.Args["since"].(*catalog.Timestamp), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.ChangeRecord]) graphql.Marshaler {
+			return ec.marshalNChangeConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_changes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ChangeConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_changes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -28422,6 +29293,12 @@ func (ec *executionContext) _Capability(ctx context.Context, sel ast.SelectionSe
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Capability_history(ctx, field, obj)
 				})
+		case "changes":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Capability_changes(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -28719,6 +29596,171 @@ func (ec *executionContext) _CapabilityVersionEdge(ctx context.Context, sel ast.
 			}
 		case "node":
 			out.Values[i] = ec._CapabilityVersionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var changeImplementors = []string{"Change"}
+
+func (ec *executionContext) _Change(ctx context.Context, sel ast.SelectionSet, obj *catalog.ChangeRecord) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Change")
+		case "id":
+			out.Values[i] = ec._Change_id(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "at":
+			out.Values[i] = ec._Change_at(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "capabilityId":
+			out.Values[i] = ec._Change_capabilityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "entity":
+			out.Values[i] = ec._Change_entity(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "entityId":
+			out.Values[i] = ec._Change_entityId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "action":
+			out.Values[i] = ec._Change_action(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "revision":
+			out.Values[i] = ec._Change_revision(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "actor":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Change_actor(ctx, field, obj)
+				})
+		case "requestId":
+			out.Values[i] = ec._Change_requestId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "fields":
+			out.Values[i] = ec._Change_fields(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "detail":
+			out.Values[i] = ec._Change_detail(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var changeConnectionImplementors = []string{"ChangeConnection"}
+
+func (ec *executionContext) _ChangeConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*catalog.ChangeRecord]) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChangeConnection")
+		case "edges":
+			out.Values[i] = ec._ChangeConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._ChangeConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._ChangeConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var changeEdgeImplementors = []string{"ChangeEdge"}
+
+func (ec *executionContext) _ChangeEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*catalog.ChangeRecord]) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, changeEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ChangeEdge")
+		case "cursor":
+			out.Values[i] = ec._ChangeEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._ChangeEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -31030,6 +32072,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_componentMetrics(ctx, field)
 				})
+		case "changes":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_changes(ctx, field)
+				})
 		case "__type":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Query___type(ctx, field)
@@ -32676,6 +33724,14 @@ func (ec *executionContext) marshalNActor2githubᚗcomᚋcapcatᚋcatalogueᚋca
 	return ec._Actor(ctx, sel, &v)
 }
 
+func (ec *executionContext) marshalNActor2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActor(ctx context.Context, sel ast.SelectionSet, v *catalog.Actor) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Actor!")
+		return graphql.Null
+	}
+	return ec._Actor(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNAggregates2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐAggregates(ctx context.Context, sel ast.SelectionSet, v catalog.Aggregates) graphql.Marshaler {
 	return ec._Aggregates(ctx, sel, &v)
 }
@@ -32903,6 +33959,82 @@ func (ec *executionContext) marshalNCapabilityVersionEdge2ᚖgithubᚗcomᚋcapc
 		return graphql.Null
 	}
 	return ec._CapabilityVersionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChange2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.ChangeRecord) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChange2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeRecord(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChange2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeRecord(ctx context.Context, sel ast.SelectionSet, v *catalog.ChangeRecord) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Change!")
+		return graphql.Null
+	}
+	return ec._Change(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChangeAction2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeAction(ctx context.Context, v any) (catalog.ChangeAction, error) {
+	var res catalog.ChangeAction
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChangeAction2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeAction(ctx context.Context, sel ast.SelectionSet, v catalog.ChangeAction) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) marshalNChangeConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*catalog.ChangeRecord]) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ChangeConnection!")
+		return graphql.Null
+	}
+	return ec._ChangeConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNChangeEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*catalog.ChangeRecord]) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChangeEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNChangeEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*catalog.ChangeRecord]) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ChangeEdge!")
+		return graphql.Null
+	}
+	return ec._ChangeEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNChangeEntity2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntity(ctx context.Context, v any) (catalog.ChangeEntity, error) {
+	var res catalog.ChangeEntity
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNChangeEntity2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntity(ctx context.Context, sel ast.SelectionSet, v catalog.ChangeEntity) graphql.Marshaler {
+	return v
 }
 
 func (ec *executionContext) marshalNComponent2ᚕᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentᚄ(ctx context.Context, sel ast.SelectionSet, v [][]*catalog.Component) graphql.Marshaler {
@@ -34182,6 +35314,42 @@ func (ec *executionContext) unmarshalOCapabilityStatus2githubᚗcomᚋcapcatᚋc
 
 func (ec *executionContext) marshalOCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx context.Context, sel ast.SelectionSet, v catalog.CapabilityStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalOChangeEntity2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntityᚄ(ctx context.Context, v any) ([]catalog.ChangeEntity, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.ChangeEntity, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNChangeEntity2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntity(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOChangeEntity2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntityᚄ(ctx context.Context, sel ast.SelectionSet, v []catalog.ChangeEntity) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNChangeEntity2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntity(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) marshalOCompliance2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCompliance(ctx context.Context, sel ast.SelectionSet, v *catalog.Compliance) graphql.Marshaler {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/vektah/gqlparser/v2/ast"
 
+	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
 )
@@ -127,6 +128,15 @@ func (r *rangeRecorder) take() []dynamo.Segment {
 // reads it late, in a range of its own, and fails here.
 func TestPartitionReadsMatchDeclarations(t *testing.T) {
 	h := newHarness(t)
+	// One write, so that the capability has a change to probe (the sample is bulk-loaded).
+	c, err := h.env.Store.Capability(context.Background(), "CAP-ALERT-MGT-001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.env.Store.UpdateCapability(context.Background(), c.CapabilityID, c.Revision, func(c *catalog.Capability) error { c.Owner = "probe"; return nil }, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	h.wrote = true
 	rec := &rangeRecorder{Store: h.env.Store}
 	h.handler = graph.NewHandler(rec, graph.Options{Logger: testLogger(), Now: func() time.Time { return testNow }})
 	s := schema(t)
@@ -143,6 +153,7 @@ func TestPartitionReadsMatchDeclarations(t *testing.T) {
 		"Job":             {"jobs { nodes { %s } }", 0},
 		"TargetComponent": {"jobs { nodes { targetComponents { %s } } }", 0},
 		"Metric":          {"metrics(first: 5) { nodes { %s } }", 0},
+		"Change":          {"changes(first: 5) { nodes { %s } }", 0},
 	}
 	unreachable := map[string]string{"ArtifactUpload": "only a mutation returns it, and no resolver of it reads the table"}
 	declared := declaredReads(t, s)

@@ -37,6 +37,9 @@ type Store interface {
 	RuleHistory(ctx context.Context, capabilityID, ruleID string, first int, after string) (*dynamo.Page[*catalog.RuleVersion], error)
 	CapabilityVersion(ctx context.Context, id string, rev int, live bool) (*catalog.CapabilityVersion, error)
 	RuleVersion(ctx context.Context, capabilityID, ruleID string, rev int, live bool) (*catalog.RuleVersion, error)
+	CapabilityChanges(ctx context.Context, capabilityID string, f dynamo.ChangeFilter, first int, after string) (*dynamo.Page[*catalog.ChangeRecord], error)
+	Changes(ctx context.Context, f dynamo.ChangeFilter, first int, after string) (*dynamo.Page[*catalog.ChangeRecord], error)
+	RecordArtifactUpload(ctx context.Context, capabilityID, jobID, name string) error
 	CreateCapability(ctx context.Context, c *catalog.Capability, idem dynamo.Idempotency) (*catalog.Capability, error)
 	UpdateCapability(ctx context.Context, id string, expectedRevision int, change func(*catalog.Capability) error, idem dynamo.Idempotency) (*catalog.Capability, error)
 	TransitionCapability(ctx context.Context, id string, to catalog.CapabilityStatus, expectedRevision int, idem dynamo.Idempotency) (*catalog.Capability, error)

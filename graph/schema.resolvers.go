@@ -137,6 +137,18 @@ func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capabilit
 	return connection(p), nil
 }
 
+func (r *capabilityResolver) Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error) {
+	p, err := r.store.CapabilityChanges(ctx, obj.CapabilityID, dynamo.ChangeFilter{Entities: entities}, deref(first, 50), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	return connection(p), nil
+}
+
+func (r *changeResolver) Actor(ctx context.Context, obj *catalog.ChangeRecord) (*catalog.Actor, error) {
+	return visibleActor(ctx, obj.Actor), nil
+}
+
 func (r *componentResolver) Capability(ctx context.Context, obj *catalog.Component) (*catalog.Capability, error) {
 	return capabilityRef(ctx, obj.CapabilityID)
 }
@@ -370,7 +382,16 @@ func (r *mutationResolver) CreateArtifactUpload(ctx context.Context, jobID strin
 	if err != nil {
 		return nil, err
 	}
-	return r.artifacts.PresignUpload(ctx, j.CapabilityID, j.JobID, name, contentType)
+	req, err := r.artifacts.PresignUpload(ctx, j.CapabilityID, j.JobID, name, contentType)
+	if err != nil {
+		return nil, err
+	}
+	// The upload goes to the object store directly: the URL is what the change feed records,
+	// and no URL is handed out without its change.
+	if err := r.store.RecordArtifactUpload(ctx, j.CapabilityID, j.JobID, name); err != nil {
+		return nil, err
+	}
+	return req, nil
 }
 
 func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*archive.Report, error) {
@@ -499,6 +520,24 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 	return connection(p), nil
 }
 
+func (r *queryResolver) Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error) {
+	f := dynamo.ChangeFilter{Entities: entities}
+	if since != nil {
+		f.Since = since.Time
+	}
+	var p *dynamo.Page[*catalog.ChangeRecord]
+	var err error
+	if capabilityID != nil {
+		p, err = r.store.CapabilityChanges(ctx, *capabilityID, f, deref(first, 50), deref(after, ""))
+	} else {
+		p, err = r.store.Changes(ctx, f, deref(first, 50), deref(after, ""))
+	}
+	if err != nil {
+		return nil, err
+	}
+	return connection(p), nil
+}
+
 func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.Connection[*catalog.RuleVersion], error) {
 	p, err := r.store.RuleHistory(ctx, obj.CapabilityID, obj.RuleID, deref(first, 20), deref(after, ""))
 	if err != nil {
@@ -514,6 +553,8 @@ func (r *targetComponentResolver) Component(ctx context.Context, obj *catalog.Ta
 func (r *Resolver) ArtifactUpload() ArtifactUploadResolver { return &artifactUploadResolver{r} }
 
 func (r *Resolver) Capability() CapabilityResolver { return &capabilityResolver{r} }
+
+func (r *Resolver) Change() ChangeResolver { return &changeResolver{r} }
 
 func (r *Resolver) Component() ComponentResolver { return &componentResolver{r} }
 
@@ -534,6 +575,7 @@ func (r *Resolver) TargetComponent() TargetComponentResolver { return &targetCom
 type (
 	artifactUploadResolver  struct{ *Resolver }
 	capabilityResolver      struct{ *Resolver }
+	changeResolver          struct{ *Resolver }
 	componentResolver       struct{ *Resolver }
 	dependencyResolver      struct{ *Resolver }
 	jobResolver             struct{ *Resolver }

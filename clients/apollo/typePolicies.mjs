@@ -48,8 +48,8 @@ const replacedLists = {
 
 // BEGIN paginatedFields
 const paginatedFields = {
-  "Query": ["capabilities", "capabilitiesByDomain", "capabilitiesByHealth", "componentsByType", "capabilityHistory", "componentMetrics"],
-  "Capability": ["jobs", "metrics", "history"],
+  "Query": ["capabilities", "capabilitiesByDomain", "capabilitiesByHealth", "componentsByType", "capabilityHistory", "componentMetrics", "changes"],
+  "Capability": ["jobs", "metrics", "history", "changes"],
   "Component": ["metrics"],
   "Rule": ["history"]
 }

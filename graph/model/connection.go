@@ -32,4 +32,6 @@ type (
 	CapabilityVersionEdge       = Edge[*catalog.CapabilityVersion]
 	RuleVersionConnection       = Connection[*catalog.RuleVersion]
 	RuleVersionEdge             = Edge[*catalog.RuleVersion]
+	ChangeConnection            = Connection[*catalog.ChangeRecord]
+	ChangeEdge                  = Edge[*catalog.ChangeRecord]
 )

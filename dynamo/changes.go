@@ -1,0 +1,385 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// The change feed. Every write appends a change record (EntityType Change) to the capability's
+// partition in the transaction that makes the write: SK CHANGE#{incarnation}#{WriteSeq}#{n},
+// where WriteSeq is the partition's write counter after the write (every transaction bumps it
+// under a condition, so the records of one capability are totally ordered), and a GSI1 entry
+// in the day's bucket, CHANGES#{yyyy-mm-dd} / {at}#{capabilityId}#..., for the catalogue-wide
+// feed. Records expire ChangeRetention after they were written (TTL); a capability's delete
+// keeps them, as it keeps its versions.
+
+// DefaultChangeRetention is how long change records are kept unless Options say otherwise.
+const DefaultChangeRetention = 30 * 24 * time.Hour
+
+// maxChangeBuckets bounds how many day buckets of the catalogue-wide feed one page walks: the
+// default retention (30 days) and today fit in one page, and a page that reaches the bound
+// without filling ends with a cursor that resumes at the next bucket.
+const maxChangeBuckets = 32
+
+// changeSpec is one change a write records.
+type changeSpec struct {
+	entity   catalog.ChangeEntity
+	entityID string
+	action   catalog.ChangeAction
+	fields   []string
+	// detail says more where the entity and action do not (the steps of a delete, what an
+	// archive moved).
+	detail string
+}
+
+// record plans a change record for the write (commit gives it its key).
+func (p *plan) record(entity catalog.ChangeEntity, entityID string, action catalog.ChangeAction, fields []string) {
+	p.changes = append(p.changes, changeSpec{entity: entity, entityID: entityID, action: action, fields: fields})
+}
+
+// changeItem returns the item of the n-th change of the write that left the capability's
+// WriteSeq at seq and its revision at revision. Its actor and request are stamped when it is
+// written (commitActions, or stampWriter for the batched paths).
+func (s *Store) changeItem(capabilityID string, incarnation time.Time, seq, n, revision int, c changeSpec, now time.Time) *item {
+	sk := changeSK(incarnation, seq, n)
+	data := map[string]types.AttributeValue{
+		"entity":   &types.AttributeValueMemberS{Value: string(c.entity)},
+		"entityId": &types.AttributeValueMemberS{Value: c.entityID},
+		"action":   &types.AttributeValueMemberS{Value: string(c.action)},
+	}
+	if len(c.fields) > 0 {
+		data["fields"] = &types.AttributeValueMemberSS{Value: c.fields}
+	}
+	if c.detail != "" {
+		data["detail"] = &types.AttributeValueMemberS{Value: c.detail}
+	}
+	return &item{PK: capabilityPK(capabilityID), SK: sk, EntityType: entityChange,
+		GSI1PK: changesPK(now), GSI1SK: changeGSI1SK(now, capabilityID, sk),
+		CreatedAt: now, UpdatedAt: now, Revision: revision, TTL: now.Add(s.changeRetention).Unix(), Data: data}
+}
+
+// lastIncarnation returns the incarnation of the newest change record of a partition (the zero
+// time when it has none): one Query.
+func (s *Store) lastIncarnation(ctx context.Context, capabilityID string) (time.Time, error) {
+	lo, hi := changeRange()
+	items, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, reverse: true, want: 1, consistent: true, projection: "PK, SK"})
+	if err != nil || len(items) == 0 {
+		return time.Time{}, err
+	}
+	t, _, _, err := parseChangeSK(items[0].SK)
+	return t, err
+}
+
+// fieldsChanged returns the top-level fields of Data that differ between two versions of an
+// item, sorted.
+func fieldsChanged(before, after *item) []string {
+	if before == nil || after == nil {
+		return nil
+	}
+	b, err := before.data()
+	if err != nil {
+		return nil
+	}
+	a, err := after.data()
+	if err != nil {
+		return nil
+	}
+	plain := func(v types.AttributeValue) any {
+		var x any
+		if v == nil || attributevalue.Unmarshal(v, &x) != nil {
+			return nil
+		}
+		return x
+	}
+	var fields []string
+	for k, v := range a {
+		if !reflect.DeepEqual(plain(v), plain(b[k])) {
+			fields = append(fields, k)
+		}
+	}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			fields = append(fields, k)
+		}
+	}
+	sort.Strings(fields)
+	return fields
+}
+
+// changeCursor is the position a change ID or a feed cursor names: a change (its capability,
+// key and time) or, for a page of the catalogue-wide feed that ended without a change, the
+// start of the bucket to resume at.
+type changeCursor struct {
+	C string `json:"c,omitempty"`
+	S string `json:"s,omitempty"`
+	T string `json:"t,omitempty"`
+	B string `json:"b,omitempty"`
+}
+
+const changeScope = "changes"
+
+func (s *Store) encodeChangeCursor(c changeCursor) string {
+	body, _ := json.Marshal(c)
+	return s.cursors.Encode(changeScope, body)
+}
+
+// decodeChangeCursor returns the position of a change ID or feed cursor; anything else is a
+// *catalog.ValidationError on field "after".
+func (s *Store) decodeChangeCursor(cursor string) (changeCursor, time.Time, error) {
+	var c changeCursor
+	bad := catalog.Invalid("after", "cursor is not valid for this query")
+	body, ok := s.cursors.Decode(changeScope, cursor)
+	if !ok || json.Unmarshal(body, &c) != nil {
+		return c, time.Time{}, bad
+	}
+	t, err := time.Parse(catalog.TimeLayout, c.T+c.B)
+	if err != nil || (c.B == "") == (c.S == "") || (c.S != "" && (!isChangeSK(c.S) || !catalog.ValidID(c.C))) {
+		return c, time.Time{}, bad
+	}
+	return c, t, nil
+}
+
+// toChangeRecord decodes a change item.
+func (s *Store) toChangeRecord(it *item) (*catalog.ChangeRecord, error) {
+	capabilityID, err := parseCapabilityPK(it.PK)
+	if err != nil {
+		return nil, err
+	}
+	data, err := it.data()
+	if err != nil {
+		return nil, err
+	}
+	r := &catalog.ChangeRecord{
+		ID:           s.encodeChangeCursor(changeCursor{C: capabilityID, S: it.SK, T: keyTime(it.CreatedAt)}),
+		At:           catalog.NewTimestamp(it.CreatedAt),
+		CapabilityID: capabilityID,
+		Entity:       catalog.ChangeEntity(str(data["entity"])),
+		EntityID:     str(data["entityId"]),
+		Action:       catalog.ChangeAction(str(data["action"])),
+		Actor:        catalog.Actor{Name: it.ActorName, Role: it.ActorRole},
+		Fields:       []string{},
+	}
+	if it.Revision > 0 {
+		rev := it.Revision
+		r.Revision = &rev
+	}
+	if r.Actor.Name == "" {
+		r.Actor = catalog.UnknownActor
+	}
+	if it.RequestID != "" {
+		id := it.RequestID
+		r.RequestID = &id
+	}
+	if d := str(data["detail"]); d != "" {
+		r.Detail = &d
+	}
+	if ss, ok := data["fields"].(*types.AttributeValueMemberSS); ok {
+		r.Fields = append(r.Fields, ss.Value...)
+		sort.Strings(r.Fields)
+	}
+	return r, nil
+}
+
+// ChangeFilter narrows a change listing: to some entities, and to changes made at or after
+// Since.
+type ChangeFilter struct {
+	Entities []catalog.ChangeEntity
+	Since    time.Time
+}
+
+// filter returns the query filter of f (empty without entities).
+func (f ChangeFilter) filter(q *query) error {
+	var conds []string
+	for i, e := range f.Entities {
+		if !e.Valid() {
+			return catalog.Invalid("entities", "%q is not a change entity", e)
+		}
+		if i == 0 {
+			q.names = map[string]string{"#d": attrData, "#e": "entity"}
+			q.values = map[string]types.AttributeValue{}
+		}
+		k := ":e" + strconv.Itoa(i)
+		q.values[k] = &types.AttributeValueMemberS{Value: string(e)}
+		conds = append(conds, k)
+	}
+	if len(conds) > 0 {
+		q.filter = "#d.#e IN (" + strings.Join(conds, ", ") + ")"
+	}
+	return nil
+}
+
+// CapabilityChanges lists the changes of a capability (live or deleted) that the retention
+// still holds, oldest first (the order of their IDs): one Query of the partition's CHANGE#
+// range from after (a change ID or cursor of this capability). f.Since, when set, filters on
+// the change's time.
+func (s *Store) CapabilityChanges(ctx context.Context, capabilityID string, f ChangeFilter, first int, after string) (*Page[*catalog.ChangeRecord], error) {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return nil, err
+	}
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	lo, hi := changeRange()
+	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, want: first, now: s.now()}
+	if err := f.filter(&q); err != nil {
+		return nil, err
+	}
+	if !f.Since.IsZero() {
+		if q.names == nil {
+			q.names, q.values = map[string]string{}, map[string]types.AttributeValue{}
+		}
+		q.names["#at"] = attrCreatedAt
+		q.values[":since"] = &types.AttributeValueMemberS{Value: keyTime(f.Since)}
+		if q.filter != "" {
+			q.filter += " AND "
+		}
+		q.filter += "#at >= :since"
+	}
+	if after != "" {
+		c, _, err := s.decodeChangeCursor(after)
+		if err != nil {
+			return nil, err
+		}
+		if c.S == "" || c.C != capabilityID {
+			return nil, catalog.Invalid("after", "cursor is not valid for this query")
+		}
+		q.start = keyOf(q.pk, c.S)
+	}
+	items, more, err := s.run(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read changes of %s: %w", capabilityID, err)
+	}
+	return s.changePage(items, more)
+}
+
+func (s *Store) changePage(items []*item, more bool) (*Page[*catalog.ChangeRecord], error) {
+	p := &Page[*catalog.ChangeRecord]{Items: make([]*catalog.ChangeRecord, 0, len(items)), Cursors: make([]string, 0, len(items)), HasNext: more}
+	for _, it := range items {
+		r, err := s.toChangeRecord(it)
+		if err != nil {
+			return nil, err
+		}
+		p.Items = append(p.Items, r)
+		p.Cursors = append(p.Cursors, r.ID)
+	}
+	return p, nil
+}
+
+// Changes lists the catalogue's changes oldest first from f.Since (default: the start of the
+// retention window), from the GSI1 bucket of each day: one Query per bucket it walks, at most
+// maxChangeBuckets per page. after is a change ID (continue after that change) or the cursor of
+// a page. A page that ends without filling up has HasNext false and an End cursor to poll with
+// later; one that stopped at the bucket bound has HasNext true.
+func (s *Store) Changes(ctx context.Context, f ChangeFilter, first int, after string) (*Page[*catalog.ChangeRecord], error) {
+	if err := checkFirst(first, MaxPage); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	oldest := now.Add(-s.changeRetention)
+	since := f.Since
+	if since.IsZero() || since.Before(oldest) {
+		since = oldest
+	}
+	q := query{index: true, hi: "~", now: now}
+	if err := f.filter(&q); err != nil {
+		return nil, err
+	}
+	bucket, lo := bucketStart(since), changeGSI1From(since)
+	if after != "" {
+		c, t, err := s.decodeChangeCursor(after)
+		if err != nil {
+			return nil, err
+		}
+		bucket, lo = bucketStart(t), "0"
+		if c.S != "" {
+			q.start = keyOf(capabilityPK(c.C), c.S)
+			q.start[attrGSI1PK] = &types.AttributeValueMemberS{Value: changesPK(t)}
+			q.start[attrGSI1SK] = &types.AttributeValueMemberS{Value: changeGSI1SK(t, c.C, c.S)}
+		}
+		if bucket.Before(bucketStart(oldest)) {
+			bucket, q.start = bucketStart(oldest), nil
+		}
+	}
+	var items []*item
+	last := bucketStart(now)
+	for walked := 0; ; walked++ {
+		if walked == maxChangeBuckets {
+			p, err := s.changePage(items, true)
+			if err == nil && len(items) == 0 {
+				p.End = s.encodeChangeCursor(changeCursor{B: keyTime(bucket)})
+			}
+			return p, err
+		}
+		q.pk, q.lo, q.want = changesPK(bucket), lo, first-len(items)
+		got, more, err := s.run(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read changes: %w", err)
+		}
+		items = append(items, got...)
+		if more || !bucket.Before(last) {
+			p, err := s.changePage(items, more)
+			if err == nil && len(items) == 0 {
+				p.End = s.encodeChangeCursor(changeCursor{B: keyTime(bucket)})
+			}
+			return p, err
+		}
+		if len(items) == first {
+			// Full: whether more follow in a later bucket is known only by reading it; say
+			// so, and the next page finds out.
+			return s.changePage(items, true)
+		}
+		bucket, lo, q.start = bucket.Add(ChangeBucket), "0", nil
+	}
+}
+
+// RecordArtifactUpload records that the server issued an upload URL for an artifact of a job
+// (ARTIFACT CREATED, entityId {jobId}/{name}): the upload itself goes to S3 directly and never
+// reaches the server or the table, so the URL is what the feed can record. One
+// TransactWriteItems after a consistent read of METADATA, again when another writer moved the
+// partition's WriteSeq in between. It returns ErrNotFound for a capability that is gone or
+// being deleted.
+func (s *Store) RecordArtifactUpload(ctx context.Context, capabilityID, jobID, name string) error {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return err
+	}
+	spec := changeSpec{entity: catalog.ChangeArtifact, entityID: jobID + "/" + name, action: catalog.ChangeCreated,
+		detail: "upload URL issued: the upload goes to the object store directly"}
+	for attempt := 0; ; attempt++ {
+		meta, err := s.readItem(ctx, capabilityPK(capabilityID), metadataSK, true)
+		if err == nil && meta.Deleting {
+			err = ErrNotFound
+		}
+		if err != nil {
+			return fmt.Errorf("record artifact upload of %s: %w", capabilityID, err)
+		}
+		actions, err := s.changeAlone(ctx, meta, spec)
+		if err != nil {
+			return err
+		}
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err == nil {
+			return nil
+		}
+		var tce *types.TransactionCanceledException
+		var tc *types.TransactionConflictException
+		if (!errors.As(err, &tce) && !errors.As(err, &tc)) || attempt+1 >= maxWriteAttempts {
+			return classify("record artifact upload of "+capabilityID, err)
+		}
+		if err := sleep(ctx, backoff(min(attempt+1, 4))); err != nil {
+			return err
+		}
+	}
+}
