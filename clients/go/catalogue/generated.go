@@ -315,7 +315,7 @@ func (v *CapabilityHistoryCapabilityHistoryCapabilityVersionConnectionNodesCapab
 type CapabilityHistoryCapabilityHistoryCapabilityVersionConnectionPageInfo struct {
 	// Whether more items follow this page.
 	HasNextPage bool `json:"hasNextPage"`
-	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page.
+	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked).
 	EndCursor *string `json:"endCursor"`
 }
 
@@ -1556,7 +1556,7 @@ func (v *ListCapabilitiesCapabilitiesCapabilityConnectionEdgesCapabilityEdgeNode
 type ListCapabilitiesCapabilitiesCapabilityConnectionPageInfo struct {
 	// Whether more items follow this page.
 	HasNextPage bool `json:"hasNextPage"`
-	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page.
+	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked).
 	EndCursor *string `json:"endCursor"`
 }
 
