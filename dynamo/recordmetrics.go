@@ -22,6 +22,12 @@ type MetricsResult struct {
 // MaxMetricsPerCall bounds recordMetrics.
 const MaxMetricsPerCall = 100
 
+// MaxComponentsPerCapability bounds the components of one capability that one recordMetrics
+// call reports: the capability's health transaction holds, per component, its health and its
+// change record, plus METADATA, the two index items and the token (2 × 48 + 4 = 100, DynamoDB's
+// limit). It is checked with the other validations, before any sample is written.
+const MaxComponentsPerCapability = (maxTransact - 4) / 2
+
 // RecordMetrics validates every sample first (IDs, type, interval, timestamp at most 5 minutes
 // ahead, the component belongs to the capability) and writes nothing if one is bad. Samples are
 // written with BatchWriteItem (idempotent: a sample's key is its component, type and time), then
@@ -54,6 +60,15 @@ func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, id
 			order = append(order, m.CapabilityID)
 		}
 		byCapability[m.CapabilityID] = append(byCapability[m.CapabilityID], m)
+	}
+	for _, id := range order {
+		components := map[string]bool{}
+		for _, m := range byCapability[id] {
+			components[m.ComponentID] = true
+		}
+		if len(components) > MaxComponentsPerCapability {
+			return nil, catalog.Invalid("inputs", "a call reports at most %d components of one capability, got %d of %s: split it", MaxComponentsPerCapability, len(components), id)
+		}
 	}
 	// With a token: the whole call's result is recorded last, under the token; each
 	// capability's health under a token of its own (the call's token and the capability). A

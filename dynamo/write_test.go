@@ -552,3 +552,51 @@ func leftAfterDelete(tb testing.TB, env *dynamotest.Env, pk string) []string {
 	}
 	return left
 }
+
+// recordMetrics reports at most MaxComponentsPerCapability components of one capability per
+// call: the health transaction holds a health update and a change record per component. At the
+// bound every component's health and change land in one transaction; one over is BAD_USER_INPUT
+// before any sample is written (it failed at the transaction, after the samples were written,
+// leaving them without health and change).
+func TestRecordMetricsComponentsPerCapability(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	const capID = "CAP-MANY-COMPONENTS"
+	n := dynamo.MaxComponentsPerCapability + 1
+	b := &catalog.Bundle{Capability: newCapability(capID)}
+	for i := range n {
+		b.Components = append(b.Components, newComponent(capID, fmt.Sprintf("many-%02d", i), i+1))
+	}
+	if _, err := env.Store.BulkLoad(ctx, []*catalog.Bundle{b}, 4); err != nil {
+		t.Fatal(err)
+	}
+	at := sampleNow.Add(2 * time.Minute)
+	samples := func(k int) []*catalog.Metric {
+		var ms []*catalog.Metric
+		for i := range k {
+			ms = append(ms, &catalog.Metric{CapabilityID: capID, ComponentID: fmt.Sprintf("many-%02d", i), MetricType: catalog.MetricPerformance, Interval: "1m",
+				Timestamp: catalog.NewTimestamp(at), Values: &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: 90}}})
+		}
+		return ms
+	}
+	env.Counter.Reset()
+	_, err := env.Store.RecordMetrics(ctx, samples(n), dynamo.Idempotency{})
+	var invalid *catalog.ValidationError
+	if !errors.As(err, &invalid) {
+		t.Fatalf("%d components of one capability: %v, want a validation error", n, err)
+	}
+	if w := env.Counter.Ops()["BatchWriteItem"] + env.Counter.Ops()["TransactWriteItems"]; w != 0 {
+		t.Errorf("refused call wrote: %v", env.Counter.Ops())
+	}
+	res, err := env.Store.RecordMetrics(ctx, samples(n-1), dynamo.Idempotency{})
+	if err != nil {
+		t.Fatalf("%d components of one capability: %v", n-1, err)
+	}
+	if len(res.Components) != n-1 {
+		t.Errorf("%d components updated, want %d", len(res.Components), n-1)
+	}
+	if err := env.Store.CheckPartition(ctx, capID); err != nil {
+		t.Errorf("audit after the call: %v", err)
+	}
+}
