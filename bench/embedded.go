@@ -128,7 +128,7 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 		return nil, 0, nil, err
 	}
 	metrics := graph.NewInstruments(prometheus.NewRegistry())
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key}, Observer: metrics})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key, HTTPClient: emb}, Observer: metrics})
 	if err != nil {
 		return fail(err)
 	}
