@@ -22,6 +22,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
@@ -473,6 +474,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		}
 	}()
 	endpoint, key := cfg.endpoint, ""
+	var httpClient aws.HTTPClient // nil: the SDK's; the embedded DynamoDB's is in process
 	var watchDB, watchS3 func(http.Handler) http.Handler
 	if cfg.embedded() {
 		if cfg.dataFile != "" {
@@ -486,11 +488,11 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 			return nil, err
 		}
 		b.closers = append(b.closers, emb.Close)
-		endpoint, key = emb.URL, emb.Key
+		endpoint, key, httpClient = emb.URL, emb.Key, emb
 		cfg.createTable = true
 		cfg.seed = !cfg.emptyEmbedded && (data == nil || !data.Exists())
 	}
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: endpoint, AccessKeyID: key}, Observer: metrics})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: endpoint, AccessKeyID: key, HTTPClient: httpClient}, Observer: metrics})
 	if err != nil {
 		return nil, err
 	}

@@ -32,7 +32,8 @@ import (
 // The embedded default, measured against GraphQL's trivial query on the same server in the same
 // run (issue #17, goal 2). The server is built as `go run .` builds it: memdyn in this process
 // behind dynamo.StartEmbedded, the embedded S3, the sample catalogue and its artifacts, and
-// graph.NewHandler with the server's options, served over loopback HTTP. Its CPU and the
+// graph.NewHandler with the server's options, served over loopback HTTP, its DynamoDB client
+// calling memdyn in process (loopback.Server.Do) as the server's does. Its CPU and the
 // backend's share this process, as they do under `go run .`.
 
 // listAllQuery is the nested list of all the sample's capabilities with their components,
@@ -128,7 +129,7 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 		return nil, 0, nil, err
 	}
 	metrics := graph.NewInstruments(prometheus.NewRegistry())
-	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key}, Observer: metrics})
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key, HTTPClient: emb}, Observer: metrics})
 	if err != nil {
 		return fail(err)
 	}

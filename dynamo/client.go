@@ -36,7 +36,12 @@ const DefaultMaxIdleConns = 256
 // as dynalite requires) unless AWS credentials are configured.
 func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) {
 	o := cfg.Options
-	if o.HTTPClient == nil {
+	// A client given as is (the embedded DynamoDB's in-process one) is set on the DynamoDB
+	// client below, not through the configuration chain, which would apply AWS_CA_BUNDLE to it
+	// and fails on any client but the SDK's buildable one.
+	given := o.HTTPClient
+	o.HTTPClient = nil
+	if given == nil {
 		// One GraphQL request may run up to 100 partition queries at once: keep enough idle
 		// connections to the endpoint that they are reused instead of re-dialled.
 		idle := cfg.MaxIdleConns
@@ -58,6 +63,9 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) 
 			// Local implementations (minidyn) send an X-Amz-Crc32 that does not match the
 			// body they send; AWS itself keeps the check.
 			o.DisableValidateResponseChecksum = true
+		}
+		if given != nil {
+			o.HTTPClient = given
 		}
 		o.HTTPClient = bodyReadOnly{o.HTTPClient}
 		o.APIOptions = append(o.APIOptions, statsMiddleware(cfg.Observer), wireItemDecoder)
@@ -88,8 +96,10 @@ func (c bodyReadOnly) Do(r *http.Request) (*http.Response, error) {
 }
 
 // Embedded is an in-process DynamoDB: memdyn (internal/memdyn) on a loopback port. Its data
-// lives in memory and is lost when the process exits. Give NewClient its URL and Key: the server
-// refuses requests without it.
+// lives in memory and is lost when the process exits. Give NewClient its URL and Key (the server
+// refuses requests without it) and, as its HTTPClient, the Embedded itself: its Do serves the
+// SDK's requests in the calling goroutine through the same guard and wrap as the port, without
+// loopback HTTP (loopback.Server.Do); the port keeps serving anything else that dials it.
 type Embedded struct {
 	*loopback.Server
 	// Mem is the memdyn server, for fault injection in tests.

@@ -32,3 +32,46 @@ func TestSnapshotJSON(t *testing.T) {
 		t.Errorf("json.Marshal(Empty(Bytes)) = %s", got)
 	}
 }
+
+// AppendJSON writes byte for byte what encoding/json writes for the same fields by reflection:
+// numbers of every size (floats in both notations), odd operation names, no operations, and
+// the cache counts.
+func TestAppendJSONMatchesEncodingJSON(t *testing.T) {
+	reflected := func(s Snapshot) string {
+		var b []byte
+		if s.Measure == Bytes {
+			b, _ = json.Marshal(struct {
+				Requests   int            `json:"requests"`
+				Bytes      int64          `json:"bytes"`
+				Operations map[string]int `json:"operations"`
+			}{s.Requests, s.Bytes, s.Operations})
+		} else {
+			b, _ = json.Marshal(struct {
+				Requests           int            `json:"requests"`
+				ReadCapacityUnits  float64        `json:"readCapacityUnits"`
+				WriteCapacityUnits float64        `json:"writeCapacityUnits"`
+				Operations         map[string]int `json:"operations"`
+				Cache              *CacheCounts   `json:"cache,omitempty"`
+			}{s.Requests, s.ReadCapacityUnits, s.WriteCapacityUnits, s.Operations, s.Cache})
+		}
+		return string(b)
+	}
+	for _, s := range []Snapshot{
+		Empty(Capacity), Empty(Bytes), {Measure: Capacity},
+		{Measure: Capacity, Requests: -3, ReadCapacityUnits: 1e-7, WriteCapacityUnits: 2.5e21, Operations: map[string]int{"Query": 1, "BatchGetItem": 12, "a<b&\"c\"\n": -1, "é": 2}},
+		{Measure: Capacity, Requests: 1 << 40, ReadCapacityUnits: 123456.78, WriteCapacityUnits: 0.01, Operations: map[string]int{"GetItem": 1}, Cache: &CacheCounts{Hits: 14, Misses: 2}},
+		{Measure: Bytes, Requests: 7, Bytes: 1 << 50, Operations: map[string]int{"PutObject": 3, "GetObject": 4}, Cache: &CacheCounts{Hits: 1}},
+	} {
+		want := reflected(s)
+		if got := string(s.AppendJSON([]byte("x"))); got != "x"+want {
+			t.Errorf("AppendJSON = %s, want x%s", got, want)
+		}
+		if got, err := json.Marshal(s); err != nil || string(got) != want {
+			t.Errorf("json.Marshal = %s, %v, want %s", got, err, want)
+		}
+	}
+	m := map[string]int{"requested": 50, "limit": 50000}
+	if got, want := string(AppendIntMap(nil, m)), `{"limit":50000,"requested":50}`; got != want {
+		t.Errorf("AppendIntMap = %s, want %s", got, want)
+	}
+}
