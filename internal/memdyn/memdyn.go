@@ -728,22 +728,9 @@ func (s *Server) query(body []byte) (any, error) {
 	forward := in.ScanIndexForward == nil || *in.ScanIndexForward
 	used := map[string]bool{}
 
-	s.mu.RLock()
-	t, err := s.table(in.TableName)
+	t, ix, err := s.readIndex(in.TableName, in.IndexName, in.ConsistentRead)
 	if err != nil {
-		s.mu.RUnlock()
 		return nil, err
-	}
-	ix := t.base
-	if in.IndexName != "" {
-		if ix = t.gsis[in.IndexName]; ix == nil {
-			s.mu.RUnlock()
-			return nil, validation("The table does not have the specified index: %s", in.IndexName)
-		}
-		if in.ConsistentRead {
-			s.mu.RUnlock()
-			return nil, validation("Consistent reads are not supported on global secondary indexes")
-		}
 	}
 	kc, err := parseKeyCond(in.KeyConditionExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues, used, ix.hash, ix.rng)
 	if err != nil {
@@ -855,6 +842,29 @@ func (s *Server) query(body []byte) (any, error) {
 	return o.bytes(), nil
 }
 
+// readIndex takes the read lock and returns the table and the index (its base when indexName
+// is empty) a Query or Scan reads, with the lock held; on an error the lock is released.
+func (s *Server) readIndex(tableName, indexName string, consistent bool) (*table, *index, error) {
+	s.mu.RLock()
+	t, err := s.table(tableName)
+	if err != nil {
+		s.mu.RUnlock()
+		return nil, nil, err
+	}
+	ix := t.base
+	if indexName != "" {
+		if ix = t.gsis[indexName]; ix == nil {
+			s.mu.RUnlock()
+			return nil, nil, validation("The table does not have the specified index: %s", indexName)
+		}
+		if consistent {
+			s.mu.RUnlock()
+			return nil, nil, validation("Consistent reads are not supported on global secondary indexes")
+		}
+	}
+	return t, ix, nil
+}
+
 // scan reads the table or an index in (partition key, sort key) order: FilterExpression,
 // ProjectionExpression, Select COUNT, Limit, the 1 MB page and ExclusiveStartKey as for Query,
 // and parallel segments (a partition lies whole in one segment).
@@ -903,22 +913,9 @@ func (s *Server) scan(body []byte) (any, error) {
 	if err := unused(in.ExpressionAttributeNames, in.ExpressionAttributeValues, used); err != nil {
 		return nil, err
 	}
-	s.mu.RLock()
-	t, err := s.table(in.TableName)
+	t, ix, err := s.readIndex(in.TableName, in.IndexName, in.ConsistentRead)
 	if err != nil {
-		s.mu.RUnlock()
 		return nil, err
-	}
-	ix := t.base
-	if in.IndexName != "" {
-		if ix = t.gsis[in.IndexName]; ix == nil {
-			s.mu.RUnlock()
-			return nil, validation("The table does not have the specified index: %s", in.IndexName)
-		}
-		if in.ConsistentRead {
-			s.mu.RUnlock()
-			return nil, validation("Consistent reads are not supported on global secondary indexes")
-		}
 	}
 	hashes := make([]string, 0, len(ix.parts))
 	for h := range ix.parts {
