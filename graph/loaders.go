@@ -160,7 +160,6 @@ func For(ctx context.Context) *Loaders {
 // results in key order, a missing capability as ErrNotFound.
 func (l *Loaders) loadCapabilities(ctx context.Context, ids []string) []*dataloader.Result[*catalog.Capability] {
 	l.metrics.batch("capability", len(ids))
-	res := make([]*dataloader.Result[*catalog.Capability], len(ids))
 	var caps []*catalog.Capability
 	var err error
 	if l.cache != nil {
@@ -177,30 +176,22 @@ func (l *Loaders) loadCapabilities(ctx context.Context, ids []string) []*dataloa
 	} else {
 		caps, err = l.store.CapabilitiesByID(ctx, ids)
 	}
-	for i := range ids {
-		switch {
-		case err != nil:
-			res[i] = &dataloader.Result[*catalog.Capability]{Error: err}
-		case caps[i] == nil:
-			res[i] = &dataloader.Result[*catalog.Capability]{Error: catalog.Missing(catalog.EntityCapability, ids[i], dynamo.ErrNotFound)}
-		default:
-			res[i] = &dataloader.Result[*catalog.Capability]{Data: caps[i]}
-		}
-	}
-	if err != nil {
-		for _, id := range ids {
-			l.capabilities.Clear(ctx, id)
-		}
-	}
-	return res
+	return capabilityResults(ctx, l.capabilities, ids, caps, err)
 }
 
 // loadFresh is the batch function of the fresh loader: a strongly consistent BatchGetItem of
 // capabilities known so far from index items only, a missing capability as ErrNotFound.
 func (l *Loaders) loadFresh(ctx context.Context, ids []string) []*dataloader.Result[*catalog.Capability] {
 	l.metrics.batch("fresh", len(ids))
-	res := make([]*dataloader.Result[*catalog.Capability], len(ids))
 	caps, err := l.store.CapabilitiesByIDConsistent(ctx, ids)
+	return capabilityResults(ctx, l.fresh, ids, caps, err)
+}
+
+// capabilityResults are a capability batch's results in key order: a missing capability is
+// ErrNotFound; on an error every key fails and is cleared from loader, so that a later load in
+// the request tries again.
+func capabilityResults(ctx context.Context, loader *dataloader.Loader[string, *catalog.Capability], ids []string, caps []*catalog.Capability, err error) []*dataloader.Result[*catalog.Capability] {
+	res := make([]*dataloader.Result[*catalog.Capability], len(ids))
 	for i := range ids {
 		switch {
 		case err != nil:
@@ -213,7 +204,7 @@ func (l *Loaders) loadFresh(ctx context.Context, ids []string) []*dataloader.Res
 	}
 	if err != nil {
 		for _, id := range ids {
-			l.fresh.Clear(ctx, id)
+			loader.Clear(ctx, id)
 		}
 	}
 	return res
