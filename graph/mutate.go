@@ -94,31 +94,41 @@ func (r *Resolver) cleared(ctx context.Context, input map[string]any) (map[strin
 
 // clearField sets to its zero value (absent when stored) the field of the struct v (or a
 // pointer to one, or a struct it embeds) whose JSON name is name.
-func clearField(v reflect.Value, name string) bool {
+func clearField(v reflect.Value, name string) {
+	eachJSONField(v, func(n string, fv reflect.Value) {
+		if n == name {
+			fv.SetZero()
+		}
+	})
+}
+
+// eachJSONField calls fn with the JSON name and value of every settable field of the struct v
+// (or the struct a non-nil pointer v points to), the fields of embedded structs included.
+func eachJSONField(v reflect.Value, fn func(name string, fv reflect.Value)) {
 	for v.Kind() == reflect.Pointer {
 		if v.IsNil() {
-			return false
+			return
 		}
 		v = v.Elem()
 	}
 	if v.Kind() != reflect.Struct {
-		return false
+		return
 	}
 	t := v.Type()
 	for i := range t.NumField() {
 		f, fv := t.Field(i), v.Field(i)
 		if f.Anonymous {
-			if clearField(fv, name) {
-				return true
-			}
+			eachJSONField(fv, fn)
 			continue
 		}
-		if n, _, _ := strings.Cut(f.Tag.Get("json"), ","); n == name && fv.CanSet() {
-			fv.SetZero()
-			return true
+		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+		if name == "" {
+			name = f.Name
+		}
+		if fv.CanSet() {
+			fn(name, fv)
 		}
 	}
-	return false
 }
 
 // isNull reports whether v is a null: nil, or a nil pointer, slice, map or interface (gqlgen
@@ -214,29 +224,10 @@ func addGivenZeros(typed, raw map[string]any) bool {
 // nested in it) that the patch given sets: a JSON value replaces the stored one, where
 // json.Unmarshal would merge its keys into the stored map.
 func clearMaps(v reflect.Value, given map[string]any) {
-	for v.Kind() == reflect.Pointer {
-		if v.IsNil() {
-			return
-		}
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Struct {
-		return
-	}
-	t := v.Type()
-	for i := range t.NumField() {
-		f, fv := t.Field(i), v.Field(i)
-		if f.Anonymous {
-			clearMaps(fv, given)
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "" {
-			name = f.Name
-		}
+	eachJSONField(v, func(name string, fv reflect.Value) {
 		pv, ok := given[name]
-		if !ok || pv == nil || !fv.CanSet() {
-			continue
+		if !ok || pv == nil {
+			return
 		}
 		switch fv.Kind() {
 		case reflect.Map:
@@ -246,5 +237,5 @@ func clearMaps(v reflect.Value, given map[string]any) {
 				clearMaps(fv, pm)
 			}
 		}
-	}
+	})
 }
