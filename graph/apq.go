@@ -164,10 +164,35 @@ func (p persistedQueries) MutateOperationParameters(ctx context.Context, params 
 		errcode.Set(err, CodePersistedQueryNotSupported)
 		return err
 	}
+	if err := checkPersistedHash(params.Extensions["persistedQuery"]); err != nil {
+		return err
+	}
 	err := p.apq.MutateOperationParameters(ctx, params)
 	if err != nil && err.Extensions["code"] == nil {
 		// An extension that is not {version: 1, sha256Hash}, or a hash that is not the query's.
 		errcode.Set(err, CodeBadRequest)
 	}
+	return err
+}
+
+// checkPersistedHash refuses, with BAD_REQUEST, a persistedQuery extension whose sha256Hash is
+// not 64 lowercase hexadecimal digits: no query can have such a hash, so gqlgen's extension
+// would answer PERSISTED_QUERY_NOT_FOUND and a client would send the query under it in vain.
+func checkPersistedHash(ext any) *gqlerror.Error {
+	m, ok := ext.(map[string]any)
+	if !ok {
+		return nil // gqlgen's extension refuses it
+	}
+	hash, ok := m["sha256Hash"].(string)
+	valid := ok && len(hash) == 64
+	for i := 0; valid && i < len(hash); i++ {
+		c := hash[i]
+		valid = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')
+	}
+	if valid {
+		return nil
+	}
+	err := gqlerror.Errorf("persistedQuery.sha256Hash must be the SHA-256 of the query as 64 lowercase hexadecimal digits")
+	errcode.Set(err, CodeBadRequest)
 	return err
 }

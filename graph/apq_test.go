@@ -134,10 +134,23 @@ func TestPersistedQueryRefusals(t *testing.T) {
 		t.Errorf("a query under a wrong hash was stored (%d entries)", n)
 	}
 	for name, ext := range map[string]any{
-		"version 2":  map[string]any{"version": 2, "sha256Hash": sha256Hex(`{ __typename }`)},
-		"not object": "abc",
+		"version 2":               map[string]any{"version": 2, "sha256Hash": sha256Hex(`{ __typename }`)},
+		"not object":              "abc",
+		"hash a number":           map[string]any{"version": 1, "sha256Hash": 12345},
+		"hash not hex":            map[string]any{"version": 1, "sha256Hash": strings.Repeat("z", 64)},
+		"hash too short":          map[string]any{"version": 1, "sha256Hash": "abc"},
+		"no version":              map[string]any{"sha256Hash": sha256Hex(`{ __typename }`)},
+		"version a string":        map[string]any{"version": "1", "sha256Hash": sha256Hex(`{ __typename }`)},
+		"hash a number, no query": map[string]any{"version": 1, "sha256Hash": 12345, "noQuery": true},
+		"hash not hex, no query":  map[string]any{"version": 1, "sha256Hash": strings.Repeat("z", 64), "noQuery": true},
+		"no version, no query":    map[string]any{"sha256Hash": sha256Hex(`{ __typename }`), "noQuery": true},
 	} {
-		b, _ := json.Marshal(map[string]any{"query": `{ __typename }`, "extensions": map[string]any{"persistedQuery": ext}})
+		body := map[string]any{"query": `{ __typename }`, "extensions": map[string]any{"persistedQuery": ext}}
+		if m, ok := ext.(map[string]any); ok && m["noQuery"] == true {
+			delete(m, "noQuery")
+			delete(body, "query")
+		}
+		b, _ := json.Marshal(body)
 		req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(b))
 		req.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
