@@ -134,7 +134,7 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 		return fail(err)
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench")})
+	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench"), Generation: emb.Generation})
 	if err := store.CreateTable(ctx, time.Minute); err != nil {
 		return fail(err)
 	}
