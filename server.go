@@ -475,6 +475,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 	}()
 	endpoint, key := cfg.endpoint, ""
 	var httpClient aws.HTTPClient // nil: the SDK's; the embedded DynamoDB's is in process
+	var generation func() uint64  // the embedded DynamoDB's write generation (dynamo.Options)
 	var watchDB, watchS3 func(http.Handler) http.Handler
 	if cfg.embedded() {
 		if cfg.dataFile != "" {
@@ -488,7 +489,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 			return nil, err
 		}
 		b.closers = append(b.closers, emb.Close)
-		endpoint, key, httpClient = emb.URL, emb.Key, emb
+		endpoint, key, httpClient, generation = emb.URL, emb.Key, emb, emb.Generation
 		cfg.createTable = true
 		cfg.seed = !cfg.emptyEmbedded && (data == nil || !data.Exists())
 	}
@@ -496,7 +497,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 	if err != nil {
 		return nil, err
 	}
-	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET")), ChangeRetention: cfg.changeRetention})
+	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET")), ChangeRetention: cfg.changeRetention, Generation: generation})
 	if cfg.createTable {
 		if err := b.store.CreateTable(ctx, 2*time.Minute); err != nil {
 			return nil, fmt.Errorf("create table: %w", err)

@@ -134,7 +134,7 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 		return fail(err)
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench")})
+	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench"), Generation: emb.Generation})
 	if err := store.CreateTable(ctx, time.Minute); err != nil {
 		return fail(err)
 	}
@@ -477,7 +477,7 @@ func jsWindow(src string) (time.Duration, error) {
 // cacheNote says which partition cache the servers of the run had.
 func cacheNote(cacheBytes int64) string {
 	if cacheBytes <= 0 {
-		return "The servers ran without the partition cache (-cache-bytes 0): every read goes to memdyn"
+		return "The servers ran without the partition cache (-cache-bytes 0): every range read goes to memdyn; the embedded store's read memo still answers repeated metadata reads and list pages while nothing was written"
 	}
-	return fmt.Sprintf("The servers ran with the partition cache on (-cache-bytes %d, the server's default is %d): warm reads are answered from it after one metadata read, cold ones (right after a write) read the ranges again", cacheBytes, graph.DefaultCacheBytes)
+	return fmt.Sprintf("The servers ran with the partition cache on (-cache-bytes %d, the server's default is %d): warm reads take their ranges from it and their metadata and list pages from the embedded store's read memo (memdyn's write generation unchanged: no request), cold ones (right after a write) read metadata and ranges again", cacheBytes, graph.DefaultCacheBytes)
 }

@@ -219,9 +219,46 @@ func (t RuleType) Valid() bool { return contains(RuleTypes, t) }
 // Valid reports whether s is one of the vocabulary's values.
 func (s RuleStatus) Valid() bool { return contains(RuleStatuses, s) }
 
-// marshalEnum writes a stored lower-case value as its GraphQL enum name.
+// marshalEnum writes a stored lower-case value as its GraphQL enum name: a value of the
+// vocabularies from enumJSON, written once (a list of nested objects marshals thousands of
+// them per request), anything else spelt out.
 func marshalEnum(w io.Writer, s string) {
+	if b, ok := enumJSON[s]; ok {
+		_, _ = w.Write(b)
+		return
+	}
 	_, _ = io.WriteString(w, strconv.Quote(strings.ToUpper(s)))
+}
+
+// enumJSON is every vocabulary value as marshalEnum writes it (a JSON string of its upper-case
+// name). Built once, only read.
+var enumJSON = func() map[string][]byte {
+	m := map[string][]byte{}
+	add := func(vs ...string) {
+		for _, v := range vs {
+			m[v] = []byte(strconv.Quote(strings.ToUpper(v)))
+		}
+	}
+	add(enumStrings(CapabilityStatuses)...)
+	add(enumStrings(Priorities)...)
+	add(enumStrings(Criticalities)...)
+	add(enumStrings(HealthStatuses)...)
+	add(enumStrings(ComponentStatuses)...)
+	add(enumStrings(DependencyTypes)...)
+	add(enumStrings(JobTypes)...)
+	add(enumStrings(JobStatuses)...)
+	add(enumStrings(MetricTypes)...)
+	add(enumStrings(RuleTypes)...)
+	add(enumStrings(RuleStatuses)...)
+	return m
+}()
+
+func enumStrings[T ~string](vs []T) []string {
+	out := make([]string, len(vs))
+	for i, v := range vs {
+		out[i] = string(v)
+	}
+	return out
 }
 
 // unmarshalEnum reads a GraphQL enum name into its stored lower-case value.

@@ -106,6 +106,10 @@ type Embedded struct {
 	Mem *memdyn.Server
 }
 
+// Generation is memdyn's write generation (memdyn.Server.Generation), for Options.Generation: it
+// moves on with every write, whichever way it came in (this process, the port, a command).
+func (e *Embedded) Generation() uint64 { return e.Mem.Generation() }
+
 // StartEmbedded starts memdyn on 127.0.0.1 at a free port. wrap, when not nil, wraps its
 // handler (to count or delay requests).
 //

@@ -252,6 +252,40 @@ func (s *Store) capabilitiesByID(ctx context.Context, ids []string, consistent b
 		}
 		keys[i] = [2]string{capabilityPK(id), metadataSK}
 	}
+	if s.memo == nil {
+		return s.readCapabilities(ctx, keys, consistent)
+	}
+	// Every read of the engine is strongly consistent: the memo serves both kinds.
+	g := s.memo.now()
+	caps, found, all := s.memo.capabilities(g, ids)
+	if all {
+		return caps, nil
+	}
+	var missIDs []string
+	var missKeys [][2]string
+	for i := range ids {
+		if !found[i] {
+			missIDs, missKeys = append(missIDs, ids[i]), append(missKeys, keys[i])
+		}
+	}
+	read, err := s.readCapabilities(ctx, missKeys, consistent)
+	if err != nil {
+		return nil, err
+	}
+	s.memo.keepCapabilities(g, missIDs, read)
+	j := 0
+	for i := range ids {
+		if !found[i] {
+			caps[i] = read[j]
+			j++
+		}
+	}
+	return caps, nil
+}
+
+// readCapabilities reads the METADATA items of keys: a missing capability, or one being
+// deleted, is nil.
+func (s *Store) readCapabilities(ctx context.Context, keys [][2]string, consistent bool) ([]*catalog.Capability, error) {
 	items, err := s.batchGetWith(ctx, keys, consistent)
 	if err != nil {
 		return nil, fmt.Errorf("get capabilities: %w", err)
@@ -266,6 +300,23 @@ func (s *Store) capabilitiesByID(ctx context.Context, ids []string, consistent b
 		}
 	}
 	return caps, nil
+}
+
+// capabilityPage is a page of capabilities from index items (page), answered from the memo
+// while the engine is unchanged.
+func (s *Store) capabilityPage(ctx context.Context, scope string, q query, first int, after string) (*Page[*catalog.Capability], error) {
+	if s.memo == nil {
+		return page(s, ctx, scope, q, first, after, toCapability)
+	}
+	g, k := s.memo.now(), pageKey{scope: scope, first: first, after: after}
+	if p := s.memo.page(g, k); p != nil {
+		return p, nil
+	}
+	p, err := page(s, ctx, scope, q, first, after, toCapability)
+	if err == nil {
+		s.memo.keepPage(g, k, p)
+	}
+	return p, err
 }
 
 func checkFirst(first, limit int) error {
@@ -294,7 +345,7 @@ func (s *Store) Capabilities(ctx context.Context, domain string, first int, afte
 		}
 		q.lo, q.hi = domain+"#", domain+rangeEnd
 	}
-	return page(s, ctx, "capabilities|"+domain, q, first, after, toCapability)
+	return s.capabilityPage(ctx, "capabilities|"+domain, q, first, after)
 }
 
 // CapabilitiesByDomain lists a business domain's capabilities from its DOMAIN# index items,
@@ -306,7 +357,7 @@ func (s *Store) CapabilitiesByDomain(ctx context.Context, domain string, first i
 	if err := checkFirst(first, MaxPage); err != nil {
 		return nil, err
 	}
-	return page(s, ctx, "domain|"+domain, query{index: true, pk: domainPK(domain)}, first, after, toCapability)
+	return s.capabilityPage(ctx, "domain|"+domain, query{index: true, pk: domainPK(domain)}, first, after)
 }
 
 // CapabilitiesByHealth lists the capabilities in one health status from their HEALTH# index
@@ -318,7 +369,7 @@ func (s *Store) CapabilitiesByHealth(ctx context.Context, status catalog.HealthS
 	if err := checkFirst(first, MaxPage); err != nil {
 		return nil, err
 	}
-	return page(s, ctx, "health|"+string(status), query{index: true, pk: healthPK(status)}, first, after, toCapability)
+	return s.capabilityPage(ctx, "health|"+string(status), query{index: true, pk: healthPK(status)}, first, after)
 }
 
 // ComponentsByType lists the components of one type across all capabilities, ordered by

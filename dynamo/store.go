@@ -63,6 +63,11 @@ type Options struct {
 	// ChangeRetention is how long change records are kept (their TTL); zero means
 	// DefaultChangeRetention.
 	ChangeRetention time.Duration
+	// Generation, for an engine in this process that counts its writes (Embedded.Generation),
+	// lets the reads of capabilities by ID and of capability list pages answer from the last
+	// such read while nothing has been written to the engine since (see readMemo): no call at
+	// all. Nil (any other DynamoDB) sends every read.
+	Generation func() uint64
 }
 
 // Store reads and writes the catalogue in one DynamoDB table.
@@ -77,6 +82,9 @@ type Store struct {
 	// writers serialises this process's writers of one capability (striped by ID), so they
 	// queue instead of racing; the WriteSeq condition still guards writers in other processes.
 	writers [64]sync.Mutex
+	// memo answers repeated reads while the engine is unchanged (Options.Generation); nil
+	// without it.
+	memo *readMemo
 }
 
 // writerLock returns the lock of a capability's writers in this process.
@@ -88,7 +96,7 @@ func (s *Store) writerLock(capabilityID string) *sync.Mutex {
 
 // New returns a Store over db.
 func New(db API, opts Options) *Store {
-	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger}
+	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger, memo: newReadMemo(opts.Generation)}
 	if s.table == "" {
 		s.table = DefaultTable
 	}

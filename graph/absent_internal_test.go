@@ -40,6 +40,36 @@ func TestAbsentAsNull(t *testing.T) {
 	}
 }
 
+// TestAbsentNullsPerField: installed once per operation around the operation's field middleware,
+// absentAsNull runs inside no per-field chain: it allocates nothing on a field, still nulls an
+// absent value, and still runs whatever field middleware the operation had (here one that
+// counts the fields).
+func TestAbsentNullsPerField(t *testing.T) {
+	calls := 0
+	oc := &graphql.OperationContext{ResolverMiddleware: func(ctx context.Context, next graphql.Resolver) (any, error) {
+		calls++
+		return next(ctx)
+	}}
+	if err := (absentNulls{}).MutateOperationContext(context.Background(), oc); err != nil {
+		t.Fatal(err)
+	}
+	fc := &graphql.FieldContext{Field: graphql.CollectedField{Field: &ast.Field{Definition: &ast.FieldDefinition{Type: ast.NamedType("String", nil)}}}}
+	ctx := graphql.WithFieldContext(context.Background(), fc)
+	if got, err := oc.ResolverMiddleware(ctx, func(context.Context) (any, error) { return "", nil }); got != nil || err != nil {
+		t.Errorf("empty nullable String = %#v, %v; want null", got, err)
+	}
+	if got, _ := oc.ResolverMiddleware(ctx, func(context.Context) (any, error) { return "x", nil }); got != "x" {
+		t.Errorf("\"x\" = %#v", got)
+	}
+	if calls != 2 {
+		t.Errorf("the operation's own field middleware ran %d times for 2 fields", calls)
+	}
+	next := func(context.Context) (any, error) { return 42, nil }
+	if n := testing.AllocsPerRun(100, func() { _, _ = oc.ResolverMiddleware(ctx, next) }); n != 0 {
+		t.Errorf("%v allocations per field, want 0", n)
+	}
+}
+
 // BenchmarkAbsentAsNull measures what the middleware adds to one field, against calling the
 // resolver directly: for a result that is not a string or time (one type switch), a non-empty
 // string, and an empty string of a nullable field (the field context looked up).

@@ -150,7 +150,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	srv.Use(newPersistedQueries(opts.PersistedQueries))
 	srv.Use(nullDefaults{schema: schema.Schema()}) // before every extension that reads arguments
 	srv.Use(limiter{limits: opts.Limits, cache: cache})
-	srv.AroundFields(absentAsNull)
+	srv.Use(absentNulls{})
 	srv.Use(dynamoStats{s3: opts.Artifacts != nil || opts.Archive != nil})
 	srv.Use(operationRecorder{})
 	srv.SetErrorPresenter(errorPresenter(opts.Logger))

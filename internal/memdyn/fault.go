@@ -18,7 +18,10 @@ type Faults struct {
 }
 
 // SetFaults installs the fault hooks (nil removes them). It is safe while requests run.
-func (s *Server) SetFaults(f *Faults) { s.faults.Store(f) }
+func (s *Server) SetFaults(f *Faults) {
+	s.faults.Store(f)
+	s.gen.Add(1) // what a read returns may change: see Generation
+}
 
 // fail returns the error code Fail chose for a call, "" for none.
 func (f *Faults) fail(op string, body []byte) string {

@@ -49,6 +49,31 @@ type Server struct {
 	tokens     map[string]requestToken // TransactWriteItems client request tokens (see transact.go)
 	clock      atomic.Pointer[func() time.Time]
 	faults     atomic.Pointer[Faults]
+	// gen counts the write lock's acquisitions (lock): see Generation.
+	gen atomic.Uint64
+}
+
+// lock takes the write lock for a change and advances the generation, before anything is
+// changed: every write path takes the lock through it.
+func (s *Server) lock() {
+	s.mu.Lock()
+	s.gen.Add(1)
+}
+
+// Generation returns a number that grows whenever anything may have been written (an item,
+// a table, a TTL expiry; also a write that failed its condition), before the change is made:
+// while it returns the same value, every read returns what it returned before. A caller that
+// reads Generation, then reads items, and keeps them tagged with that generation may serve
+// them again for as long as Generation still returns it: they are then at least as new as
+// a read at that moment would return (a write that began after the Generation call made the
+// later reads see another value). SetClock and SetFaults, which change what reads return,
+// advance it too.
+//
+// It first deletes what has expired by now, as every call does (see ttl.go), so that time
+// passing is a write like any other.
+func (s *Server) Generation() uint64 {
+	s.expire()
+	return s.gen.Load()
 }
 
 // New returns an empty server.
@@ -271,7 +296,7 @@ func (s *Server) createTable(body []byte) (any, error) {
 		}
 		t.gsis[g.IndexName] = &index{name: g.IndexName, hash: h, rng: r, parts: map[string]*part{}}
 	}
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	if _, ok := s.tables[in.TableName]; ok {
 		return nil, &apiError{"ResourceInUseException", "Table already exists: " + in.TableName}
@@ -325,7 +350,7 @@ func (s *Server) deleteTable(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {
@@ -1100,7 +1125,7 @@ func (s *Server) batchWriteItem(body []byte) (any, error) {
 		n     int
 	}
 	var ops []op
-	s.mu.Lock()
+	s.lock()
 	tables := map[string]*table{}
 	for name := range in.RequestItems {
 		t, err := s.table(name)
@@ -1149,7 +1174,7 @@ func (s *Server) batchWriteItem(body []byte) (any, error) {
 		ops = kept
 	}
 	units := map[string]float64{}
-	s.mu.Lock()
+	s.lock()
 	for _, o := range ops {
 		t := tables[o.table]
 		if o.put != nil {
@@ -1253,7 +1278,7 @@ func (s *Server) putItem(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {
@@ -1278,7 +1303,7 @@ func (s *Server) deleteItem(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {

@@ -322,3 +322,63 @@ func TestReadsShareTheLock(t *testing.T) {
 		t.Errorf("%d reads entered the hook, want 2", len(arrived))
 	}
 }
+
+// Generation moves on with every kind of write (and with SetClock and SetFaults, which change
+// what reads return) and stays put across reads: the embedded default's read memo
+// (dynamo.Options.Generation) relies on it to never serve an answer older than a read.
+func TestGenerationMovesWithEveryWrite(t *testing.T) {
+	srv, e := newMemdyn(t)
+	kv := func(pk, sk string) map[string]types.AttributeValue { return key(pk, sk) }
+	writes := []struct {
+		name string
+		do   func() error
+	}{
+		{"PutItem", func() error {
+			_, err := e.db.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: &e.table, Item: kv("G#1", "A")})
+			return err
+		}},
+		{"UpdateItem", func() error {
+			_, err := e.db.UpdateItem(e.ctx, &dynamodb.UpdateItemInput{TableName: &e.table, Key: kv("G#1", "A"), UpdateExpression: aws.String("SET x = :x"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":x": &types.AttributeValueMemberS{Value: "1"}}})
+			return err
+		}},
+		{"DeleteItem", func() error {
+			_, err := e.db.DeleteItem(e.ctx, &dynamodb.DeleteItemInput{TableName: &e.table, Key: kv("G#1", "A")})
+			return err
+		}},
+		{"BatchWriteItem", func() error {
+			_, err := e.db.BatchWriteItem(e.ctx, &dynamodb.BatchWriteItemInput{RequestItems: map[string][]types.WriteRequest{e.table: {{PutRequest: &types.PutRequest{Item: kv("G#2", "B")}}}}})
+			return err
+		}},
+		{"TransactWriteItems", func() error {
+			_, err := e.db.TransactWriteItems(e.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: &e.table, Item: kv("G#3", "C")}}}})
+			return err
+		}},
+		{"a failed condition", func() error {
+			_, err := e.db.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: &e.table, Item: kv("G#3", "C"), ConditionExpression: aws.String("attribute_not_exists(PK)")})
+			if err == nil {
+				return errors.New("the condition held")
+			}
+			return nil
+		}},
+		{"SetClock", func() error { srv.SetClock(time.Now); return nil }},
+		{"SetFaults", func() error { srv.SetFaults(nil); return nil }},
+	}
+	for _, w := range writes {
+		before := srv.Generation()
+		e.get("G#1", "A")
+		if _, err := e.db.Query(e.ctx, &dynamodb.QueryInput{TableName: &e.table, KeyConditionExpression: aws.String("PK = :p"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{":p": &types.AttributeValueMemberS{Value: "G#2"}}}); err != nil {
+			t.Fatal(err)
+		}
+		if g := srv.Generation(); g != before {
+			t.Fatalf("before %s: reads moved the generation from %d to %d", w.name, before, g)
+		}
+		if err := w.do(); err != nil {
+			t.Fatalf("%s: %v", w.name, err)
+		}
+		if g := srv.Generation(); g <= before {
+			t.Errorf("%s left the generation at %d", w.name, g)
+		}
+	}
+}

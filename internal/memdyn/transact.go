@@ -71,7 +71,7 @@ func (s *Server) transactWriteItems(body []byte) (any, error) {
 	cb, _ := json.Marshal(canon)
 	hash := sha256.Sum256(cb)
 
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	now := s.now()
 	if in.ClientRequestToken != "" {

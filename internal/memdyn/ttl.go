@@ -53,9 +53,10 @@ func (h *expiryHeap) Pop() any {
 func (s *Server) SetClock(now func() time.Time) {
 	if now == nil {
 		s.clock.Store(nil)
-		return
+	} else {
+		s.clock.Store(&now)
 	}
-	s.clock.Store(&now)
+	s.gen.Add(1) // which items have expired may change: see Generation
 }
 
 func (s *Server) now() time.Time {
@@ -71,7 +72,7 @@ func (s *Server) expire() {
 	if s.nextExpiry.Load() >= now {
 		return
 	}
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	for n := 0; n < sweepBatch && len(s.expiring) > 0 && s.expiring[0].at < now; n++ {
 		e := heap.Pop(&s.expiring).(expiry)
@@ -136,7 +137,7 @@ func (s *Server) updateTTL(body []byte) (any, error) {
 	if spec.AttributeName == "" || spec.Enabled == nil {
 		return nil, validation("TimeToLiveSpecification needs AttributeName and Enabled")
 	}
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {

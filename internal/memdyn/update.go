@@ -393,7 +393,7 @@ func (s *Server) updateItem(body []byte) (any, error) {
 	if in.UpdateExpression == "" {
 		return nil, validation("memdyn needs an UpdateExpression (AttributeUpdates is not implemented)")
 	}
-	s.mu.Lock()
+	s.lock()
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {

@@ -1,0 +1,221 @@
+package dynamo_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/awsconf"
+	"github.com/capcat/catalogue/sample"
+)
+
+// memoEnv is the embedded default as server.go builds it (a store with the engine's generation,
+// its client calling memdyn in process), beside a second store without the memo that reaches
+// the same memdyn through its port, as another server instance or a command does. reads
+// counts the reads that reached memdyn.
+type memoEnv struct {
+	emb          *dynamo.Embedded
+	store, other *dynamo.Store
+	reads        atomic.Int64
+}
+
+func newMemoEnv(t *testing.T) *memoEnv {
+	t.Helper()
+	e := &memoEnv{}
+	var err error
+	e.emb, err = dynamo.StartEmbedded(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch strings.TrimPrefix(r.Header.Get("X-Amz-Target"), "DynamoDB_20120810.") {
+			case "GetItem", "BatchGetItem", "Query", "Scan":
+				e.reads.Add(1)
+			}
+			h.ServeHTTP(w, r)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = e.emb.Close() })
+	ctx := context.Background()
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: e.emb.URL, AccessKeyID: e.emb.Key, HTTPClient: e.emb}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.store = dynamo.New(client, dynamo.Options{CursorSecret: []byte("s"), Generation: e.emb.Generation})
+	port, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: e.emb.URL, AccessKeyID: e.emb.Key}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.other = dynamo.New(port, dynamo.Options{CursorSecret: []byte("s")})
+	if err := e.store.CreateTable(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.BulkLoad(ctx, sample.Catalogue(time.Now()), 4); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// readOne reads one capability through the memo store and returns it and the reads it sent.
+func (e *memoEnv) readOne(t *testing.T, id string) (*catalog.Capability, int64) {
+	t.Helper()
+	before := e.reads.Load()
+	caps, err := e.store.CapabilitiesByIDConsistent(context.Background(), []string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return caps[0], e.reads.Load() - before
+}
+
+// A repeated read of capabilities by ID or of a list page, with nothing written in between,
+// is answered without a call; a write through another client of the engine (its port), through
+// the store itself, or a create of a capability read as missing is seen by the next read.
+func TestEmbeddedReadMemo(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	const id = "CAP-ALERT-MGT-001"
+	first, n := e.readOne(t, id)
+	if first == nil || n != 1 {
+		t.Fatalf("first read: %v, %d reads; want the capability, 1 read", first, n)
+	}
+	if again, n := e.readOne(t, id); again != first || n != 0 {
+		t.Errorf("repeated read: %d reads (same object %v); want 0, from the memo", n, again == first)
+	}
+	page, err := e.store.Capabilities(ctx, "", 50, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.reads.Load()
+	if again, err := e.store.Capabilities(ctx, "", 50, ""); err != nil || again != page || e.reads.Load() != before {
+		t.Errorf("repeated page: %d reads, err %v; want 0 from the memo", e.reads.Load()-before, err)
+	}
+
+	// A write through the port (another instance, a command).
+	if _, err := e.other.UpdateCapability(ctx, id, first.Revision, func(c *catalog.Capability) error {
+		c.Description = "written through the port"
+		return nil
+	}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	got, n := e.readOne(t, id)
+	if got.Description != "written through the port" || n != 1 {
+		t.Errorf("after a write through the port: description %q, %d reads; want the new one, 1 read", got.Description, n)
+	}
+	page, err = e.store.Capabilities(ctx, "", 50, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !pageHas(page, id, "written through the port") {
+		t.Error("the list page after the write shows the old description")
+	}
+
+	// A write through the store itself.
+	if _, err := e.store.UpdateCapability(ctx, id, got.Revision, func(c *catalog.Capability) error {
+		c.Description = "written here"
+		return nil
+	}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.readOne(t, id); got.Description != "written here" {
+		t.Errorf("after a write through the store: %q", got.Description)
+	}
+
+	// A capability read as missing, then created through the port.
+	const newID = "CAP-MEMO-NEW-001"
+	if got, _ := e.readOne(t, newID); got != nil {
+		t.Fatalf("%s exists before it is created", newID)
+	}
+	if got, n := e.readOne(t, newID); got != nil || n != 0 {
+		t.Errorf("missing again: %v, %d reads; want nil from the memo", got, n)
+	}
+	c := *first
+	c.CapabilityID, c.Name = newID, "Created through the port"
+	if _, err := e.other.CreateCapability(ctx, &c, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := e.readOne(t, newID); got == nil || got.Name != "Created through the port" {
+		t.Errorf("after the create: %v", got)
+	}
+}
+
+func pageHas(p *dynamo.Page[*catalog.Capability], id, description string) bool {
+	for _, c := range p.Items {
+		if c.CapabilityID == id {
+			return c.Description == description
+		}
+	}
+	return false
+}
+
+// Reads through the memo while another client writes through the port, as fast as both go:
+// every read returns a version at least as new as the last write that completed before the
+// read began (run under -race).
+func TestEmbeddedReadMemoInterleaved(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	const id, writes = "CAP-ALERT-MGT-001", 60
+	var done atomic.Int64 // the last write that returned
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		rev := 0
+		if c, err := e.other.Capability(ctx, id); err == nil {
+			rev = c.Revision
+		}
+		for i := 1; i <= writes; i++ {
+			c, err := e.other.UpdateCapability(ctx, id, rev, func(c *catalog.Capability) error {
+				c.Description = fmt.Sprintf("write %d", i)
+				return nil
+			}, dynamo.Idempotency{})
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			rev = c.Revision
+			done.Store(int64(i))
+		}
+	})
+	for r := range 4 {
+		wg.Go(func() {
+			for done.Load() < writes {
+				least := done.Load()
+				var desc string
+				if r%2 == 0 {
+					caps, err := e.store.CapabilitiesByIDConsistent(ctx, []string{id})
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					desc = caps[0].Description
+				} else {
+					p, err := e.store.Capabilities(ctx, "", 50, "")
+					if err != nil {
+						t.Error(err)
+						return
+					}
+					for _, c := range p.Items {
+						if c.CapabilityID == id {
+							desc = c.Description
+						}
+					}
+				}
+				seen := int64(0)
+				if n, ok := strings.CutPrefix(desc, "write "); ok {
+					seen, _ = strconv.ParseInt(n, 10, 64)
+				}
+				if seen < least {
+					t.Errorf("reader %d: read %q after write %d had returned", r, desc, least)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+}
