@@ -137,12 +137,8 @@ func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capabilit
 	return connection(p), nil
 }
 
-func (r *capabilityResolver) Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error) {
-	p, err := r.store.CapabilityChanges(ctx, obj.CapabilityID, dynamo.ChangeFilter{Entities: entities}, deref(first, 50), deref(after, ""))
-	if err != nil {
-		return nil, err
-	}
-	return connection(p), nil
+func (r *capabilityResolver) Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string, last *int, before *string) (*model.Connection[*catalog.ChangeRecord], error) {
+	return r.changes(ctx, &obj.CapabilityID, dynamo.ChangeFilter{Entities: entities}, changePageArgs{first, after, last, before})
 }
 
 func (r *changeResolver) Actor(ctx context.Context, obj *catalog.ChangeRecord) (*catalog.Actor, error) {
@@ -520,22 +516,12 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 	return connection(p), nil
 }
 
-func (r *queryResolver) Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error) {
+func (r *queryResolver) Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string, last *int, before *string) (*model.Connection[*catalog.ChangeRecord], error) {
 	f := dynamo.ChangeFilter{Entities: entities}
 	if since != nil {
 		f.Since = since.Time
 	}
-	var p *dynamo.Page[*catalog.ChangeRecord]
-	var err error
-	if capabilityID != nil {
-		p, err = r.store.CapabilityChanges(ctx, *capabilityID, f, deref(first, 50), deref(after, ""))
-	} else {
-		p, err = r.store.Changes(ctx, f, deref(first, 50), deref(after, ""))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return connection(p), nil
+	return r.changes(ctx, capabilityID, f, changePageArgs{first, after, last, before})
 }
 
 func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.Connection[*catalog.RuleVersion], error) {

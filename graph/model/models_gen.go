@@ -22,10 +22,14 @@ type Mutation struct {
 
 // Where a page of a connection ends.
 type PageInfo struct {
-	// Whether more items follow this page.
+	// Whether more items follow this page (false on a page read backwards with `last`).
 	HasNextPage bool `json:"hasNextPage"`
 	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked).
 	EndCursor *string `json:"endCursor,omitempty"`
+	// Whether items precede this page: exact on a page read backwards with `last` (the change feed); false on a page read forwards.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The cursor of the first item of the page: pass it as `before` (with `last`) for the page before. Null on an empty page (but for a backward page of the change feed that stopped at its bound of buckets).
+	StartCursor *string `json:"startCursor,omitempty"`
 }
 
 type Query struct {
