@@ -44,7 +44,7 @@ export const OFFLINE_AFTER = 3;
 
 export function subscribe({
   url, query, variables = () => ({}), authorization = '', onNext, onError, onStatus, signal,
-  idOf = () => '', WebSocketImpl = globalThis.WebSocket, timers = globalThis, random = Math.random,
+  idOf = () => '', WebSocketImpl, timers = globalThis, random = Math.random,
   base = 500, cap = 15_000, ackTimeout = 10_000,
 }) {
   let ws = null;
@@ -87,7 +87,8 @@ export function subscribe({
     if (stopped) return;
     let sock;
     try {
-      sock = new WebSocketImpl(url, PROTOCOL);
+      // The page's WebSocket as it is at each connect (a test may hold it back).
+      sock = new (WebSocketImpl || globalThis.WebSocket)(url, PROTOCOL);
     } catch (e) {
       retry(String(e?.message || e));
       return;
