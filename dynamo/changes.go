@@ -200,10 +200,12 @@ func (s *Store) toChangeRecord(it *item) (*catalog.ChangeRecord, error) {
 }
 
 // ChangeFilter narrows a change listing: to some entities, and to changes made at or after
-// Since.
+// Since. Consistent asks CapabilityChanges for a strongly consistent read (the subscription
+// hub's replay, which must see every change the hub may already have delivered).
 type ChangeFilter struct {
-	Entities []catalog.ChangeEntity
-	Since    time.Time
+	Entities   []catalog.ChangeEntity
+	Since      time.Time
+	Consistent bool
 }
 
 // filter returns the query filter of f (empty without entities).
@@ -262,7 +264,7 @@ func (s *Store) CapabilityChanges(ctx context.Context, capabilityID string, f Ch
 // capabilityChangeQuery is the Query of a capability's changes that f selects, want at a time.
 func (s *Store) capabilityChangeQuery(capabilityID string, f ChangeFilter, want int) (query, error) {
 	lo, hi := changeRange()
-	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, want: want, now: s.now()}
+	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, want: want, now: s.now(), consistent: f.Consistent}
 	if err := f.filter(&q); err != nil {
 		return q, err
 	}
