@@ -3,7 +3,7 @@
 // a drop, backoff with jitter and its cap, fatal close codes, and unsubscribing.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { subscribe, backoff, socketURL, PROTOCOL, OFFLINE_AFTER } from '../assets/js/live.js';
+import { subscribe, backoff, socketURL, coalescer, PROTOCOL, OFFLINE_AFTER, REFRESH_GAP } from '../assets/js/live.js';
 
 // FakeSocket records what the client sends; the test plays the server.
 class FakeSocket {
@@ -172,4 +172,42 @@ test('socketURL maps http to ws and https to wss, relative to the page', () => {
   assert.equal(socketURL('/graphql', 'http://127.0.0.1:8080/#/x'), 'ws://127.0.0.1:8080/graphql');
   assert.equal(socketURL('/graphql', 'https://cat.example/'), 'wss://cat.example/graphql');
   assert.equal(socketURL('https://api.example/graphql', 'http://127.0.0.1/'), 'wss://api.example/graphql');
+});
+
+test('a burst of changes is one refresh; changes during a refresh are one more after it', async () => {
+  const timers = new FakeTimers();
+  const calls = [];
+  let finish;
+  const reports = [];
+  const onChange = coalescer({
+    timers,
+    refresh: (entities) => { calls.push([...entities].sort()); return new Promise((r) => { finish = r; }); },
+    report: (r) => reports.push(r.refreshes),
+  });
+  for (const entity of ['JOB', 'RULE', 'JOB', 'COMPONENT', 'JOB']) onChange({ entity });
+  assert.deepEqual(timers.delays(), [REFRESH_GAP], 'a burst scheduled more than one refresh');
+  timers.fireRetry();
+  assert.deepEqual(calls, [['COMPONENT', 'JOB', 'RULE']]);
+  // While the refresh runs: three changes, no new timer until it ends.
+  for (const entity of ['METRIC', 'METRIC', 'RULE']) onChange({ entity });
+  assert.equal(timers.pending.size, 0);
+  finish();
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(reports, [1]);
+  assert.deepEqual(timers.delays(), [REFRESH_GAP]);
+  timers.fireRetry();
+  assert.deepEqual(calls, [['COMPONENT', 'JOB', 'RULE'], ['METRIC', 'RULE']]);
+  finish();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(timers.pending.size, 0, 'a refresh with nothing pending');
+  assert.deepEqual(reports, [1, 2]);
+});
+
+test('a coalescer stops with its signal', () => {
+  const timers = new FakeTimers();
+  const ctrl = new AbortController();
+  const onChange = coalescer({ timers, signal: ctrl.signal, refresh: () => assert.fail('refreshed after abort') });
+  onChange({ entity: 'JOB' });
+  ctrl.abort();
+  assert.equal(timers.pending.size, 0);
 });

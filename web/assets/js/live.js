@@ -168,3 +168,42 @@ export function subscribe({
     drop() { ws?.close(4000, 'dropped by the page'); },
   };
 }
+
+// A burst of changes within REFRESH_GAP ms is one refresh; changes that arrive while one runs
+// are one more after it.
+export const REFRESH_GAP = 300;
+
+// coalescer returns a change handler that calls refresh(entities) (a Set of the changes'
+// entities) once per burst, and report({refreshes, entities, error}) after each.
+export function coalescer({ refresh, signal, report = () => {}, timers = globalThis, gap = REFRESH_GAP }) {
+  let pending = new Set();
+  let timer = null;
+  let running = false;
+  let refreshes = 0;
+  const run = async () => {
+    timer = null;
+    running = true;
+    const entities = pending;
+    pending = new Set();
+    try {
+      await refresh(entities);
+      refreshes += 1;
+      report({ refreshes, entities });
+    } catch (err) {
+      if (err?.name === 'AbortError' || signal?.aborted) return;
+      report({ refreshes, entities, error: err });
+    } finally {
+      running = false;
+      if (pending.size && !signal?.aborted) schedule();
+    }
+  };
+  const schedule = () => {
+    if (timer || running) return;
+    timer = timers.setTimeout(run, gap);
+  };
+  signal?.addEventListener('abort', () => timers.clearTimeout(timer));
+  return (change) => {
+    pending.add(change.entity);
+    schedule();
+  };
+}

@@ -6,6 +6,8 @@ import { gql, endpoint, auth } from '../api.js';
 import { subscribe, socketURL } from '../live.js';
 import { label } from '../format.js';
 
+export { coalescer } from '../live.js';
+
 export const CHANGE_FIELDS = 'id at capabilityId entity entityId action revision actor { name role } requestId fields detail';
 
 // The newest change of the capability before the page reads it: the subscription resumes after
@@ -17,10 +19,6 @@ export const LIVE_CURSOR = `query LiveCursor($id: ID!) {
 export const CAPABILITY_CHANGES = `subscription CapabilityChanges($id: ID!, $after: String) {
   changes(capabilityId: $id, after: $after) { ${CHANGE_FIELDS} }
 }`;
-
-// A burst of changes within REFRESH_GAP ms is one refetch; changes that arrive while one runs
-// are one more after it.
-export const REFRESH_GAP = 300;
 
 // liveCursor returns the capability's newest change id ('' when it has none, or when the read
 // failed: then the subscription starts at the moment it connects).
@@ -40,42 +38,6 @@ const STATE_TEXT = {
   reconnecting: 'Reconnecting…',
   offline: 'Offline',
 };
-
-// coalescer returns a change handler that calls refresh(entities) (a Set of ChangeEntity) once
-// per burst: changes within REFRESH_GAP ms are one refetch, and changes that arrive while one
-// runs are one more after it. report(text) says what happened.
-export function coalescer({ refresh, signal, report }) {
-  let pending = new Set();
-  let timer = null;
-  let running = false;
-  let refreshes = 0;
-  const run = async () => {
-    timer = null;
-    running = true;
-    const entities = pending;
-    pending = new Set();
-    try {
-      await refresh(entities);
-      refreshes += 1;
-      report({ refreshes, text: ` · updated ${new Date().toLocaleTimeString()} (${[...entities].map(label).join(', ').toLowerCase()})` });
-    } catch (err) {
-      if (err?.name === 'AbortError' || signal.aborted) return;
-      report({ refreshes, text: ` · refresh failed: ${err?.message || err}` });
-    } finally {
-      running = false;
-      if (pending.size && !signal.aborted) schedule();
-    }
-  };
-  const schedule = () => {
-    if (timer || running) return;
-    timer = setTimeout(run, REFRESH_GAP);
-  };
-  signal.addEventListener('abort', () => clearTimeout(timer));
-  return (change) => {
-    pending.add(change.entity);
-    schedule();
-  };
-}
 
 // liveSection subscribes with query (a subscription whose field is `changes`) and
 // variables(after) until signal aborts, calls onChange(change) for each change, and returns the
@@ -131,9 +93,12 @@ export function liveSection({ query, variables, after = '', signal, onChange, on
   el.addEventListener('catalogue:drop', () => sub.drop?.());
   return {
     el,
-    report({ refreshes, text: t }) {
+    // report shows the outcome of a refresh (coalescer's report).
+    report({ refreshes, entities, error }) {
       el.dataset.refreshes = String(refreshes);
-      note(t);
+      note(error
+        ? ` · refresh failed: ${error?.message || error}`
+        : ` · updated ${new Date().toLocaleTimeString()} (${[...entities].map(label).join(', ').toLowerCase()})`);
     },
   };
 }
