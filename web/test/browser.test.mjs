@@ -417,6 +417,13 @@ test('a change made through the API appears on an open capability page without a
   await heroHas('live-owner-1');
   assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the page was reloaded');
   assert.ok(Number(await live.getAttribute('data-refreshes')) >= 1);
+  // A job started through the API: the jobs card and the aggregates follow.
+  const jobs = async () => Number((await page.textContent('[data-testid=kpi-jobs] .kpi-value')).replace(/\D/g, ''));
+  const jobsBefore = await jobs();
+  await api(`mutation($t: DateTime) { startJob(capabilityId: "${ALERT}", input: {jobId: "JOB-LIVE-001", jobType: DEPLOYMENT, triggeredBy: "browser-test", startTime: $t}) { jobId } }`, { t: new Date().toISOString() });
+  await page.waitForSelector('[data-testid=jobs] > li[data-job="JOB-LIVE-001"]', { timeout: 20_000 });
+  assert.equal(await jobs(), jobsBefore + 1, 'the Jobs figure did not follow');
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the page was reloaded');
   const seen = await live.getAttribute('data-last-change');
   assert.ok(seen, 'the indicator names no last change');
   await shot('capability-live', WIDE);

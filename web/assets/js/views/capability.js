@@ -228,7 +228,7 @@ function kpis(cap) {
       slaNote(r), { toneName: r.breached ? 'bad' : undefined }),
     kpi('Dependencies', num(a.totalDependencies),
       g.cycles?.length ? `${g.cycles.length} cycle${g.cycles.length > 1 ? 's' : ''}` : 'No cycles', { toneName: g.cycles?.length ? 'bad' : undefined }),
-    kpi('Jobs', num(a.totalJobs), [`${num(a.successfulJobs)} succeeded · ${num(a.failedJobs)} failed`, h('br'), 'Last deploy ', timeEl(a.lastDeployment)]),
+    kpi('Jobs', num(a.totalJobs), [`${num(a.successfulJobs)} succeeded · ${num(a.failedJobs)} failed`, h('br'), 'Last deploy ', timeEl(a.lastDeployment)], { testid: 'kpi-jobs' }),
     kpi('Rules', [h('span', {}, num(a.activeRules)), h('span', { class: 'kpi-unit' }, ` / ${num(a.totalRules)} active`)], `${num(a.userCount)} users · ${money(a.monthlyOperationalCost)}/mo`));
 }
 
