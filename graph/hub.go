@@ -188,6 +188,13 @@ func (h *Hub) Ring() {
 	}
 }
 
+// Subscriptions returns how many subscriptions the hub holds.
+func (h *Hub) Subscriptions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
+}
+
 // Requests returns how many DynamoDB requests the poller has sent.
 func (h *Hub) Requests() int64 { return h.requests.Load() }
 
@@ -306,9 +313,14 @@ type subscriber struct {
 	// Guarded by Hub.mu.
 	replaying bool
 	pending   []dynamo.FeedChange
-	last      string // the ID of the last change queued
-	failed    *gqlerror.Error
-	done      bool
+	// skip holds, by capability, the position of the last change the replay sent, for the
+	// capabilities whose live changes the hub had not delivered yet when the replay ended:
+	// the hub delivers each change once but may be behind the replay's own read, so what it
+	// offers up to that position was sent already. An entry goes once the hub reaches it.
+	skip   map[string]string
+	last   string // the ID of the last change queued
+	failed *gqlerror.Error
+	done   bool
 }
 
 func (s *subscriber) matches(c dynamo.FeedChange) bool {
@@ -318,7 +330,19 @@ func (s *subscriber) matches(c dynamo.FeedChange) bool {
 // offer queues c for s, or, when its queue is full, ends s with SUBSCRIBER_TOO_SLOW. h.mu is
 // held.
 func (h *Hub) offer(s *subscriber, c dynamo.FeedChange) {
-	if s.done || s.failed != nil || !s.matches(c) {
+	if s.done || s.failed != nil {
+		return
+	}
+	if p, ok := s.skip[c.Record.CapabilityID]; ok {
+		if c.Pos < p {
+			return
+		}
+		delete(s.skip, c.Record.CapabilityID)
+		if c.Pos == p {
+			return
+		}
+	}
+	if !s.matches(c) {
 		return
 	}
 	if s.replaying {
@@ -500,6 +524,7 @@ func (h *Hub) replay(s *subscriber, after string) {
 		pending := s.pending
 		s.pending = nil
 		if len(pending) == 0 || s.failed != nil {
+			s.skip = seen
 			s.replaying = false
 			h.endReplay(s)
 			h.mu.Unlock()
@@ -507,7 +532,13 @@ func (h *Hub) replay(s *subscriber, after string) {
 		}
 		h.mu.Unlock()
 		for _, c := range pending {
-			if c.Pos <= seen[c.Record.CapabilityID] {
+			// The hub offers each capability's changes in order: once it offered the
+			// replay's last of a capability, or a later one, it is past the replay there.
+			p, ok := seen[c.Record.CapabilityID]
+			if ok && c.Pos >= p {
+				delete(seen, c.Record.CapabilityID)
+			}
+			if ok && c.Pos <= p {
 				continue
 			}
 			if !send(c.Record) {

@@ -218,6 +218,10 @@ func (s socketOperations) InterceptOperation(ctx context.Context, next graphql.O
 	conn := connStateFrom(ctx)
 	op := graphql.GetOperationContext(ctx)
 	if conn == nil {
+		if op.Operation != nil && op.Operation.Operation == ast.Subscription {
+			return graphql.OneShot(&graphql.Response{Errors: []*gqlerror.Error{codedError(CodeOperationNotSupported,
+				"subscriptions are served over a WebSocket at /graphql (graphql-transport-ws), not over POST or GET")}})
+		}
 		rh := next(ctx)
 		if s.opts.Hub == nil || op.Operation == nil || op.Operation.Operation != ast.Mutation {
 			return rh
