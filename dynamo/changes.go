@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -139,8 +140,13 @@ func (s *Store) encodeChangeCursor(c changeCursor) string {
 // decodeChangeCursor returns the position of a change ID or feed cursor; anything else is a
 // *catalog.ValidationError on field "after".
 func (s *Store) decodeChangeCursor(cursor string) (changeCursor, time.Time, error) {
+	return s.decodeChangeCursorOf("after", cursor)
+}
+
+// decodeChangeCursorOf is decodeChangeCursor for the argument named field (after or before).
+func (s *Store) decodeChangeCursorOf(field, cursor string) (changeCursor, time.Time, error) {
 	var c changeCursor
-	bad := catalog.Invalid("after", "cursor is not valid for this query")
+	bad := catalog.Invalid(field, "cursor is not valid for this query")
 	body, ok := s.cursors.Decode(changeScope, cursor)
 	if !ok || json.Unmarshal(body, &c) != nil {
 		return c, time.Time{}, bad
@@ -194,10 +200,12 @@ func (s *Store) toChangeRecord(it *item) (*catalog.ChangeRecord, error) {
 }
 
 // ChangeFilter narrows a change listing: to some entities, and to changes made at or after
-// Since.
+// Since. Consistent asks CapabilityChanges for a strongly consistent read (the subscription
+// hub's replay, which must see every change the hub may already have delivered).
 type ChangeFilter struct {
-	Entities []catalog.ChangeEntity
-	Since    time.Time
+	Entities   []catalog.ChangeEntity
+	Since      time.Time
+	Consistent bool
 }
 
 // filter returns the query filter of f (empty without entities).
@@ -232,21 +240,9 @@ func (s *Store) CapabilityChanges(ctx context.Context, capabilityID string, f Ch
 	if err := checkFirst(first, MaxPage); err != nil {
 		return nil, err
 	}
-	lo, hi := changeRange()
-	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, want: first, now: s.now()}
-	if err := f.filter(&q); err != nil {
+	q, err := s.capabilityChangeQuery(capabilityID, f, first)
+	if err != nil {
 		return nil, err
-	}
-	if !f.Since.IsZero() {
-		if q.names == nil {
-			q.names, q.values = map[string]string{}, map[string]types.AttributeValue{}
-		}
-		q.names["#at"] = attrCreatedAt
-		q.values[":since"] = &types.AttributeValueMemberS{Value: keyTime(f.Since)}
-		if q.filter != "" {
-			q.filter += " AND "
-		}
-		q.filter += "#at >= :since"
 	}
 	if after != "" {
 		c, _, err := s.decodeChangeCursor(after)
@@ -263,6 +259,74 @@ func (s *Store) CapabilityChanges(ctx context.Context, capabilityID string, f Ch
 		return nil, fmt.Errorf("read changes of %s: %w", capabilityID, err)
 	}
 	return s.changePage(items, more)
+}
+
+// capabilityChangeQuery is the Query of a capability's changes that f selects, want at a time.
+func (s *Store) capabilityChangeQuery(capabilityID string, f ChangeFilter, want int) (query, error) {
+	lo, hi := changeRange()
+	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, want: want, now: s.now(), consistent: f.Consistent}
+	if err := f.filter(&q); err != nil {
+		return q, err
+	}
+	if !f.Since.IsZero() {
+		if q.names == nil {
+			q.names, q.values = map[string]string{}, map[string]types.AttributeValue{}
+		}
+		q.names["#at"] = attrCreatedAt
+		q.values[":since"] = &types.AttributeValueMemberS{Value: keyTime(f.Since)}
+		if q.filter != "" {
+			q.filter += " AND "
+		}
+		q.filter += "#at >= :since"
+	}
+	return q, nil
+}
+
+// CapabilityChangesBefore is CapabilityChanges read backwards: the last changes of a capability
+// before `before` (a change ID or cursor of this capability; empty for its newest), still oldest
+// first within the page. One Query of the partition's CHANGE# range read newest first
+// (ScanIndexForward false); HasPrevious is exact (the Query reads one change past the page).
+func (s *Store) CapabilityChangesBefore(ctx context.Context, capabilityID string, f ChangeFilter, last int, before string) (*Page[*catalog.ChangeRecord], error) {
+	if err := ValidateID("capabilityId", capabilityID); err != nil {
+		return nil, err
+	}
+	if err := checkLast(last); err != nil {
+		return nil, err
+	}
+	q, err := s.capabilityChangeQuery(capabilityID, f, last)
+	if err != nil {
+		return nil, err
+	}
+	q.reverse = true
+	if before != "" {
+		c, _, err := s.decodeChangeCursorOf("before", before)
+		if err != nil {
+			return nil, err
+		}
+		if c.S == "" || c.C != capabilityID {
+			return nil, catalog.Invalid("before", "cursor is not valid for this query")
+		}
+		q.start = keyOf(q.pk, c.S)
+	}
+	items, more, err := s.run(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("read changes of %s: %w", capabilityID, err)
+	}
+	slices.Reverse(items)
+	p, err := s.changePage(items, false)
+	if err != nil {
+		return nil, err
+	}
+	p.HasPrevious = more
+	return p, nil
+}
+
+// checkLast checks the size of a page read backwards.
+func checkLast(last int) error {
+	if last < 1 || last > MaxPage {
+		return catalog.Invalid("last", "must be between 1 and %d, got %d", MaxPage, last)
+	}
+	return nil
 }
 
 func (s *Store) changePage(items []*item, more bool) (*Page[*catalog.ChangeRecord], error) {
@@ -342,6 +406,90 @@ func (s *Store) Changes(ctx context.Context, f ChangeFilter, first int, after st
 			return s.changePage(items, true)
 		}
 		bucket, lo, q.start = bucket.Add(ChangeBucket), "0", nil
+	}
+}
+
+// ChangesBefore is Changes read backwards: the catalogue's last changes before `before` (a
+// change ID, or a page's cursor; empty for the newest), no older than f.Since (default: the start
+// of the retention window), oldest first within the page. It walks the GSI1 day buckets newest
+// first, one Query each read newest first (ScanIndexForward false), at most maxChangeBuckets a
+// page, as the forward walk does. HasPrevious is exact: a full page reads on (one item at a time)
+// until it finds an older change or runs out of buckets, but for a page that stops at the bucket
+// bound, which has HasPrevious true and, when empty, a Start cursor that resumes before the
+// buckets it walked. HasNext is false: a backward page does not look ahead.
+func (s *Store) ChangesBefore(ctx context.Context, f ChangeFilter, last int, before string) (*Page[*catalog.ChangeRecord], error) {
+	if err := checkLast(last); err != nil {
+		return nil, err
+	}
+	now := s.now()
+	oldest := now.Add(-s.changeRetention)
+	since := f.Since
+	if since.IsZero() || since.Before(oldest) {
+		since = oldest
+	}
+	q := query{index: true, reverse: true, hi: "~", now: now}
+	if err := f.filter(&q); err != nil {
+		return nil, err
+	}
+	bucket := bucketStart(now)
+	if before != "" {
+		c, t, err := s.decodeChangeCursorOf("before", before)
+		if err != nil {
+			return nil, err
+		}
+		bucket = bucketStart(t)
+		if c.S != "" {
+			q.start = keyOf(capabilityPK(c.C), c.S)
+			q.start[attrGSI1PK] = &types.AttributeValueMemberS{Value: changesPK(t)}
+			q.start[attrGSI1SK] = &types.AttributeValueMemberS{Value: changeGSI1SK(t, c.C, c.S)}
+		} else {
+			// A bucket cursor names the start of a bucket: what is before it is in the
+			// buckets before.
+			bucket = bucket.Add(-ChangeBucket)
+		}
+	}
+	floor := bucketStart(since)
+	var items []*item
+	page := func(hasPrevious bool, walkedFrom time.Time) (*Page[*catalog.ChangeRecord], error) {
+		slices.Reverse(items)
+		p, err := s.changePage(items, false)
+		if err != nil {
+			return nil, err
+		}
+		p.HasPrevious = hasPrevious
+		if hasPrevious && len(items) == 0 {
+			p.Start = s.encodeChangeCursor(changeCursor{B: keyTime(walkedFrom)})
+		}
+		return p, nil
+	}
+	for walked := 0; ; walked++ {
+		if bucket.Before(floor) {
+			return page(false, time.Time{})
+		}
+		if walked == maxChangeBuckets {
+			return page(true, bucket.Add(ChangeBucket))
+		}
+		q.pk, q.lo = changesPK(bucket), "0"
+		if bucket.Equal(floor) {
+			q.lo = changeGSI1From(since)
+		}
+		need := last - len(items)
+		q.want = max(need, 1) // a full page looks for one older change
+		got, more, err := s.run(ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("read changes: %w", err)
+		}
+		if need == 0 {
+			if len(got) > 0 {
+				return page(true, time.Time{})
+			}
+		} else {
+			items = append(items, got...)
+			if more {
+				return page(true, time.Time{})
+			}
+		}
+		bucket, q.start = bucket.Add(-ChangeBucket), nil
 	}
 }
 

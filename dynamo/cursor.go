@@ -18,6 +18,11 @@ type Page[T any] struct {
 	// End, when set, is where the page ends although it has no item to name it (a page of the
 	// change feed that walked its buckets and found nothing): pass it as `after` to continue.
 	End string
+	// HasPrevious reports, for a page read backwards (last/before), whether items precede it.
+	HasPrevious bool
+	// Start, when set, is where a backward page begins although it has no item to name it (a
+	// page of the change feed that stopped at its bound of buckets): pass it as `before`.
+	Start string
 }
 
 // cursorPayload is the position a cursor points at: the key attributes of an item.

@@ -93,6 +93,13 @@ func runBudgets(t *testing.T, h *harness, skipWindowed bool) {
 		{"capability with its changes", `{ capability(id: "CAP-ALERT-MGT-001") { name changes(first: 10, entities: [RULE]) { nodes { id action } } } }`, 2, false},
 		{"catalogue changes since today", fmt.Sprintf(`{ changes(since: %q) { nodes { id capabilityId } } }`, testNow.Truncate(24*time.Hour).Format(time.RFC3339)), 1, false},
 		{"catalogue changes, whole retention window", `{ changes { nodes { id } pageInfo { hasNextPage endCursor } } }`, 31, false},
+		// Newest first (last/before): the same ranges read backwards; a page of the catalogue's
+		// walks the day buckets from today back until it is full and has seen one change more,
+		// or reaches the start of the window (31 for the empty window).
+		{"changes of a capability, newest first", `{ changes(capabilityId: "CAP-ALERT-MGT-001", last: 10) { edges { cursor node { id } } pageInfo { hasPreviousPage startCursor } } }`, 1, false},
+		{"capability with its last changes", `{ capability(id: "CAP-ALERT-MGT-001") { name changes(last: 5) { nodes { id action } } } }`, 2, false},
+		{"catalogue changes newest first, whole retention window", `{ changes(last: 10) { nodes { id } pageInfo { hasPreviousPage startCursor } } }`, 31, false},
+		{"catalogue changes newest first since today", fmt.Sprintf(`{ changes(last: 10, since: %q) { nodes { id } pageInfo { hasPreviousPage } } }`, testNow.Truncate(24*time.Hour).Format(time.RFC3339)), 1, false},
 		{"validation error costs nothing", `{ capability(id: "bad#id") { name } }`, 0, false},
 		{"malformed node id costs nothing", `{ node(id: "CAP-ALERT-MGT-001/widgets/x") { id } }`, 0, false},
 	}

@@ -4,7 +4,55 @@ import (
 	"context"
 
 	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/graph/model"
 )
+
+// defaultChangePage is the page size of a changes connection given neither first nor last.
+const defaultChangePage = 50
+
+// changePageArgs are the Relay arguments of a changes connection.
+type changePageArgs struct {
+	first  *int
+	after  *string
+	last   *int
+	before *string
+}
+
+// changes serves both changes connections: a capability's (capabilityID set) or the
+// catalogue's, forwards (first/after) or backwards (last/before). Mixing the two directions is
+// a *catalog.ValidationError (BAD_USER_INPUT).
+func (r *Resolver) changes(ctx context.Context, capabilityID *string, f dynamo.ChangeFilter, a changePageArgs) (*model.Connection[*catalog.ChangeRecord], error) {
+	switch {
+	case a.first != nil && a.last != nil:
+		return nil, catalog.Invalid("last", "give first or last, not both")
+	case a.last != nil && a.after != nil:
+		return nil, catalog.Invalid("after", "after pages forwards: use before with last")
+	case a.first != nil && a.before != nil:
+		return nil, catalog.Invalid("before", "before pages backwards: use after with first")
+	}
+	var p *dynamo.Page[*catalog.ChangeRecord]
+	var err error
+	if a.last != nil || a.before != nil {
+		last := deref(a.last, defaultChangePage)
+		if capabilityID != nil {
+			p, err = r.store.CapabilityChangesBefore(ctx, *capabilityID, f, last, deref(a.before, ""))
+		} else {
+			p, err = r.store.ChangesBefore(ctx, f, last, deref(a.before, ""))
+		}
+	} else {
+		first := deref(a.first, defaultChangePage)
+		if capabilityID != nil {
+			p, err = r.store.CapabilityChanges(ctx, *capabilityID, f, first, deref(a.after, ""))
+		} else {
+			p, err = r.store.Changes(ctx, f, first, deref(a.after, ""))
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return connection(p), nil
+}
 
 // hiddenActorName is what a change's actor is called for a caller below admin when it is an
 // API key: the key's name is an admin's to see (docs/security.md); the role stays visible.

@@ -363,3 +363,150 @@ func TestArtifactUploadRecordsAChange(t *testing.T) {
 		t.Errorf("artifact changes = %v", n)
 	}
 }
+
+// changes(last:, before:) reads newest first: each page's edges stay oldest first (Relay),
+// pageInfo.hasPreviousPage is exact and startCursor continues, without a gap or a duplicate,
+// for a capability's changes (1 request a page) and the catalogue's (filtered by entity);
+// mixing the two directions is BAD_USER_INPUT.
+func TestChangesNewestFirst(t *testing.T) {
+	h := newHistoryHarness(t)
+	h.as(t, "alice-key", "k1", `mutation { createCapability(input: {capabilityId: "CAP-LAST-001", name: "Last", businessDomain: "testing", priority: HIGH}) { revision } }`, nil, nil, "")
+	h.as(t, "alice-key", "k2", `mutation { createCapability(input: {capabilityId: "CAP-LAST-002", name: "Other", businessDomain: "testing", priority: LOW}) { revision } }`, nil, nil, "")
+	for i, owner := range []string{"a", "b", "c"} {
+		h.as(t, "alice-key", fmt.Sprintf("u%d", i), `mutation($o: String, $r: Int!) { updateCapability(id: "CAP-LAST-001", expectedRevision: $r, input: {owner: $o}) { revision } }`, map[string]any{"o": owner, "r": i + 1}, nil, "")
+	}
+	forward := h.changesOf(t, "CAP-LAST-001", 100)
+	if len(forward) != 4 {
+		t.Fatalf("CAP-LAST-001 has %d changes, want 4", len(forward))
+	}
+	type page struct {
+		Edges []struct {
+			Cursor string
+			Node   changeNode
+		}
+		PageInfo struct {
+			HasNextPage, HasPreviousPage bool
+			StartCursor, EndCursor       *string
+		}
+	}
+	// backwards reads a connection with last/before until hasPreviousPage is false and returns
+	// its changes oldest first.
+	backwards := func(t *testing.T, query string, vars map[string]any, last int, requests int) []changeNode {
+		t.Helper()
+		var all []changeNode
+		before := ""
+		for range 20 {
+			var out struct{ Changes page }
+			v := map[string]any{"last": last}
+			for k, x := range vars {
+				v[k] = x
+			}
+			if before != "" {
+				v["before"] = before
+			}
+			h.admin(t, query, v, &out)
+			if n := h.env.Counter.Total(); requests > 0 && n != requests {
+				t.Errorf("a page of last %d took %d requests, want %d", last, n, requests)
+			}
+			p := out.Changes
+			var nodes []changeNode
+			for i, e := range p.Edges {
+				if e.Cursor != e.Node.ID {
+					t.Errorf("edge cursor %q is not the change's id", e.Cursor)
+				}
+				if i > 0 && e.Node.At < p.Edges[i-1].Node.At {
+					t.Errorf("a page is not oldest first: %v", p.Edges)
+				}
+				nodes = append(nodes, e.Node)
+			}
+			all = append(nodes, all...)
+			if len(p.Edges) > 0 && (p.PageInfo.StartCursor == nil || *p.PageInfo.StartCursor != p.Edges[0].Cursor ||
+				p.PageInfo.EndCursor == nil || *p.PageInfo.EndCursor != p.Edges[len(p.Edges)-1].Cursor) {
+				t.Errorf("startCursor/endCursor do not name the page's first and last edges: %+v", p.PageInfo)
+			}
+			if p.PageInfo.HasNextPage {
+				t.Error("a backward page has hasNextPage")
+			}
+			if !p.PageInfo.HasPreviousPage {
+				return all
+			}
+			before = *p.PageInfo.StartCursor
+		}
+		t.Fatal("the backward pages never ended")
+		return nil
+	}
+	ids := func(cs []changeNode) []string {
+		var out []string
+		for _, c := range cs {
+			out = append(out, c.ID)
+		}
+		return out
+	}
+	capQuery := `query($cap: ID, $last: Int, $before: String) { changes(capabilityId: $cap, last: $last, before: $before) { edges { cursor node { ` + changeFields + ` } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`
+	for _, last := range []int{1, 3, 4, 10} {
+		got := backwards(t, capQuery, map[string]any{"cap": "CAP-LAST-001"}, last, 1)
+		if !slices.Equal(ids(got), ids(forward)) {
+			t.Errorf("last %d: %v, want %v", last, got, forward)
+		}
+	}
+	// hasPreviousPage exactly: last 4 of 4 has none before it, last 3 has one.
+	var out struct{ Changes page }
+	h.admin(t, capQuery, map[string]any{"cap": "CAP-LAST-001", "last": 4}, &out)
+	if out.Changes.PageInfo.HasPreviousPage || len(out.Changes.Edges) != 4 {
+		t.Errorf("last 4 of 4: %+v", out.Changes.PageInfo)
+	}
+	h.admin(t, capQuery, map[string]any{"cap": "CAP-LAST-001", "last": 3}, &out)
+	if !out.Changes.PageInfo.HasPreviousPage || len(out.Changes.Edges) != 3 || out.Changes.Edges[2].Node.ID != forward[3].ID {
+		t.Errorf("last 3 of 4: %+v", out.Changes)
+	}
+	// Capability.changes takes the same arguments.
+	var capOut struct{ Capability struct{ Changes page } }
+	h.admin(t, `{ capability(id: "CAP-LAST-001") { changes(last: 1) { edges { cursor node { id fields } } pageInfo { hasPreviousPage startCursor } } } }`, nil, &capOut)
+	if e := capOut.Capability.Changes.Edges; len(e) != 1 || e[0].Node.ID != forward[3].ID || !capOut.Capability.Changes.PageInfo.HasPreviousPage {
+		t.Errorf("Capability.changes(last: 1) = %+v", capOut.Capability.Changes)
+	}
+
+	// The catalogue's feed newest first: both capabilities, only CAPABILITY changes (all of
+	// them here), and the order of the forward feed.
+	feedQuery := `query($last: Int, $before: String, $e: [ChangeEntity!]) { changes(last: $last, before: $before, entities: $e) { edges { cursor node { ` + changeFields + ` } } pageInfo { hasNextPage hasPreviousPage startCursor endCursor } } }`
+	var fwd struct{ Changes page }
+	h.admin(t, `{ changes(first: 100, entities: [CAPABILITY]) { edges { cursor node { `+changeFields+` } } pageInfo { hasNextPage } } }`, nil, &fwd)
+	var want []string
+	for _, e := range fwd.Changes.Edges {
+		want = append(want, e.Node.ID)
+	}
+	if len(want) < 5 {
+		t.Fatalf("the forward feed has %d capability changes, want at least 5", len(want))
+	}
+	for _, last := range []int{2, 100} {
+		got := backwards(t, feedQuery, map[string]any{"e": []string{"CAPABILITY"}}, last, 0)
+		if !slices.Equal(ids(got), want) {
+			t.Errorf("feed last %d: %d changes, not the forward feed's %d in order", last, len(got), len(want))
+		}
+	}
+	if got := backwards(t, feedQuery, map[string]any{"e": []string{"RULE"}}, 10, 0); len(got) != 0 {
+		t.Errorf("rule changes newest first = %v, want none", got)
+	}
+
+	for _, q := range []string{
+		`{ changes(first: 2, last: 2) { nodes { id } } }`,
+		`{ changes(capabilityId: "CAP-LAST-001", last: 2, after: "x") { nodes { id } } }`,
+		`{ changes(first: 2, before: "x") { nodes { id } } }`,
+		`{ changes(last: 0) { nodes { id } } }`,
+		`{ changes(last: 101) { nodes { id } } }`,
+		`{ changes(last: 1, before: "garbage") { nodes { id } } }`,
+		`{ capability(id: "CAP-LAST-001") { changes(first: 1, last: 1) { nodes { id } } } }`,
+	} {
+		h.env.Counter.Reset()
+		resp := h.doAs(t, "alice-key", q, nil)
+		if resp.code(0) != "BAD_USER_INPUT" {
+			t.Errorf("%s = %s, want BAD_USER_INPUT", q, resp.Body)
+		}
+	}
+	// CAP-LAST-002's change is no valid before for CAP-LAST-001's.
+	other := h.changesOf(t, "CAP-LAST-002", 10)[0].ID
+	resp := h.doAs(t, "alice-key", `query($b: String) { changes(capabilityId: "CAP-LAST-001", last: 1, before: $b) { nodes { id } } }`, map[string]any{"b": other})
+	if resp.code(0) != "BAD_USER_INPUT" {
+		t.Errorf("another capability's before = %s", resp.Body)
+	}
+}

@@ -12,10 +12,15 @@ func connection[T any](p *dynamo.Page[T]) *model.Connection[T] {
 	for i, node := range p.Items {
 		c.Edges[i] = &model.Edge[T]{Cursor: p.Cursors[i], Node: node}
 	}
+	c.PageInfo.HasPreviousPage = p.HasPrevious
 	if n := len(p.Cursors); n > 0 {
+		c.PageInfo.StartCursor = &p.Cursors[0]
 		c.PageInfo.EndCursor = &p.Cursors[n-1]
 	} else if p.End != "" {
 		c.PageInfo.EndCursor = &p.End
+	}
+	if len(p.Cursors) == 0 && p.Start != "" {
+		c.PageInfo.StartCursor = &p.Start
 	}
 	return c
 }

@@ -42,6 +42,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Rule() RuleResolver
+	Subscription() SubscriptionResolver
 	TargetComponent() TargetComponentResolver
 }
 
@@ -161,7 +162,7 @@ type ComplexityRoot struct {
 		BusinessDomain  func(childComplexity int) int
 		BusinessMetrics func(childComplexity int) int
 		CapabilityID    func(childComplexity int) int
-		Changes         func(childComplexity int, entities []catalog.ChangeEntity, first *int, after *string) int
+		Changes         func(childComplexity int, entities []catalog.ChangeEntity, first *int, after *string, last *int, before *string) int
 		Compliance      func(childComplexity int) int
 		Component       func(childComplexity int, id string) int
 		Components      func(childComplexity int, typeArg *string, layer *string, status *catalog.ComponentStatus) int
@@ -573,8 +574,10 @@ type ComplexityRoot struct {
 	}
 
 	PageInfo struct {
-		EndCursor   func(childComplexity int) int
-		HasNextPage func(childComplexity int) int
+		EndCursor       func(childComplexity int) int
+		HasNextPage     func(childComplexity int) int
+		HasPreviousPage func(childComplexity int) int
+		StartCursor     func(childComplexity int) int
 	}
 
 	PerformanceRequirements struct {
@@ -600,7 +603,7 @@ type ComplexityRoot struct {
 		CapabilitiesByHealth func(childComplexity int, status catalog.HealthStatus, first *int, after *string) int
 		Capability           func(childComplexity int, id string) int
 		CapabilityHistory    func(childComplexity int, id string, first *int, after *string) int
-		Changes              func(childComplexity int, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string) int
+		Changes              func(childComplexity int, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string, last *int, before *string) int
 		ComponentMetrics     func(childComplexity int, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) int
 		ComponentsByType     func(childComplexity int, typeArg string, first *int, after *string) int
 		Job                  func(childComplexity int, id string) int
@@ -758,6 +761,10 @@ type ComplexityRoot struct {
 		Type     func(childComplexity int) int
 	}
 
+	Subscription struct {
+		Changes func(childComplexity int, capabilityID *string, entities []catalog.ChangeEntity, after *string) int
+	}
+
 	TargetComponent struct {
 		Component   func(childComplexity int) int
 		ComponentID func(childComplexity int) int
@@ -815,7 +822,7 @@ type CapabilityResolver interface {
 	EvaluateRules(ctx context.Context, obj *catalog.Capability, input any, ruleType *catalog.RuleType) ([]*catalog.RuleEvaluation, error)
 	SLAReport(ctx context.Context, obj *catalog.Capability) (*catalog.SLAReport, error)
 	History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error)
-	Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error)
+	Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string, last *int, before *string) (*model.Connection[*catalog.ChangeRecord], error)
 }
 type ChangeResolver interface {
 	Actor(ctx context.Context, obj *catalog.ChangeRecord) (*catalog.Actor, error)
@@ -871,10 +878,13 @@ type QueryResolver interface {
 	Job(ctx context.Context, id string) (*catalog.Job, error)
 	CapabilityHistory(ctx context.Context, id string, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error)
 	ComponentMetrics(ctx context.Context, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error)
-	Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error)
+	Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string, last *int, before *string) (*model.Connection[*catalog.ChangeRecord], error)
 }
 type RuleResolver interface {
 	History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.Connection[*catalog.RuleVersion], error)
+}
+type SubscriptionResolver interface {
+	Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, after *string) (<-chan *catalog.ChangeRecord, error)
 }
 type TargetComponentResolver interface {
 	Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error)
@@ -1347,7 +1357,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Capability.Changes(childComplexity, args["entities"].([]catalog.ChangeEntity), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Capability.Changes(childComplexity, args["entities"].([]catalog.ChangeEntity), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Capability.compliance":
 		if e.ComplexityRoot.Capability.Compliance == nil {
 			break
@@ -3235,6 +3245,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.PageInfo.HasNextPage(childComplexity), true
+	case "PageInfo.hasPreviousPage":
+		if e.ComplexityRoot.PageInfo.HasPreviousPage == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.HasPreviousPage(childComplexity), true
+	case "PageInfo.startCursor":
+		if e.ComplexityRoot.PageInfo.StartCursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PageInfo.StartCursor(childComplexity), true
 
 	case "PerformanceRequirements.maxLatency":
 		if e.ComplexityRoot.PerformanceRequirements.MaxLatency == nil {
@@ -3352,7 +3374,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Changes(childComplexity, args["capabilityId"].(*string), args["entities"].([]catalog.ChangeEntity), args["since"].(*catalog.Timestamp), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Changes(childComplexity, args["capabilityId"].(*string), args["entities"].([]catalog.ChangeEntity), args["since"].(*catalog.Timestamp), args["first"].(*int), args["after"].(*string), args["last"].(*int), args["before"].(*string)), true
 	case "Query.componentMetrics":
 		if e.ComplexityRoot.Query.ComponentMetrics == nil {
 			break
@@ -4043,6 +4065,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Strategy.Type(childComplexity), true
 
+	case "Subscription.changes":
+		if e.ComplexityRoot.Subscription.Changes == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_changes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Changes(childComplexity, args["capabilityId"].(*string), args["entities"].([]catalog.ChangeEntity), args["after"].(*string)), true
+
 	case "TargetComponent.component":
 		if e.ComplexityRoot.TargetComponent.Component == nil {
 			break
@@ -4285,6 +4319,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -4324,6 +4375,7 @@ value is null: no nullable String, ID or DateTime field answers an empty string.
 schema {
   query: Query
   mutation: Mutation
+  subscription: Subscription
 }
 
 "An instant in UTC, RFC 3339, shown with microseconds: ` + "`" + `2025-11-22T10:00:00.000000Z` + "`" + `."
@@ -4411,16 +4463,42 @@ type Query {
   catalogue's from ` + "`" + `since` + "`" + ` (default: the start of the retention window), read from one index
   bucket per UTC day, at most 32 buckets a page. ` + "`" + `after` + "`" + ` takes a change's ` + "`" + `id` + "`" + ` or a page's
   ` + "`" + `endCursor` + "`" + `. Any role may read it; the actor's name is shown to admins only.
+
+  Newest first: ` + "`" + `last` + "`" + ` (with ` + "`" + `before` + "`" + `, a change's ` + "`" + `id` + "`" + ` or a page's ` + "`" + `startCursor` + "`" + `) reads the same
+  key ranges backwards and returns the last changes before the cursor (the newest without one);
+  the page's edges stay oldest first, as Relay has it, and ` + "`" + `pageInfo.hasPreviousPage` + "`" + ` says
+  exactly whether older changes exist (` + "`" + `startCursor` + "`" + ` continues). Giving both ` + "`" + `first` + "`" + ` and ` + "`" + `last` + "`" + `,
+  ` + "`" + `last` + "`" + ` with ` + "`" + `after` + "`" + ` or ` + "`" + `first` + "`" + ` with ` + "`" + `before` + "`" + ` is ` + "`" + `BAD_USER_INPUT` + "`" + `; without either size, ` + "`" + `first` + "`" + `
+  is 50.
   """
-  changes(capabilityId: ID, entities: [ChangeEntity!], since: DateTime, first: Int = 50, after: String): ChangeConnection!
+  changes(
+    "Only this capability's changes (live or deleted)."
+    capabilityId: ID
+    "Only changes of these entities."
+    entities: [ChangeEntity!]
+    "Only changes made at or after this time."
+    since: DateTime
+    "The page size reading forwards, 1 to 100 (default 50 when ` + "`" + `last` + "`" + ` is not given)."
+    first: Int
+    "Continue after this change ` + "`" + `id` + "`" + ` or ` + "`" + `endCursor` + "`" + ` (forwards)."
+    after: String
+    "The page size reading backwards, newest first: the last changes before ` + "`" + `before` + "`" + `, 1 to 100."
+    last: Int
+    "Continue before this change ` + "`" + `id` + "`" + ` or ` + "`" + `startCursor` + "`" + ` (backwards, with ` + "`" + `last` + "`" + `)."
+    before: String
+  ): ChangeConnection!
 }
 
 "Where a page of a connection ends."
 type PageInfo {
-  "Whether more items follow this page."
+  "Whether more items follow this page (false on a page read backwards with ` + "`" + `last` + "`" + `)."
   hasNextPage: Boolean!
   "The cursor of the last item of the page: pass it as ` + "`" + `after` + "`" + ` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked)."
   endCursor: String
+  "Whether items precede this page: exact on a page read backwards with ` + "`" + `last` + "`" + ` (the change feed); false on a page read forwards."
+  hasPreviousPage: Boolean!
+  "The cursor of the first item of the page: pass it as ` + "`" + `before` + "`" + ` (with ` + "`" + `last` + "`" + `) for the page before. Null on an empty page (but for a backward page of the change feed that stopped at its bound of buckets)."
+  startCursor: String
 }
 
 "A page of capabilities."
@@ -4718,8 +4796,8 @@ type Capability implements Node {
   slaReport: SlaReport! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "Every revision before the current one, newest first, with who wrote it."
   history(first: Int = 20, after: String): CapabilityVersionConnection! @reads(segments: [])
-  "This capability's changes, oldest first (the order of their IDs): ` + "`" + `Query.changes(capabilityId:)` + "`" + `."
-  changes(entities: [ChangeEntity!], first: Int = 50, after: String): ChangeConnection! @reads(segments: [])
+  "This capability's changes, oldest first (the order of their IDs), or its last ones with ` + "`" + `last` + "`" + ` and ` + "`" + `before` + "`" + `: ` + "`" + `Query.changes(capabilityId:)` + "`" + `, whose arguments these are."
+  changes(entities: [ChangeEntity!], first: Int, after: String, last: Int, before: String): ChangeConnection! @reads(segments: [])
 }
 
 "A capability's dependency graph and what follows from it."
@@ -5663,6 +5741,26 @@ type RuleMetrics {
   successRate: Float!
   "Last execution."
   lastExecuted: DateTime
+}
+
+"""
+Live updates over a WebSocket at ` + "`" + `/graphql` + "`" + ` (the graphql-transport-ws protocol; the API key in
+` + "`" + `connection_init` + "`" + `'s payload as ` + "`" + `{"Authorization": "Bearer <key>"}` + "`" + `). Only subscriptions are
+served over the socket: a query or mutation sent there is refused with
+OPERATION_NOT_SUPPORTED (send it with POST). See docs/api.md#subscriptions.
+"""
+type Subscription {
+  """
+  Every committed change of the catalogue (or of one capability, with ` + "`" + `capabilityId` + "`" + `), as it
+  commits, whichever server or process wrote it: in each capability's order, without gaps or
+  repeats. Without ` + "`" + `capabilityId` + "`" + ` the changes come in the order of ` + "`" + `Query.changes` + "`" + `, held for a
+  moment (` + "`" + `-change-hold` + "`" + `) so that late index entries sort in. ` + "`" + `after` + "`" + `, a change's ` + "`" + `id` + "`" + `, first
+  replays every change after it (BAD_USER_INPUT when it is older than the retention), then
+  continues live: a client that reconnects with the last ` + "`" + `id` + "`" + ` it received misses nothing and
+  gets nothing twice. A subscriber that falls behind its queue is closed with
+  SUBSCRIBER_TOO_SLOW and ` + "`" + `extensions.lastId` + "`" + `, to resume with ` + "`" + `after` + "`" + `.
+  """
+  changes(capabilityId: ID, entities: [ChangeEntity!], after: String): Change!
 }
 
 """
@@ -7767,6 +7865,10 @@ func (ec *executionContext) childFields_PageInfo(ctx context.Context, field grap
 		return ec.fieldContext_PageInfo_hasNextPage(ctx, field)
 	case "endCursor":
 		return ec.fieldContext_PageInfo_endCursor(ctx, field)
+	case "hasPreviousPage":
+		return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+	case "startCursor":
+		return ec.fieldContext_PageInfo_startCursor(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PageInfo", field.Name)
 }
@@ -8334,6 +8436,22 @@ func (ec *executionContext) field_Capability_changes_args(ctx context.Context, r
 		return nil, err
 	}
 	args["after"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg4
 	return args, nil
 }
 
@@ -9392,6 +9510,22 @@ func (ec *executionContext) field_Query_changes_args(ctx context.Context, rawArg
 		return nil, err
 	}
 	args["after"] = arg4
+	arg5, err := graphql.ProcessArgField(ctx, rawArgs, "last",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["last"] = arg5
+	arg6, err := graphql.ProcessArgField(ctx, rawArgs, "before",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["before"] = arg6
 	return args, nil
 }
 
@@ -9532,6 +9666,36 @@ func (ec *executionContext) field_Rule_history_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "entities",
+		func(ctx context.Context, v any) ([]catalog.ChangeEntity, error) {
+			return ec.unmarshalOChangeEntity2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntityᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["entities"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -12147,7 +12311,7 @@ func (ec *executionContext) _Capability_changes(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Capability().Changes(ctx, obj, fc.Args["entities"].([]catalog.ChangeEntity), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Capability().Changes(ctx, obj, fc.Args["entities"].([]catalog.ChangeEntity), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.ChangeRecord]) graphql.Marshaler {
@@ -19551,6 +19715,52 @@ func (ec *executionContext) fieldContext_PageInfo_endCursor(_ context.Context, f
 	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
 }
 
+func (ec *executionContext) _PageInfo_hasPreviousPage(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_hasPreviousPage(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.HasPreviousPage, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_hasPreviousPage(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _PageInfo_startCursor(ctx context.Context, field graphql.CollectedField, obj *model.PageInfo) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PageInfo_startCursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.StartCursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_PageInfo_startCursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PageInfo", field, false, false, "String")
+}
+
 func (ec *executionContext) _PerformanceRequirements_maxLatency(ctx context.Context, field graphql.CollectedField, obj *catalog.PerformanceRequirements) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20203,7 +20413,7 @@ func (ec *executionContext) _Query_changes(ctx context.Context, field graphql.Co
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Changes(ctx, fc.Args["capabilityId"].(*string), fc.Args["entities"].([]catalog.ChangeEntity), fc.Args["since"].(*catalog.Timestamp), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Changes(ctx, fc.Args["capabilityId"].(*string), fc.Args["entities"].([]catalog.ChangeEntity), fc.Args["since"].(*catalog.Timestamp), fc.Args["first"].(*int), fc.Args["after"].(*string), fc.Args["last"].(*int), fc.Args["before"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.ChangeRecord]) graphql.Marshaler {
@@ -22892,6 +23102,50 @@ func (ec *executionContext) fieldContext_Strategy_rollback(_ context.Context, fi
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Rollback(ctx, field)
 		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Subscription_changes(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Changes(ctx, fc.Args["capabilityId"].(*string), fc.Args["entities"].([]catalog.ChangeEntity), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.ChangeRecord) graphql.Marshaler {
+			return ec.marshalNChange2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_changes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Change(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_changes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
 	}
 	return fc, nil
 }
@@ -31852,6 +32106,16 @@ func (ec *executionContext) _PageInfo(ctx context.Context, sel ast.SelectionSet,
 			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
+		case "hasPreviousPage":
+			out.Values[i] = ec._PageInfo_hasPreviousPage(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "startCursor":
+			out.Values[i] = ec._PageInfo_startCursor(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -33066,6 +33330,26 @@ func (ec *executionContext) _Strategy(ctx context.Context, sel ast.SelectionSet,
 	}
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "changes":
+		return ec._Subscription_changes(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var targetComponentImplementors = []string{"TargetComponent"}

@@ -241,8 +241,18 @@ func (w *walk) first(f *ast.Field, connection string) int {
 		limit = dynamo.MaxMetricsPage
 	}
 	args := f.ArgumentMap(w.op.Variables)
+	size, name := args["first"], "first"
+	if connection == "ChangeConnection" && size == nil {
+		// The change feed pages either way and has no default in the schema: last, when
+		// given, is the page size, else first's default.
+		if last := args["last"]; last != nil {
+			size, name = last, "last"
+		} else {
+			size = defaultChangePage
+		}
+	}
 	var n int
-	switch v := args["first"].(type) {
+	switch v := size.(type) {
 	case int:
 		n = v
 	case int64:
@@ -254,8 +264,8 @@ func (w *walk) first(f *ast.Field, connection string) int {
 	}
 	if (n < 1 || n > limit) && w.badFirst == nil {
 		w.badFirst = &gqlerror.Error{
-			Message:    fmt.Sprintf("%s: first must be between 1 and %d", f.Name, limit),
-			Extensions: map[string]any{"code": string(catalog.BadUserInput), "field": "first"},
+			Message:    fmt.Sprintf("%s: %s must be between 1 and %d", f.Name, name, limit),
+			Extensions: map[string]any{"code": string(catalog.BadUserInput), "field": name},
 		}
 	}
 	return max(min(n, limit), 1)

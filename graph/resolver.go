@@ -39,6 +39,8 @@ type Store interface {
 	RuleVersion(ctx context.Context, capabilityID, ruleID string, rev int, live bool) (*catalog.RuleVersion, error)
 	CapabilityChanges(ctx context.Context, capabilityID string, f dynamo.ChangeFilter, first int, after string) (*dynamo.Page[*catalog.ChangeRecord], error)
 	Changes(ctx context.Context, f dynamo.ChangeFilter, first int, after string) (*dynamo.Page[*catalog.ChangeRecord], error)
+	CapabilityChangesBefore(ctx context.Context, capabilityID string, f dynamo.ChangeFilter, last int, before string) (*dynamo.Page[*catalog.ChangeRecord], error)
+	ChangesBefore(ctx context.Context, f dynamo.ChangeFilter, last int, before string) (*dynamo.Page[*catalog.ChangeRecord], error)
 	RecordArtifactUpload(ctx context.Context, capabilityID, jobID, name string) error
 	CreateCapability(ctx context.Context, c *catalog.Capability, idem dynamo.Idempotency) (*catalog.Capability, error)
 	UpdateCapability(ctx context.Context, id string, expectedRevision int, change func(*catalog.Capability) error, idem dynamo.Idempotency) (*catalog.Capability, error)
@@ -86,4 +88,5 @@ type Resolver struct {
 	now       func() time.Time
 	segments  fieldSegments // what each field reads of the partition, from the schema's @reads
 	schema    *ast.Schema   // the parsed schema (update inputs' clear is checked against it)
+	hub       *Hub          // serves subscriptions; nil without a WebSocket transport
 }

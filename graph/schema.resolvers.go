@@ -137,12 +137,8 @@ func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capabilit
 	return connection(p), nil
 }
 
-func (r *capabilityResolver) Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error) {
-	p, err := r.store.CapabilityChanges(ctx, obj.CapabilityID, dynamo.ChangeFilter{Entities: entities}, deref(first, 50), deref(after, ""))
-	if err != nil {
-		return nil, err
-	}
-	return connection(p), nil
+func (r *capabilityResolver) Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string, last *int, before *string) (*model.Connection[*catalog.ChangeRecord], error) {
+	return r.changes(ctx, &obj.CapabilityID, dynamo.ChangeFilter{Entities: entities}, changePageArgs{first, after, last, before})
 }
 
 func (r *changeResolver) Actor(ctx context.Context, obj *catalog.ChangeRecord) (*catalog.Actor, error) {
@@ -520,22 +516,12 @@ func (r *queryResolver) ComponentMetrics(ctx context.Context, componentID string
 	return connection(p), nil
 }
 
-func (r *queryResolver) Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.ChangeRecord], error) {
+func (r *queryResolver) Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string, last *int, before *string) (*model.Connection[*catalog.ChangeRecord], error) {
 	f := dynamo.ChangeFilter{Entities: entities}
 	if since != nil {
 		f.Since = since.Time
 	}
-	var p *dynamo.Page[*catalog.ChangeRecord]
-	var err error
-	if capabilityID != nil {
-		p, err = r.store.CapabilityChanges(ctx, *capabilityID, f, deref(first, 50), deref(after, ""))
-	} else {
-		p, err = r.store.Changes(ctx, f, deref(first, 50), deref(after, ""))
-	}
-	if err != nil {
-		return nil, err
-	}
-	return connection(p), nil
+	return r.changes(ctx, capabilityID, f, changePageArgs{first, after, last, before})
 }
 
 func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.Connection[*catalog.RuleVersion], error) {
@@ -544,6 +530,13 @@ func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *in
 		return nil, err
 	}
 	return connection(p), nil
+}
+
+func (r *subscriptionResolver) Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, after *string) (<-chan *catalog.ChangeRecord, error) {
+	if r.hub == nil {
+		return nil, codedError(CodeOperationNotSupported, "this server does not serve subscriptions")
+	}
+	return r.hub.Subscribe(ctx, deref(capabilityID, ""), entities, deref(after, ""))
 }
 
 func (r *targetComponentResolver) Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error) {
@@ -570,6 +563,8 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) Rule() RuleResolver { return &ruleResolver{r} }
 
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+
 func (r *Resolver) TargetComponent() TargetComponentResolver { return &targetComponentResolver{r} }
 
 type (
@@ -583,5 +578,6 @@ type (
 	mutationResolver        struct{ *Resolver }
 	queryResolver           struct{ *Resolver }
 	ruleResolver            struct{ *Resolver }
+	subscriptionResolver    struct{ *Resolver }
 	targetComponentResolver struct{ *Resolver }
 )

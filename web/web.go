@@ -175,10 +175,21 @@ func (s *server) load() error {
 
 // explorerCSP allows the explorer's own files and the GraphQL endpoint, nothing else: no inline
 // script, no third-party host. It enforces in the browser what the tests check in the files.
+//
+// The live updates' WebSocket goes to the endpoint too: for the same host, 'self' allows it
+// (CSP Level 3 matches ws: and wss: of the page's own host under 'self'); an endpoint on another
+// host is allowed by its origin and by that origin's ws: or wss: twin. No bare ws: or wss:
+// scheme source, which would allow a socket to any host.
 func explorerCSP(endpoint string) string {
 	connect := "'self'"
 	if u, err := url.Parse(endpoint); err == nil && u.Scheme != "" && u.Host != "" {
 		connect += " " + u.Scheme + "://" + u.Host
+		switch u.Scheme {
+		case "https":
+			connect += " wss://" + u.Host
+		case "http":
+			connect += " ws://" + u.Host
+		}
 	}
 	return "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; " +
 		"font-src 'self'; connect-src " + connect + "; manifest-src 'self'; base-uri 'none'; " +

@@ -48,6 +48,11 @@ func TestIndexServesTheExplorer(t *testing.T) {
 			t.Errorf("CSP %q lacks %q", csp, want)
 		}
 	}
+	// The live updates' socket is the page's own host, which 'self' covers (the browser tests
+	// connect under this policy): no other source, and never a bare ws: or wss: (any host).
+	if connect := cspDirective(csp, "connect-src"); connect != "'self'" {
+		t.Errorf("connect-src = %q, want 'self' alone", connect)
+	}
 	body := rec.Body.String()
 	for _, want := range []string{
 		`<script type="module" src="/assets/js/app.js"></script>`,
@@ -100,9 +105,23 @@ func TestCustomEndpoint(t *testing.T) {
 	if !strings.Contains(rec.Body.String(), `content="https://api.example.com/graphql"`) {
 		t.Error("the page does not carry the endpoint")
 	}
-	if csp := rec.Header().Get("Content-Security-Policy"); !strings.Contains(csp, "connect-src 'self' https://api.example.com;") {
-		t.Errorf("CSP %q does not allow the endpoint's origin", csp)
+	if csp := rec.Header().Get("Content-Security-Policy"); cspDirective(csp, "connect-src") != "'self' https://api.example.com wss://api.example.com" {
+		t.Errorf("CSP %q does not allow the endpoint's origin and its socket, or allows more", csp)
 	}
+	opts.Endpoint = "http://catalogue.internal:8080/graphql"
+	if csp := get(t, Handler(opts), http.MethodGet, "/", nil).Header().Get("Content-Security-Policy"); cspDirective(csp, "connect-src") != "'self' http://catalogue.internal:8080 ws://catalogue.internal:8080" {
+		t.Errorf("CSP %q: an http endpoint's socket is ws: of its host", csp)
+	}
+}
+
+// cspDirective returns the sources of one directive of a Content-Security-Policy.
+func cspDirective(csp, name string) string {
+	for _, d := range strings.Split(csp, ";") {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(d), name+" "); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
 }
 
 var wantType = map[string]string{

@@ -22,10 +22,14 @@ type Mutation struct {
 
 // Where a page of a connection ends.
 type PageInfo struct {
-	// Whether more items follow this page.
+	// Whether more items follow this page (false on a page read backwards with `last`).
 	HasNextPage bool `json:"hasNextPage"`
 	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked).
 	EndCursor *string `json:"endCursor,omitempty"`
+	// Whether items precede this page: exact on a page read backwards with `last` (the change feed); false on a page read forwards.
+	HasPreviousPage bool `json:"hasPreviousPage"`
+	// The cursor of the first item of the page: pass it as `before` (with `last`) for the page before. Null on an empty page (but for a backward page of the change feed that stopped at its bound of buckets).
+	StartCursor *string `json:"startCursor,omitempty"`
 }
 
 type Query struct {
@@ -39,6 +43,13 @@ type RecordMetricsPayload struct {
 	Recorded int `json:"recorded"`
 	// The components whose health the samples updated.
 	Components []*catalog.Component `json:"components"`
+}
+
+// Live updates over a WebSocket at `/graphql` (the graphql-transport-ws protocol; the API key in
+// `connection_init`'s payload as `{"Authorization": "Bearer <key>"}`). Only subscriptions are
+// served over the socket: a query or mutation sent there is refused with
+// OPERATION_NOT_SUPPORTED (send it with POST). See docs/api.md#subscriptions.
+type Subscription struct {
 }
 
 // A segment of a capability's partition: the items of one entity, one sort-key range.

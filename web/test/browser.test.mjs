@@ -39,6 +39,9 @@ const external = []; // requests to other hosts (refused)
 const problems = []; // page errors and console errors on explorer pages
 const graphqlRequests = []; // {authorization, body}
 const screenshots = [];
+// While a test serves the page itself (route.fulfill), Chromium counts the document as public and
+// its Local Network Access checks refuse a WebSocket to 127.0.0.1: expected then, and only then.
+let indexRouted = false;
 
 async function startServer() {
   let bin = process.env.CATALOGUE_BIN;
@@ -95,6 +98,7 @@ before(async () => {
     if (m.type() !== 'error' || page.url().includes('/graphiql')) return;
     // Chromium logs every 4xx answer; the tests send invalid operations on purpose.
     if (/Failed to load resource: the server responded with a status of 4\d\d/.test(m.text()) && m.location().url.endsWith('/graphql')) return;
+    if (indexRouted && /WebSocket connection to .* failed: .*LOCAL_NETWORK_ACCESS/.test(m.text())) return;
     problems.push(`console error on ${page.url()}: ${m.text()}`);
   });
   page.on('request', (r) => {
@@ -340,6 +344,7 @@ test('every request carries the page key as a bearer token, or none without one'
     if (!served) body = body.replace('<meta name="catalogue-endpoint"', `<meta name="catalogue-api-key" content="${injected}">\n  <meta name="catalogue-endpoint"`);
     await route.fulfill({ response: resp, body });
   });
+  indexRouted = true;
   try {
     graphqlRequests.length = 0;
     await page.reload();
@@ -354,6 +359,8 @@ test('every request carries the page key as a bearer token, or none without one'
   } finally {
     await page.unroute(indexURL);
     await page.reload();
+    await open('#/');
+    indexRouted = false;
   }
 });
 
@@ -367,8 +374,148 @@ test('keyboard: a skip link, real links and visible focus', async () => {
   assert.notEqual(outline, 'none', 'the focused link has no focus outline');
 });
 
+// api sends an operation from the test (not the page) with the key the server rendered into the
+// page, as another client of the API would.
+async function api(query, variables = {}) {
+  const key = await page.evaluate(() => document.querySelector('meta[name="catalogue-api-key"]')?.content || '');
+  const res = await fetch(`${base}/graphql`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', ...(key ? { Authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await res.json();
+  assert.equal(body.errors, undefined, `${query}: ${JSON.stringify(body.errors)}`);
+  return body.data;
+}
+
+async function setOwner(id, owner) {
+  const { capability } = await api('query($id: ID!) { capability(id: $id) { revision } }', { id });
+  return api('mutation($id: ID!, $r: Int!, $o: String) { updateCapability(id: $id, expectedRevision: $r, input: {owner: $o}) { revision } }', { id, r: capability.revision, o: owner });
+}
+
+const heroHas = (text) => page.waitForFunction((t) => document.querySelector('.hero-meta')?.textContent.includes(t), text, { timeout: 20_000 });
+
+test('a change made through the API appears on an open capability page without a reload; the indicator says live', async () => {
+  // The frames the page sends on its sockets: the subscribe messages and their cursors.
+  const subscribes = [];
+  let lastSocket = null;
+  page.on('websocket', (ws) => (lastSocket = ws).on('framesent', (f) => {
+    try {
+      const m = JSON.parse(typeof f.payload === 'string' ? f.payload : f.payload.toString());
+      if (m.type === 'subscribe') subscribes.push(m.payload);
+    } catch { /* not JSON */ }
+  }));
+  await open(`#/capability/${ALERT}`);
+  const live = page.locator('[data-testid=live]');
+  await page.waitForSelector('[data-testid=live][data-state=connected]', { timeout: 20_000 });
+  assert.match(await live.textContent(), /^Live/, 'the indicator does not say Live in words');
+  assert.equal(await live.getAttribute('role'), 'status');
+  assert.match(subscribes.at(-1)?.query || '', /subscription CapabilityChanges/);
+  await page.evaluate(() => { window.__sameDocument = true; });
+
+  await setOwner(ALERT, 'live-owner-1');
+  await heroHas('live-owner-1');
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the page was reloaded');
+  assert.ok(Number(await live.getAttribute('data-refreshes')) >= 1);
+  // A job started through the API: the jobs card and the aggregates follow.
+  const jobs = async () => Number((await page.textContent('[data-testid=kpi-jobs] .kpi-value')).replace(/\D/g, ''));
+  const jobsBefore = await jobs();
+  await api(`mutation($t: DateTime) { startJob(capabilityId: "${ALERT}", input: {jobId: "JOB-LIVE-001", jobType: DEPLOYMENT, triggeredBy: "browser-test", startTime: $t}) { jobId } }`, { t: new Date().toISOString() });
+  await page.waitForSelector('[data-testid=jobs] > li[data-job="JOB-LIVE-001"]', { timeout: 20_000 });
+  assert.equal(await jobs(), jobsBefore + 1, 'the Jobs figure did not follow');
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the page was reloaded');
+  const seen = await live.getAttribute('data-last-change');
+  assert.ok(seen, 'the indicator names no last change');
+  await shot('capability-live', WIDE);
+
+  // A dropped connection: the page's socket closes as a network failure would, and the page
+  // cannot connect again until the test lets it; a change made in the gap appears once it has
+  // resumed with `after:` the last change it saw.
+  await page.evaluate(() => {
+    window.__WebSocket = window.WebSocket;
+    window.WebSocket = class { constructor() { throw new Error('held back by the test'); } };
+    document.querySelector('[data-testid=live]').dispatchEvent(new Event('catalogue:drop'));
+  });
+  await page.waitForSelector('[data-testid=live][data-state=reconnecting], [data-testid=live][data-state=offline]');
+  assert.match(await live.textContent(), /Reconnecting|Offline/);
+  const before = subscribes.length;
+  await setOwner(ALERT, 'live-owner-2');
+  assert.doesNotMatch(await page.textContent('.hero-meta'), /live-owner-2/, 'a change arrived without a socket');
+  await page.evaluate(() => {
+    window.WebSocket = window.__WebSocket;
+    window.dispatchEvent(new Event('online')); // try now rather than at the end of the backoff
+  });
+  await heroHas('live-owner-2');
+  await page.waitForSelector('[data-testid=live][data-state=connected]');
+  assert.equal(await page.evaluate(() => window.__sameDocument), true, 'the page was reloaded');
+  const resumed = subscribes.slice(before).find((p) => /CapabilityChanges/.test(p.query));
+  assert.ok(resumed, 'no subscribe after the drop');
+  assert.equal(resumed.variables.after, seen, 'the subscription did not resume after the last change seen');
+
+  // Leaving the page ends the subscription: its socket closes.
+  assert.ok(lastSocket && !lastSocket.isClosed(), 'no open socket');
+  const closed = new Promise((r) => (lastSocket.isClosed() ? r() : lastSocket.once('close', r)));
+  await page.evaluate(() => { location.hash = '#/'; });
+  await rendered('#/');
+  await closed;
+});
+
+test('the Activity view lists changes newest first, filters by capability and entity, and loads more without repeats', async () => {
+  await open('#/');
+  // Changes on two capabilities, of two entities.
+  await setOwner(ALERT, 'activity-1');
+  await setOwner('CAP-FRAUD-DET-001', 'activity-2');
+  await setOwner(ALERT, 'activity-3');
+  await setOwner('CAP-FRAUD-DET-001', 'activity-4');
+  await setOwner(ALERT, 'activity-5');
+  const all = (await api('{ changes(last: 100) { edges { cursor node { id at capabilityId entity } } pageInfo { hasPreviousPage } } }')).changes;
+  assert.ok(all.edges.length >= 5 && !all.pageInfo.hasPreviousPage, `the feed has ${all.edges.length} changes`);
+  const newestFirst = all.edges.map((e) => e.node.id).reverse();
+
+  await open('#/activity?last=2');
+  assert.match(await page.textContent('#op-status'), /Activity/);
+  const rows = page.locator('[data-testid=activity-table] tbody tr');
+  assert.equal(await rows.count(), 2);
+  for (let i = 0; i < 20 && await page.locator('[data-testid=activity-more]').count(); i++) {
+    const n = await rows.count();
+    await page.click('[data-testid=activity-more]');
+    await page.waitForFunction((k) => document.querySelectorAll('[data-testid=activity-table] tbody tr').length > k, n);
+  }
+  const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.change));
+  assert.equal(new Set(ids).size, ids.length, 'a change is listed twice');
+  assert.deepEqual(ids, newestFirst, 'the view is not the feed newest first');
+  const ats = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.at));
+  assert.deepEqual(ats, [...ats].sort().reverse(), 'rows are not newest first');
+  assert.equal(await page.locator(`[data-testid=activity-table] a[href="#/capability/${ALERT}"]`).first().count(), 1, 'no capability link');
+
+  // By capability.
+  await page.fill('input[name=capability]', 'CAP-FRAUD-DET-001');
+  await page.press('input[name=capability]', 'Enter');
+  await rendered('#/activity?capability=CAP-FRAUD-DET-001&last=2');
+  const caps = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.capability));
+  assert.ok(caps.length >= 1 && caps.every((c) => c === 'CAP-FRAUD-DET-001'), caps.join());
+  // By entity.
+  await open('#/activity');
+  await page.selectOption('select[name=entity]', 'CAPABILITY');
+  await rendered('#/activity?entity=CAPABILITY');
+  const entities = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.entity));
+  assert.ok(entities.length >= 3 && entities.every((e) => e === 'CAPABILITY'), entities.join());
+  await open(`#/activity?capability=${ALERT}&entity=DEPENDENCY`);
+  assert.equal(await rows.count(), 0);
+  assert.match(await page.textContent('main'), /No change matches these filters/);
+
+  // Live: a change made now goes on top without a reload.
+  await open('#/activity');
+  await page.waitForSelector('[data-testid=live][data-state=connected]', { timeout: 20_000 });
+  const top = await rows.first().getAttribute('data-change');
+  await setOwner('CAP-FRAUD-DET-001', 'activity-live');
+  await page.waitForFunction((t) => document.querySelector('[data-testid=activity-table] tbody tr')?.dataset.change !== t, top, { timeout: 20_000 });
+  assert.equal(await rows.first().getAttribute('data-capability'), 'CAP-FRAUD-DET-001');
+  await shot('activity', WIDE);
+});
+
 test('at 390 px no view overflows horizontally', async () => {
-  for (const [name, hash] of [['list', '#/'], ['capability', `#/capability/${ALERT}`], ['components', '#/components/mcp-server'], ['console', '#/console']]) {
+  for (const [name, hash] of [['list', '#/'], ['capability', `#/capability/${ALERT}`], ['components', '#/components/mcp-server'], ['activity', '#/activity'], ['console', '#/console']]) {
     await open(hash, NARROW);
     if (name === 'capability') {
       assert.equal(await page.getAttribute('svg[data-testid=dependency-graph]', 'data-orientation'), 'tb', 'the graph is not top-to-bottom on a phone');

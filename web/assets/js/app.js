@@ -1,4 +1,4 @@
-// The explorer: hash routes (#/, #/capability/ID, #/components/TYPE, #/console), one view at a
+// The explorer: hash routes (#/, #/capability/ID, #/components/TYPE, #/activity, #/console), one view at a
 // time, and the status bar that shows each operation's DynamoDB cost.
 import { h, replace } from './dom.js';
 import { errorPanel } from './errors.js';
@@ -6,6 +6,7 @@ import * as capabilities from './views/capabilities.js';
 import * as capability from './views/capability.js';
 import * as components from './views/components.js';
 import * as consoleView from './views/console.js';
+import * as activity from './views/activity.js';
 
 const main = document.getElementById('main');
 const status = document.getElementById('op-status');
@@ -30,6 +31,9 @@ export function route(hash = location.hash) {
       return { name: 'components', nav: 'components', view: components, args, params };
     case 'console':
       return { name: 'console', nav: 'console', view: consoleView, args, params };
+    case 'activity':
+      if (args.length === 0) return { name: 'activity', nav: 'activity', view: activity, args, params };
+      break;
     default:
   }
   return { name: 'notfound', nav: '', view: { render: notFound }, args: parts, params };
@@ -41,7 +45,7 @@ function notFound(root) {
     h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, 'Nothing here')),
     h('div', { class: 'card notice' },
       h('p', {}, 'The explorer has no page at ', h('code', {}, location.hash || '#/'), '.'),
-      h('p', {}, h('a', { href: '#/' }, 'Browse capabilities'), ' · ', h('a', { href: '#/components' }, 'components by type'), ' · ', h('a', { href: '#/console' }, 'query console'))));
+      h('p', {}, h('a', { href: '#/' }, 'Browse capabilities'), ' · ', h('a', { href: '#/components' }, 'components by type'), ' · ', h('a', { href: '#/activity' }, 'activity'), ' · ', h('a', { href: '#/console' }, 'query console'))));
 }
 
 let current = null; // AbortController of the view on screen

@@ -1,5 +1,6 @@
 // #/capability/ID : one capability in one operation: metadata, aggregates, components with
-// their SLA standing, the dependency graph, metrics, jobs and rules.
+// their SLA standing, the dependency graph, metrics, jobs and rules; live: a subscription to the
+// capability's changes refetches that operation once per burst of changes.
 import { h, replace, card } from '../dom.js';
 import { gql } from '../api.js';
 import { badge, healthBadge, label, mono, pct, ms, num, money, day, timeEl, score } from '../format.js';
@@ -9,6 +10,7 @@ import { graphSection } from '../sections/graph.js';
 import { metricsSection, WINDOWS, DEFAULT_WINDOW, METRICS_FIRST, METRIC_FIELDS } from '../sections/metrics.js';
 import { jobsSection, JOB_FIELDS, JOBS_FIRST } from '../sections/jobs.js';
 import { rulesSection, RULE_FIELDS } from '../sections/rules.js';
+import { liveSection, liveCursor, coalescer, CAPABILITY_CHANGES } from '../sections/live.js';
 
 export const CAPABILITY_PAGE = `query CapabilityPage($id: ID!, $from: DateTime!, $metricsFirst: Int!, $jobsFirst: Int!) {
   capability(id: $id) {
@@ -44,43 +46,79 @@ export const CAPABILITY_PAGE = `query CapabilityPage($id: ID!, $from: DateTime!,
   }
 }`;
 
+// Which parts of the page a change of each entity can alter; the hero, key figures, components
+// and details follow every refetch. The other cards keep what the user did in them (an impact
+// shown, a metrics window, rule input) unless a change of theirs came.
+const REBUILD = {
+  COMPONENT: ['graph', 'metrics'],
+  DEPENDENCY: ['graph'],
+  METRIC: ['metrics'],
+  JOB: ['jobs'],
+  ARTIFACT: ['jobs'],
+  RULE: ['rules'],
+  CAPABILITY: ['graph', 'metrics', 'jobs', 'rules'],
+};
+const ALWAYS = ['hero', 'partial', 'kpis', 'components', 'details'];
+
 export async function render(root, { args, signal }) {
   const id = args[0];
   const windowKey = DEFAULT_WINDOW;
-  const from = new Date(Date.now() - WINDOWS[windowKey].ms).toISOString();
-  const data = await gql(CAPABILITY_PAGE, { id, from, metricsFirst: METRICS_FIRST, jobsFirst: JOBS_FIRST }, { signal });
-  const cap = data.capability;
-  if (!cap) {
-    document.title = 'Capability not found · Capability Catalogue';
-    replace(root,
-      breadcrumb(null, id),
-      h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, 'Capability not found')),
-      h('div', { class: 'card notice', dataset: { testid: 'not-found' } },
-        h('p', {}, 'There is no capability ', mono(id), ' in the catalogue.'),
-        h('p', {}, h('a', { href: '#/', class: 'btn' }, 'Browse capabilities'))));
+  // The live cursor first, the page second: whatever changes after the cursor is replayed by
+  // the subscription, so nothing between the page's read and the subscription is lost.
+  const after = await liveCursor(id, signal);
+  const load = () => {
+    const from = new Date(Date.now() - WINDOWS[windowKey].ms).toISOString();
+    return gql(CAPABILITY_PAGE, { id, from, metricsFirst: METRICS_FIRST, jobsFirst: JOBS_FIRST }, { signal });
+  };
+  const data = await load();
+  if (!data.capability) {
+    notFound(root, id);
     return;
   }
-  document.title = `${cap.name} · Capability Catalogue`;
+  // The components card's "Blast radius" acts on the graph on screen, whichever build made it.
+  const onImpact = (cid) => parts.graph.showImpact(cid, true);
+  let parts = build(data, windowKey, signal, onImpact);
+  const refresh = async (entities) => {
+    const next = await load();
+    if (signal.aborted) return;
+    if (!next.capability) {
+      notFound(root, id, live.el);
+      return;
+    }
+    const fresh = build(next, windowKey, signal, onImpact);
+    const keys = new Set(ALWAYS);
+    for (const e of entities) for (const k of REBUILD[e] || []) keys.add(k);
+    for (const k of keys) {
+      parts.el[k].replaceWith(fresh.el[k]);
+      parts.el[k] = fresh.el[k];
+    }
+    if (keys.has('graph')) {
+      parts.graph = fresh.graph;
+      fresh.graph.mounted();
+    }
+    parts.cap = next.capability;
+    document.title = `${next.capability.name} · Capability Catalogue`;
+  };
+  // Every change of the capability refetches the page (CAPABILITY_PAGE), once per burst.
+  let live = null;
+  const onChange = coalescer({ refresh, signal, report: (r) => live.report(r) });
+  live = liveSection({
+    query: CAPABILITY_CHANGES,
+    variables: (cursor) => ({ id, ...(cursor ? { after: cursor } : {}) }),
+    after, signal, onChange,
+    onRestart: () => onChange({ entity: 'CAPABILITY' }),
+    what: 'Changes to this capability',
+  });
 
-  const comps = cap.components || [];
-  const slaById = new Map((cap.slaReport?.components || []).map((c) => [c.component.componentId, c]));
-  const graph = graphSection({ cap, signal });
-  const sections = [
-    ['components', 'Components', componentsCard(cap, comps, slaById, (cid) => graph.showImpact(cid, true))],
-    ['graph', 'Dependency graph', graph.el],
-    ['metrics', 'Metrics', metricsSection({ cap, conn: cap.metrics, windowKey, signal })],
-    ['jobs', 'Jobs', jobsSection({ cap, conn: cap.jobs, signal })],
-    ['rules', 'Rules', rulesSection({ cap, signal })],
-    ['details', 'Details', detailsCard(cap)],
-  ];
-
+  const el = parts.el;
   replace(root,
-    breadcrumb(cap),
-    hero(cap),
-    partialNotice(data),
-    kpis(cap),
+    breadcrumb(parts.cap),
+    h('div', { class: 'live-bar' }, live.el),
+    el.hero,
+    el.partial,
+    el.kpis,
     h('nav', { class: 'section-nav', 'aria-label': 'Sections of this capability' },
-      sections.map(([sid, title]) => h('button', {
+      SECTIONS.map(([sid, title]) => h('button', {
         type: 'button', class: 'chip chip-button',
         onclick() {
           const target = document.getElementById(sid);
@@ -88,8 +126,52 @@ export async function render(root, { args, signal }) {
           target?.querySelector('.card-title')?.focus({ preventScroll: true });
         },
       }, title))),
-    sections.map(([, , el]) => el));
-  graph.mounted();
+    SECTIONS.map(([sid]) => el[sid]));
+  parts.graph.mounted();
+}
+
+const SECTIONS = [
+  ['components', 'Components'],
+  ['graph', 'Dependency graph'],
+  ['metrics', 'Metrics'],
+  ['jobs', 'Jobs'],
+  ['rules', 'Rules'],
+  ['details', 'Details'],
+];
+
+// build returns the page's parts for one answer of CAPABILITY_PAGE.
+function build(data, windowKey, signal, onImpact) {
+  const cap = data.capability;
+  document.title = `${cap.name} · Capability Catalogue`;
+  const comps = cap.components || [];
+  const slaById = new Map((cap.slaReport?.components || []).map((c) => [c.component.componentId, c]));
+  const graph = graphSection({ cap, signal });
+  return {
+    cap,
+    graph,
+    el: {
+      hero: hero(cap),
+      partial: partialNotice(data) || h('span', { hidden: true }),
+      kpis: kpis(cap),
+      components: componentsCard(cap, comps, slaById, onImpact),
+      graph: graph.el,
+      metrics: metricsSection({ cap, conn: cap.metrics, windowKey, signal }),
+      jobs: jobsSection({ cap, conn: cap.jobs, signal }),
+      rules: rulesSection({ cap, signal }),
+      details: detailsCard(cap),
+    },
+  };
+}
+
+function notFound(root, id, live) {
+  document.title = 'Capability not found · Capability Catalogue';
+  replace(root,
+    breadcrumb(null, id),
+    live ? h('div', { class: 'live-bar' }, live) : null,
+    h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, 'Capability not found')),
+    h('div', { class: 'card notice', dataset: { testid: 'not-found' } },
+      h('p', {}, 'There is no capability ', mono(id), ' in the catalogue.'),
+      h('p', {}, h('a', { href: '#/', class: 'btn' }, 'Browse capabilities'))));
 }
 
 function breadcrumb(cap, id) {
@@ -146,7 +228,7 @@ function kpis(cap) {
       slaNote(r), { toneName: r.breached ? 'bad' : undefined }),
     kpi('Dependencies', num(a.totalDependencies),
       g.cycles?.length ? `${g.cycles.length} cycle${g.cycles.length > 1 ? 's' : ''}` : 'No cycles', { toneName: g.cycles?.length ? 'bad' : undefined }),
-    kpi('Jobs', num(a.totalJobs), [`${num(a.successfulJobs)} succeeded · ${num(a.failedJobs)} failed`, h('br'), 'Last deploy ', timeEl(a.lastDeployment)]),
+    kpi('Jobs', num(a.totalJobs), [`${num(a.successfulJobs)} succeeded · ${num(a.failedJobs)} failed`, h('br'), 'Last deploy ', timeEl(a.lastDeployment)], { testid: 'kpi-jobs' }),
     kpi('Rules', [h('span', {}, num(a.activeRules)), h('span', { class: 'kpi-unit' }, ` / ${num(a.totalRules)} active`)], `${num(a.userCount)} users · ${money(a.monthlyOperationalCost)}/mo`));
 }
 
