@@ -108,7 +108,8 @@ type Hub struct {
 	held    []dynamo.FeedChange // changes waiting for catalogue-wide subscribers, by Order
 	closed  bool
 
-	// marks and from belong to the poller (Poll is never run twice at once: pollMu).
+	// marks and from belong to the poller (Poll is never run twice at once: pollMu; a
+	// replay's end reads marks under it too).
 	pollMu  sync.Mutex
 	marks   map[string]string
 	from    time.Time
@@ -520,17 +521,40 @@ func (h *Hub) replay(s *subscriber, after string) {
 		}
 	}()
 	for err == nil {
+		// pollMu first (as Poll takes them): no poll is half done, so each mark is what
+		// the hub has offered.
+		h.pollMu.Lock()
 		h.mu.Lock()
 		pending := s.pending
 		s.pending = nil
 		if len(pending) == 0 || s.failed != nil {
-			s.skip = seen
+			// Where the hub is past the replay it offers only later changes: no entry needed.
+			// A catalogue-wide subscriber still gets the changes held, so those count as
+			// not yet offered.
+			held := map[string]string{}
+			if s.capabilityID == "" {
+				for _, c := range h.held {
+					if p, ok := held[c.Record.CapabilityID]; !ok || c.Pos < p {
+						held[c.Record.CapabilityID] = c.Pos
+					}
+				}
+			}
+			for id, p := range seen {
+				if oldest, ok := held[id]; h.marks[id] >= p && (!ok || oldest > p) {
+					delete(seen, id)
+				}
+			}
+			if len(seen) > 0 {
+				s.skip = seen
+			}
 			s.replaying = false
 			h.endReplay(s)
 			h.mu.Unlock()
+			h.pollMu.Unlock()
 			return
 		}
 		h.mu.Unlock()
+		h.pollMu.Unlock()
 		for _, c := range pending {
 			// The hub offers each capability's changes in order: once it offered the
 			// replay's last of a capability, or a later one, it is past the replay there.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
@@ -603,4 +604,42 @@ func TestSubscriptionPollRequests(t *testing.T) {
 	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-POLL-1")[2])
 	poll(2, "one capability changed twice")
 	poll(1, "an idle poll")
+}
+
+// TestSubscriptionMetrics: /metrics counts open subscriptions and connections, changes
+// delivered and the poller's requests.
+func TestSubscriptionMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	metrics := graph.NewInstruments(reg)
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Instruments: metrics}})
+	c := connect(t, h.a, "")
+	c.subscribe("s", `subscription { changes(capabilityId: "CAP-SUBS-METRICS") { id } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-METRICS")[0])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.changes("s", 1)
+	values := map[string]float64{}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			values[f.GetName()] += m.GetGauge().GetValue() + m.GetCounter().GetValue()
+		}
+	}
+	// Both servers' hubs share the instruments here: B's holds nothing and did not poll.
+	for name, want := range map[string]float64{
+		"catalogue_subscriptions_open":                   1,
+		"catalogue_websocket_connections_open":           1,
+		"catalogue_subscription_changes_delivered_total": 1,
+		"catalogue_subscriptions_dropped_total":          0,
+		"catalogue_change_poll_requests_total":           2, // the index, and the capability's partition
+	} {
+		if got := values[name]; got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
 }
