@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -438,6 +439,25 @@ func TestSubscriptionOperationsOverSocket(t *testing.T) {
 	}
 }
 
+// TestSubscriptionDocumentLimits: a subscription's document meets the limits a query's does,
+// and a message over 64 KiB closes the socket (1009).
+func TestSubscriptionDocumentLimits(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{})
+	c := connect(t, h.a, "")
+	var aliases []string
+	for i := range 31 {
+		aliases = append(aliases, fmt.Sprintf("a%d: id", i))
+	}
+	c.subscribe("a", `subscription { changes { `+strings.Join(aliases, " ")+` } }`, nil)
+	if code, msg := c.failure("a"); code != "ALIAS_LIMIT_EXCEEDED" {
+		t.Errorf("31 aliases: %s %q", code, msg)
+	}
+	c.subscribe("b", `subscription { changes { id } }`, map[string]any{"pad": strings.Repeat("x", 70<<10)})
+	if code := c.closed(); code != websocket.StatusMessageTooBig {
+		t.Errorf("a message of 70 KiB: close %d, want 1009", code)
+	}
+}
+
 // TestSubscriptionLimits: subscriptions per connection, per key and connections per key.
 func TestSubscriptionLimits(t *testing.T) {
 	h := newSubsHarness(t, subsConfig{auth: testAuth(), hub: graph.HubOptions{Limits: graph.SubscriptionLimits{PerConnection: 2, PerKey: 3, ConnectionsPerKey: 2}}})
@@ -641,5 +661,36 @@ func TestSubscriptionMetrics(t *testing.T) {
 		if got := values[name]; got != want {
 			t.Errorf("%s = %v, want %v", name, got, want)
 		}
+	}
+}
+
+// TestSubscriptionIdleCost: 1,000 idle subscriptions (10 connections of 100) add no goroutine
+// of the hub's (the transport's one per operation and a few per connection) and no request to
+// the poll, which stays one Query of the index.
+func TestSubscriptionIdleCost(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Limits: graph.SubscriptionLimits{PerConnection: 100, PerKey: 1000, ConnectionsPerKey: 10}}})
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	const conns, per = 10, 100
+	for i := range conns {
+		c := connect(t, h.a, "")
+		for j := range per {
+			c.subscribe(fmt.Sprint(j), `subscription { changes { id } }`, nil)
+		}
+		waitSubscribed(t, h.a.hub, (i+1)*per)
+	}
+	const perConnection = 12 // the server's and the test client's goroutines of one socket
+	t.Logf("goroutines added: %d", runtime.NumGoroutine()-before)
+	if got := runtime.NumGoroutine() - before; got > conns*per+conns*perConnection {
+		t.Errorf("1000 subscriptions on %d connections added %d goroutines, want at most %d", conns, got, conns*per+conns*perConnection)
+	}
+	r := h.a.hub.Requests()
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.a.hub.Requests() - r; got != 1 {
+		t.Errorf("an idle poll with 1000 subscribers made %d requests, want 1", got)
 	}
 }

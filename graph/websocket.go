@@ -239,6 +239,9 @@ func (s socketOperations) InterceptOperation(ctx context.Context, next graphql.O
 			"only subscriptions are served over the WebSocket: send queries and mutations with POST /graphql")}})
 	}
 	info := &requestInfo{id: newRequestID(&http.Request{})}
+	if conn := requestInfoFrom(ctx); conn != nil {
+		info.setCost(conn.getCost()) // the limiter priced the document on the connection's info
+	}
 	ctx, _ = dynamo.WithStats(ctx)
 	ctx, _ = blob.WithStats(ctx)
 	ctx = context.WithValue(ctx, requestInfoKey{}, info)
