@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -693,4 +694,43 @@ func TestSubscriptionIdleCost(t *testing.T) {
 	if got := h.a.hub.Requests() - r; got != 1 {
 		t.Errorf("an idle poll with 1000 subscribers made %d requests, want 1", got)
 	}
+}
+
+// TestSubscriptionCatalogueOrder: a change whose index entry arrives after a later-timed one
+// (a writer whose clock is behind) still reaches catalogue-wide subscribers in the order of
+// Query.changes, thanks to the hold; a capability subscriber gets it at once.
+func TestSubscriptionCatalogueOrder(t *testing.T) {
+	var offset atomic.Int64 // the hubs' clock runs ahead of the real one by this much
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Hold: time.Second, Now: clock}})
+	c := connect(t, h.a, "")
+	c.subscribe("all", `subscription { changes { `+subChangeFields+` } }`, nil)
+	c.subscribe("y", `subscription { changes(capabilityId: "CAP-SUBS-ORDER-Y") { `+subChangeFields+` } }`, nil)
+	waitSubscribed(t, h.a.hub, 2)
+	before := allChanges(t, h.b, "", "")
+
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-ORDER-X")[0])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A writer 300 ms behind: its change sorts before X's in the catalogue's order.
+	behind := dynamo.New(h.env.Client, dynamo.Options{Table: h.env.Table, CursorSecret: []byte("test-secret"), Logger: testLogger(),
+		Now: func() time.Time { return time.Now().Add(-300 * time.Millisecond) }})
+	if _, err := behind.CreateCapability(context.Background(), &catalog.Capability{CapabilityID: "CAP-SUBS-ORDER-Y", Name: "Y", BusinessDomain: "testing", Priority: catalog.PriorityHigh, Status: catalog.CapabilityPlanning}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The capability subscriber is not held.
+	y := c.changes("y", 1)
+	offset.Store(int64(2 * time.Second))
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := allChanges(t, h.b, "", "")[len(before):]
+	if len(want) != 2 || want[0].CapabilityID != "CAP-SUBS-ORDER-Y" || want[0].ID != y[0].ID {
+		t.Fatalf("Query.changes lists %v", want)
+	}
+	sameChanges(t, "catalogue subscription", c.changes("all", 2), want)
 }
