@@ -420,6 +420,27 @@ func TestSubscriptionOrigin(t *testing.T) {
 	}
 }
 
+// TestSubscriptionLoopbackOnly: with LoopbackOnly (the generated-key default) an upgrade
+// addressed by a name that is not loopback is refused, as every route is (DNS rebinding).
+func TestSubscriptionLoopbackOnly(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{configure: func(o *graph.Options) { o.LoopbackOnly = true }})
+	for _, tc := range []struct {
+		host string
+		ok   bool
+	}{{"rebound.example.com", false}, {"localhost", true}} {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.a.http.URL, "http")+"/graphql", &websocket.DialOptions{
+			Subprotocols: []string{"graphql-transport-ws"}, Host: tc.host})
+		cancel()
+		if (err == nil) != tc.ok || (!tc.ok && (resp == nil || resp.StatusCode != http.StatusForbidden)) {
+			t.Errorf("Host %s: %v %v, want allowed %v", tc.host, resp, err, tc.ok)
+		}
+		if conn != nil {
+			_ = conn.CloseNow()
+		}
+	}
+}
+
 // TestSubscriptionOperationsOverSocket: queries and mutations sent over the socket are refused
 // with OPERATION_NOT_SUPPORTED and write nothing; a subscription over POST likewise.
 func TestSubscriptionOperationsOverSocket(t *testing.T) {
