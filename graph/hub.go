@@ -108,9 +108,11 @@ type Hub struct {
 	held    []dynamo.FeedChange // changes waiting for catalogue-wide subscribers, by Order
 	closed  bool
 
-	// marks and from belong to the poller (Poll is never run twice at once: pollMu).
+	// marks and from belong to the poller (Poll is never run twice at once: pollMu; a
+	// replay's end reads marks under it too).
 	pollMu  sync.Mutex
 	marks   map[string]string
+	retry   map[string]bool // capabilities whose last read failed
 	from    time.Time
 	started time.Time
 
@@ -151,7 +153,7 @@ func NewHub(feed Feed, opts HubOptions) *Hub {
 	opts.Limits = opts.Limits.withDefaults()
 	now := opts.Now()
 	return &Hub{feed: feed, opts: opts, subs: map[*subscriber]struct{}{}, perKey: map[string]int{}, conns: map[string]int{},
-		sockets: map[*hubConn]struct{}{}, marks: map[string]string{}, started: now, from: now.Add(-opts.Overlap),
+		sockets: map[*hubConn]struct{}{}, marks: map[string]string{}, retry: map[string]bool{}, started: now, from: now.Add(-opts.Overlap),
 		ring: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -200,7 +202,8 @@ func (h *Hub) Requests() int64 { return h.requests.Load() }
 
 // Poll reads the index once and delivers what changed: one Query of the index (two around
 // midnight UTC) and one strongly consistent Query per capability whose newest change in the
-// index is past its mark. After an error the next poll reads the same range again.
+// index is past its mark. When the index cannot be read the next poll reads the same range
+// again; a capability whose partition cannot be read is read again at the next poll.
 func (h *Hub) Poll(ctx context.Context) error {
 	h.pollMu.Lock()
 	defer h.pollMu.Unlock()
@@ -221,11 +224,14 @@ func (h *Hub) Poll(ctx context.Context) error {
 			newest[b.CapabilityID] = b.Pos
 		}
 	}
-	ids := make([]string, 0, len(newest))
+	ids := make([]string, 0, len(newest)+len(h.retry))
 	for id, pos := range newest {
-		if mark, ok := h.marks[id]; !ok || pos > mark {
+		if mark, ok := h.marks[id]; !h.retry[id] && (!ok || pos > mark) {
 			ids = append(ids, id)
 		}
+	}
+	for id := range h.retry {
+		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	var batch []dynamo.FeedChange
@@ -233,9 +239,13 @@ func (h *Hub) Poll(ctx context.Context) error {
 	for _, id := range ids {
 		changes, err := h.read(ctx, id)
 		if err != nil {
+			// Read again at the next poll, whether or not the index still shows it: the
+			// window moves on, the mark does not.
+			h.retry[id] = true
 			failed = errors.Join(failed, err)
 			continue
 		}
+		delete(h.retry, id)
 		if len(changes) > 0 {
 			h.marks[id] = changes[len(changes)-1].Pos
 			batch = append(batch, changes...)
@@ -243,9 +253,7 @@ func (h *Hub) Poll(ctx context.Context) error {
 			h.marks[id] = newest[id]
 		}
 	}
-	if failed == nil {
-		h.from = start.Add(-h.opts.Overlap)
-	}
+	h.from = start.Add(-h.opts.Overlap)
 	h.deliver(batch, h.opts.Now())
 	return failed
 }
@@ -520,17 +528,40 @@ func (h *Hub) replay(s *subscriber, after string) {
 		}
 	}()
 	for err == nil {
+		// pollMu first (as Poll takes them): no poll is half done, so each mark is what
+		// the hub has offered.
+		h.pollMu.Lock()
 		h.mu.Lock()
 		pending := s.pending
 		s.pending = nil
 		if len(pending) == 0 || s.failed != nil {
-			s.skip = seen
+			// Where the hub is past the replay it offers only later changes: no entry needed.
+			// A catalogue-wide subscriber still gets the changes held, so those count as
+			// not yet offered.
+			held := map[string]string{}
+			if s.capabilityID == "" {
+				for _, c := range h.held {
+					if p, ok := held[c.Record.CapabilityID]; !ok || c.Pos < p {
+						held[c.Record.CapabilityID] = c.Pos
+					}
+				}
+			}
+			for id, p := range seen {
+				if oldest, ok := held[id]; h.marks[id] >= p && (!ok || oldest > p) {
+					delete(seen, id)
+				}
+			}
+			if len(seen) > 0 {
+				s.skip = seen
+			}
 			s.replaying = false
 			h.endReplay(s)
 			h.mu.Unlock()
+			h.pollMu.Unlock()
 			return
 		}
 		h.mu.Unlock()
+		h.pollMu.Unlock()
 		for _, c := range pending {
 			// The hub offers each capability's changes in order: once it offered the
 			// replay's last of a capability, or a later one, it is past the replay there.

@@ -5,14 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
@@ -417,6 +421,27 @@ func TestSubscriptionOrigin(t *testing.T) {
 	}
 }
 
+// TestSubscriptionLoopbackOnly: with LoopbackOnly (the generated-key default) an upgrade
+// addressed by a name that is not loopback is refused, as every route is (DNS rebinding).
+func TestSubscriptionLoopbackOnly(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{configure: func(o *graph.Options) { o.LoopbackOnly = true }})
+	for _, tc := range []struct {
+		host string
+		ok   bool
+	}{{"rebound.example.com", false}, {"localhost", true}} {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.a.http.URL, "http")+"/graphql", &websocket.DialOptions{
+			Subprotocols: []string{"graphql-transport-ws"}, Host: tc.host})
+		cancel()
+		if (err == nil) != tc.ok || (!tc.ok && (resp == nil || resp.StatusCode != http.StatusForbidden)) {
+			t.Errorf("Host %s: %v %v, want allowed %v", tc.host, resp, err, tc.ok)
+		}
+		if conn != nil {
+			_ = conn.CloseNow()
+		}
+	}
+}
+
 // TestSubscriptionOperationsOverSocket: queries and mutations sent over the socket are refused
 // with OPERATION_NOT_SUPPORTED and write nothing; a subscription over POST likewise.
 func TestSubscriptionOperationsOverSocket(t *testing.T) {
@@ -434,6 +459,40 @@ func TestSubscriptionOperationsOverSocket(t *testing.T) {
 	}
 	if resp := h.a.post(t, "", `subscription { changes { id } }`, nil); resp.code(0) != "OPERATION_NOT_SUPPORTED" {
 		t.Errorf("subscription over POST: %s", resp.Body)
+	}
+	// A POST that offers another protocol (curl --http2 sends Upgrade: h2c) is served as a POST.
+	req, _ := http.NewRequest(http.MethodPost, h.a.http.URL+"/graphql", strings.NewReader(`{"query":"{ capability(id: \"CAP-FRAUD-DET-001\") { name } }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connection", "Upgrade, HTTP2-Settings")
+	req.Header.Set("Upgrade", "h2c")
+	req.Header.Set("HTTP2-Settings", "AAMAAABkAARAAAAAAAIAAAAA")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"name"`) {
+		t.Errorf("POST with Upgrade: h2c = %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestSubscriptionDocumentLimits: a subscription's document meets the limits a query's does,
+// and a message over 64 KiB closes the socket (1009).
+func TestSubscriptionDocumentLimits(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{})
+	c := connect(t, h.a, "")
+	var aliases []string
+	for i := range 31 {
+		aliases = append(aliases, fmt.Sprintf("a%d: id", i))
+	}
+	c.subscribe("a", `subscription { changes { `+strings.Join(aliases, " ")+` } }`, nil)
+	if code, msg := c.failure("a"); code != "ALIAS_LIMIT_EXCEEDED" {
+		t.Errorf("31 aliases: %s %q", code, msg)
+	}
+	c.subscribe("b", `subscription { changes { id } }`, map[string]any{"pad": strings.Repeat("x", 70<<10)})
+	if code := c.closed(); code != websocket.StatusMessageTooBig {
+		t.Errorf("a message of 70 KiB: close %d, want 1009", code)
 	}
 }
 
@@ -603,4 +662,145 @@ func TestSubscriptionPollRequests(t *testing.T) {
 	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-POLL-1")[2])
 	poll(2, "one capability changed twice")
 	poll(1, "an idle poll")
+}
+
+// TestSubscriptionMetrics: /metrics counts open subscriptions and connections, changes
+// delivered and the poller's requests.
+func TestSubscriptionMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	metrics := graph.NewInstruments(reg)
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Instruments: metrics}})
+	c := connect(t, h.a, "")
+	c.subscribe("s", `subscription { changes(capabilityId: "CAP-SUBS-METRICS") { id } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-METRICS")[0])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.changes("s", 1)
+	values := map[string]float64{}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			values[f.GetName()] += m.GetGauge().GetValue() + m.GetCounter().GetValue()
+		}
+	}
+	// Both servers' hubs share the instruments here: B's holds nothing and did not poll.
+	for name, want := range map[string]float64{
+		"catalogue_subscriptions_open":                   1,
+		"catalogue_websocket_connections_open":           1,
+		"catalogue_subscription_changes_delivered_total": 1,
+		"catalogue_subscriptions_dropped_total":          0,
+		"catalogue_change_poll_requests_total":           2, // the index, and the capability's partition
+	} {
+		if got := values[name]; got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestSubscriptionIdleCost: 1,000 idle subscriptions (10 connections of 100) add no goroutine
+// of the hub's (the transport's one per operation and a few per connection) and no request to
+// the poll, which stays one Query of the index.
+func TestSubscriptionIdleCost(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Limits: graph.SubscriptionLimits{PerConnection: 100, PerKey: 1000, ConnectionsPerKey: 10}}})
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	const conns, per = 10, 100
+	for i := range conns {
+		c := connect(t, h.a, "")
+		for j := range per {
+			c.subscribe(fmt.Sprint(j), `subscription { changes { id } }`, nil)
+		}
+		waitSubscribed(t, h.a.hub, (i+1)*per)
+	}
+	const perConnection = 12 // the server's and the test client's goroutines of one socket
+	t.Logf("goroutines added: %d", runtime.NumGoroutine()-before)
+	if got := runtime.NumGoroutine() - before; got > conns*per+conns*perConnection {
+		t.Errorf("1000 subscriptions on %d connections added %d goroutines, want at most %d", conns, got, conns*per+conns*perConnection)
+	}
+	r := h.a.hub.Requests()
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.a.hub.Requests() - r; got != 1 {
+		t.Errorf("an idle poll with 1000 subscribers made %d requests, want 1", got)
+	}
+}
+
+// TestSubscriptionCatalogueOrder: a change whose index entry arrives after a later-timed one
+// (a writer whose clock is behind) still reaches catalogue-wide subscribers in the order of
+// Query.changes, thanks to the hold; a capability subscriber gets it at once.
+func TestSubscriptionCatalogueOrder(t *testing.T) {
+	var offset atomic.Int64 // the hubs' clock runs ahead of the real one by this much
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Hold: time.Second, Now: clock}})
+	c := connect(t, h.a, "")
+	c.subscribe("all", `subscription { changes { `+subChangeFields+` } }`, nil)
+	c.subscribe("y", `subscription { changes(capabilityId: "CAP-SUBS-ORDER-Y") { `+subChangeFields+` } }`, nil)
+	waitSubscribed(t, h.a.hub, 2)
+	before := allChanges(t, h.b, "", "")
+
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-ORDER-X")[0])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A writer 300 ms behind: its change sorts before X's in the catalogue's order.
+	behind := dynamo.New(h.env.Client, dynamo.Options{Table: h.env.Table, CursorSecret: []byte("test-secret"), Logger: testLogger(),
+		Now: func() time.Time { return time.Now().Add(-300 * time.Millisecond) }})
+	if _, err := behind.CreateCapability(context.Background(), &catalog.Capability{CapabilityID: "CAP-SUBS-ORDER-Y", Name: "Y", BusinessDomain: "testing", Priority: catalog.PriorityHigh, Status: catalog.CapabilityPlanning}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The capability subscriber is not held.
+	y := c.changes("y", 1)
+	offset.Store(int64(2 * time.Second))
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := allChanges(t, h.b, "", "")[len(before):]
+	if len(want) != 2 || want[0].CapabilityID != "CAP-SUBS-ORDER-Y" || want[0].ID != y[0].ID {
+		t.Fatalf("Query.changes lists %v", want)
+	}
+	sameChanges(t, "catalogue subscription", c.changes("all", 2), want)
+}
+
+// TestSubscriptionPartitionReadFails: a capability whose partition cannot be read at a poll is
+// read again at the next, even when its index entry has left the poll's window by then: its
+// change is delivered once, late rather than never.
+func TestSubscriptionPartitionReadFails(t *testing.T) {
+	var offset atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Now: clock}})
+	h.env.RequireFaults(t)
+	c := connect(t, h.a, "")
+	c.subscribe("s", `subscription { changes(capabilityId: "CAP-SUBS-RETRY") { `+subChangeFields+` } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-RETRY")[0])
+	h.env.EmulateIndexFailure("", true) // the table fails, the index answers
+	if err := h.a.hub.Poll(context.Background()); err == nil {
+		t.Fatal("a poll whose partition read failed reported no error")
+	}
+	h.env.EmulateIndexFailure("", false)
+	offset.Store(int64(time.Minute)) // the change's index entry is out of the next poll's window
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := allChanges(t, h.b, "CAP-SUBS-RETRY", "")
+	sameChanges(t, "after a failed read", c.changes("s", 1), want)
+	// Read once: the next poll has nothing to retry.
+	r := h.a.hub.Requests()
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.a.hub.Requests() - r; n != 1 {
+		t.Errorf("the poll after the retry made %d requests, want 1", n)
+	}
 }
