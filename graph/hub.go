@@ -113,6 +113,7 @@ type Hub struct {
 	pollMu  sync.Mutex
 	marks   map[string]string
 	retry   map[string]bool // capabilities whose last read failed
+	paused  bool            // Run skipped a poll: nobody subscribed
 	from    time.Time
 	started time.Time
 
@@ -157,7 +158,9 @@ func NewHub(feed Feed, opts HubOptions) *Hub {
 		ring: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
-// Run polls every opts.Poll (and when rung) until Close or ctx ends.
+// Run polls every opts.Poll (and when rung) until Close or ctx ends, while the hub holds a
+// subscription: a server nobody subscribes to sends no request. The first poll after such an
+// idle spell starts afresh, as a new hub does (its marks would be stale).
 func (h *Hub) Run(ctx context.Context) {
 	h.runOnce.Do(func() {
 		defer close(h.done)
@@ -172,11 +175,23 @@ func (h *Hub) Run(ctx context.Context) {
 			case <-t.C:
 			case <-h.ring:
 			}
+			if h.Subscriptions() == 0 {
+				// Nobody listens: no request. The next poll starts afresh (pause).
+				h.pause()
+				continue
+			}
 			if err := h.Poll(ctx); err != nil && ctx.Err() == nil {
 				h.opts.Logger.WarnContext(ctx, "change poll failed; the next poll reads the same range", "err", err)
 			}
 		}
 	})
+}
+
+// pause notes that Run skipped a poll because the hub held no subscription.
+func (h *Hub) pause() {
+	h.pollMu.Lock()
+	h.paused = true
+	h.pollMu.Unlock()
 }
 
 // Ring makes the poller poll now rather than at its next tick: this process committed a write.
@@ -208,6 +223,18 @@ func (h *Hub) Poll(ctx context.Context) error {
 	h.pollMu.Lock()
 	defer h.pollMu.Unlock()
 	start := h.opts.Now()
+	if h.paused {
+		// After an idle spell the marks are stale: a capability written meanwhile would be
+		// read from its old mark and its old changes handed to new subscribers. Start as a
+		// new hub does, from now less the overlap.
+		h.paused = false
+		clear(h.marks)
+		clear(h.retry)
+		h.started, h.from = start, start.Add(-h.opts.Overlap)
+		h.mu.Lock()
+		h.held = nil // held for subscribers that are gone
+		h.mu.Unlock()
+	}
 	ctx, stats := dynamo.WithStats(ctx)
 	defer func() {
 		n := stats.Snapshot().Requests

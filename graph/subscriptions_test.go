@@ -804,3 +804,46 @@ func TestSubscriptionPartitionReadFails(t *testing.T) {
 		t.Errorf("the poll after the retry made %d requests, want 1", n)
 	}
 }
+
+// TestSubscriptionIdleHubSendsNothing: a running hub with no subscription sends no DynamoDB
+// request; it polls while one is open, and stops again when the last one ends. A subscription
+// opened after an idle spell gets what is written after it, not what was written while nobody
+// listened (the hub's marks from before the spell are stale; it starts afresh).
+func TestSubscriptionIdleHubSendsNothing(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{run: true, hub: graph.HubOptions{Overlap: 20 * time.Millisecond}})
+	idle := func(what string) {
+		t.Helper()
+		before := h.a.hub.Requests()
+		time.Sleep(60 * time.Millisecond) // a dozen ticks of the 5 ms poll
+		if got := h.a.hub.Requests() - before; got != 0 {
+			t.Errorf("%s: the hub sent %d requests with nobody subscribed", what, got)
+		}
+	}
+	idle("before any subscription")
+
+	const capID = "CAP-SUBS-IDLE"
+	c := connect(t, h.a, "")
+	c.subscribe("s", `subscription { changes(capabilityId: "`+capID+`") { entity action } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	mustWrite(t, h.b, "", writesFeed(capID)[0])
+	if got := c.changes("s", 1); got[0].Action != "CREATED" {
+		t.Fatalf("first subscription got %+v, want the capability's CREATED", got)
+	}
+	if h.a.hub.Requests() == 0 {
+		t.Error("the hub delivered a change without a request")
+	}
+	c.send(wsMessage{ID: "s", Type: "complete"})
+	waitSubscribed(t, h.a.hub, 0)
+	time.Sleep(20 * time.Millisecond) // a poll already under way when it ended
+	idle("after the last subscription ended")
+
+	mustWrite(t, h.b, "", writesFeed(capID)[1]) // while nobody listens
+	time.Sleep(60 * time.Millisecond)           // past the overlap window
+	c2 := connect(t, h.a, "")
+	c2.subscribe("s2", `subscription { changes(capabilityId: "`+capID+`") { entity action } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	mustWrite(t, h.b, "", writesFeed(capID)[2])
+	if got := c2.changes("s2", 1); got[0].Entity != "COMPONENT" {
+		t.Errorf("after the idle spell the subscription got %+v first, want the COMPONENT written after it", got)
+	}
+}
