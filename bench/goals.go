@@ -126,7 +126,7 @@ func (r *report) writeEmbedded(p func(string, ...any)) {
 	}
 	p("| the explorer's capability page, all its requests on load (%s, by hash as it sends them), p50 at C=1 ≤ %v | %s | %s |", strings.Join(e.PageOps, ", "), pageTarget, pageCell("warm"), pageCell("cold"))
 	p("")
-	p("The explorer's capability page is read from the web assets the binary serves (`views/capability.js` and the sections it imports): on load it sends %d request(s), %s, with the variables `render()` passes; the sections send theirs (impact, another metrics window, more jobs, rule evaluation) only when the user asks. The benchmark registers the documents first and then sends the hash alone, as the explorer does after its first visit; a page's requests run in parallel where the page runs them in parallel.", len(e.PageOps), strings.Join(e.PageOps, ", "))
+	p("The explorer's capability page is read from the web assets the binary serves (`views/capability.js` and the sections it imports): on load it sends %d request(s), %s, with the variables `render()` passes; the sections send theirs (impact, another metrics window, more jobs, rule evaluation) only when the user asks. The benchmark registers the documents first and then sends the hash alone, as the explorer does after its first visit; the page's requests run one after another, as `render()` sends them (the newest change first, so that the subscription it then opens misses nothing between the two reads).", len(e.PageOps), strings.Join(e.PageOps, ", "))
 	p("")
 }
 

@@ -45,16 +45,16 @@ func TestFloorServesOnlyWhatItCaptured(t *testing.T) {
 	}
 }
 
-// The explorer's capability page is read from the assets the binary serves: one request on
-// load, CapabilityPage, every ${...} expanded, with the variables render() passes.
+// The explorer's capability page is read from the assets the binary serves: on load LiveCursor,
+// then CapabilityPage, every ${...} expanded, with the variables render() passes.
 func TestExplorerPageOnLoad(t *testing.T) {
 	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
 	p, err := explorerPage("CAP-X", now)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.hashed) != 1 || len(p.register) != 1 || strings.Join(p.names, ",") != "CapabilityPage" {
-		t.Fatalf("page sends %v (%d, %d bodies), want CapabilityPage once", p.names, len(p.hashed), len(p.register))
+	if len(p.hashed) != 2 || len(p.register) != 2 || strings.Join(p.names, ",") != "LiveCursor,CapabilityPage" {
+		t.Fatalf("page sends %v (%d, %d bodies), want LiveCursor then CapabilityPage", p.names, len(p.hashed), len(p.register))
 	}
 	var reg struct {
 		Query     string
@@ -63,14 +63,22 @@ func TestExplorerPageOnLoad(t *testing.T) {
 	if err := json.Unmarshal(p.register[0], &reg); err != nil {
 		t.Fatal(err)
 	}
+	if !strings.HasPrefix(reg.Query, "query LiveCursor(") || reg.Variables["id"] != "CAP-X" {
+		t.Errorf("LiveCursor: %s %v", reg.Query, reg.Variables)
+	}
+	if err := json.Unmarshal(p.register[1], &reg); err != nil {
+		t.Fatal(err)
+	}
 	if !strings.HasPrefix(reg.Query, "query CapabilityPage(") || strings.Contains(reg.Query, "${") || !strings.Contains(reg.Query, "artifacts { name size downloadUrl }") {
 		t.Errorf("CapabilityPage not expanded:\n%s", reg.Query)
 	}
 	if reg.Variables["from"] != "2026-01-02T06:00:00.000Z" || reg.Variables["metricsFirst"] != 1000.0 || reg.Variables["jobsFirst"] != 4.0 || reg.Variables["id"] != "CAP-X" {
 		t.Errorf("variables %v", reg.Variables)
 	}
-	if strings.Contains(string(p.hashed[0]), `"query"`) {
-		t.Errorf("the hashed request carries the query: %s", p.hashed[0])
+	for _, h := range p.hashed {
+		if strings.Contains(string(h), `"query"`) {
+			t.Errorf("the hashed request carries the query: %s", h)
+		}
 	}
 }
 
