@@ -3,13 +3,36 @@ package graph
 import (
 	"context"
 
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/vektah/gqlparser/v2/ast"
+
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph/model"
 )
 
-// defaultChangePage is the page size of a changes connection given neither first nor last.
+// defaultChangePage is the page size of a changes connection read backwards without last
+// (before alone); forwards, first's default in the schema (50) applies.
 const defaultChangePage = 50
+
+// givenArgument reports whether the request gave field f the argument name: written in the
+// document, or a variable the request set. An explicit null counts as not given (nullDefaults
+// has already dropped a null in a defaulted position), and so does a default the schema fills
+// in, which is how first's default (50) is told from a first the client sent with last.
+func givenArgument(f *ast.Field, name string, vars map[string]any) bool {
+	a := f.Arguments.ForName(name)
+	if a == nil || a.Value == nil {
+		return false
+	}
+	switch a.Value.Kind {
+	case ast.NullValue:
+		return false
+	case ast.Variable:
+		v, ok := vars[a.Value.Raw]
+		return ok && v != nil
+	}
+	return true
+}
 
 // changePageArgs are the Relay arguments of a changes connection.
 type changePageArgs struct {
@@ -23,6 +46,10 @@ type changePageArgs struct {
 // catalogue's, forwards (first/after) or backwards (last/before). Mixing the two directions is
 // a *catalog.ValidationError (BAD_USER_INPUT).
 func (r *Resolver) changes(ctx context.Context, capabilityID *string, f dynamo.ChangeFilter, a changePageArgs) (*model.Connection[*catalog.ChangeRecord], error) {
+	if fc := graphql.GetFieldContext(ctx); (a.last != nil || a.before != nil) && fc != nil && fc.Field.Field != nil &&
+		!givenArgument(fc.Field.Field, "first", graphql.GetOperationContext(ctx).Variables) {
+		a.first = nil // first's default, not the request's: this page reads backwards
+	}
 	switch {
 	case a.first != nil && a.last != nil:
 		return nil, catalog.Invalid("last", "give first or last, not both")

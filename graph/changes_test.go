@@ -510,3 +510,61 @@ func TestChangesNewestFirst(t *testing.T) {
 		t.Errorf("another capability's before = %s", resp.Body)
 	}
 }
+
+// TestChangesFirstKeepsItsDefault: first keeps the issue's default (first: Int = 50) on both
+// changes connections, and last alone still pages backwards: the schema's default is told from
+// a first the request gave, written or by variable, which with last is refused.
+func TestChangesFirstKeepsItsDefault(t *testing.T) {
+	h := newHistoryHarness(t)
+	h.as(t, "alice-key", "k1", `mutation { createCapability(input: {capabilityId: "CAP-FIRST-01", name: "First", businessDomain: "testing", priority: HIGH}) { revision } }`, nil, nil, "")
+	for _, typ := range []string{"Query", "Capability"} {
+		var schema struct {
+			Type struct {
+				Fields []struct {
+					Name string
+					Args []struct {
+						Name         string
+						DefaultValue *string
+					}
+				}
+			}
+		}
+		h.admin(t, `query($t: String!) { type: __type(name: $t) { fields { name args { name defaultValue } } } }`, map[string]any{"t": typ}, &schema)
+		found := false
+		for _, f := range schema.Type.Fields {
+			for _, a := range f.Args {
+				if f.Name == "changes" && a.Name == "first" {
+					found = true
+					if a.DefaultValue == nil || *a.DefaultValue != "50" {
+						t.Errorf("%s.changes(first:) default = %v, want 50", typ, a.DefaultValue)
+					}
+				}
+			}
+		}
+		if !found {
+			t.Errorf("%s.changes has no first", typ)
+		}
+	}
+	for _, c := range []struct {
+		q    string
+		vars map[string]any
+		ok   bool
+	}{
+		{`{ changes(capabilityId: "CAP-FIRST-01", last: 1) { nodes { id } } }`, nil, true},
+		{`{ changes(capabilityId: "CAP-FIRST-01", first: null, last: 1) { nodes { id } } }`, nil, true},
+		{`query($f: Int) { changes(capabilityId: "CAP-FIRST-01", first: $f, last: 1) { nodes { id } } }`, nil, true},
+		{`query($f: Int) { changes(capabilityId: "CAP-FIRST-01", first: $f, last: 1) { nodes { id } } }`, map[string]any{"f": nil}, true},
+		{`{ capability(id: "CAP-FIRST-01") { changes(last: 1) { nodes { id } } } }`, nil, true},
+		{`{ changes(capabilityId: "CAP-FIRST-01", first: 50, last: 1) { nodes { id } } }`, nil, false},
+		{`query($f: Int) { changes(capabilityId: "CAP-FIRST-01", first: $f, last: 1) { nodes { id } } }`, map[string]any{"f": 50}, false},
+		{`{ capability(id: "CAP-FIRST-01") { changes(first: 50, last: 1) { nodes { id } } } }`, nil, false},
+	} {
+		resp := h.doAs(t, "alice-key", c.q, c.vars)
+		if c.ok && len(resp.Errors) > 0 {
+			t.Errorf("%s %v: %s", c.q, c.vars, resp.Body)
+		}
+		if !c.ok && resp.code(0) != "BAD_USER_INPUT" {
+			t.Errorf("%s %v = %s, want BAD_USER_INPUT", c.q, c.vars, resp.Body)
+		}
+	}
+}

@@ -4468,8 +4468,8 @@ type Query {
   key ranges backwards and returns the last changes before the cursor (the newest without one);
   the page's edges stay oldest first, as Relay has it, and ` + "`" + `pageInfo.hasPreviousPage` + "`" + ` says
   exactly whether older changes exist (` + "`" + `startCursor` + "`" + ` continues). Giving both ` + "`" + `first` + "`" + ` and ` + "`" + `last` + "`" + `,
-  ` + "`" + `last` + "`" + ` with ` + "`" + `after` + "`" + ` or ` + "`" + `first` + "`" + ` with ` + "`" + `before` + "`" + ` is ` + "`" + `BAD_USER_INPUT` + "`" + `; without either size, ` + "`" + `first` + "`" + `
-  is 50.
+  ` + "`" + `last` + "`" + ` with ` + "`" + `after` + "`" + ` or ` + "`" + `first` + "`" + ` with ` + "`" + `before` + "`" + ` is ` + "`" + `BAD_USER_INPUT` + "`" + `; ` + "`" + `first` + "`" + ` keeps its default (50)
+  but a default is not a size given: ` + "`" + `last` + "`" + ` alone pages backwards.
   """
   changes(
     "Only this capability's changes (live or deleted)."
@@ -4478,8 +4478,8 @@ type Query {
     entities: [ChangeEntity!]
     "Only changes made at or after this time."
     since: DateTime
-    "The page size reading forwards, 1 to 100 (default 50 when ` + "`" + `last` + "`" + ` is not given)."
-    first: Int
+    "The page size reading forwards, 1 to 100; ignored when ` + "`" + `last` + "`" + ` is given and ` + "`" + `first` + "`" + ` is not."
+    first: Int = 50
     "Continue after this change ` + "`" + `id` + "`" + ` or ` + "`" + `endCursor` + "`" + ` (forwards)."
     after: String
     "The page size reading backwards, newest first: the last changes before ` + "`" + `before` + "`" + `, 1 to 100."
@@ -4797,7 +4797,7 @@ type Capability implements Node {
   "Every revision before the current one, newest first, with who wrote it."
   history(first: Int = 20, after: String): CapabilityVersionConnection! @reads(segments: [])
   "This capability's changes, oldest first (the order of their IDs), or its last ones with ` + "`" + `last` + "`" + ` and ` + "`" + `before` + "`" + `: ` + "`" + `Query.changes(capabilityId:)` + "`" + `, whose arguments these are."
-  changes(entities: [ChangeEntity!], first: Int, after: String, last: Int, before: String): ChangeConnection! @reads(segments: [])
+  changes(entities: [ChangeEntity!], first: Int = 50, after: String, last: Int, before: String): ChangeConnection! @reads(segments: [])
 }
 
 "A capability's dependency graph and what follows from it."

@@ -242,14 +242,10 @@ func (w *walk) first(f *ast.Field, connection string) int {
 	}
 	args := f.ArgumentMap(w.op.Variables)
 	size, name := args["first"], "first"
-	if connection == "ChangeConnection" && size == nil {
-		// The change feed pages either way and has no default in the schema: last, when
-		// given, is the page size, else first's default.
-		if last := args["last"]; last != nil {
-			size, name = last, "last"
-		} else {
-			size = defaultChangePage
-		}
+	if connection == "ChangeConnection" && args["last"] != nil && !givenArgument(f, "first", w.op.Variables) {
+		// The change feed pages either way: last, when given without first, is the page
+		// size (first's default is then not the request's).
+		size, name = args["last"], "last"
 	}
 	var n int
 	switch v := size.(type) {

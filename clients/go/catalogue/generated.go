@@ -313,7 +313,7 @@ func (v *CapabilityHistoryCapabilityHistoryCapabilityVersionConnectionNodesCapab
 //
 // Where a page of a connection ends.
 type CapabilityHistoryCapabilityHistoryCapabilityVersionConnectionPageInfo struct {
-	// Whether more items follow this page.
+	// Whether more items follow this page (false on a page read backwards with `last`).
 	HasNextPage bool `json:"hasNextPage"`
 	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked).
 	EndCursor *string `json:"endCursor"`
@@ -1554,7 +1554,7 @@ func (v *ListCapabilitiesCapabilitiesCapabilityConnectionEdgesCapabilityEdgeNode
 //
 // Where a page of a connection ends.
 type ListCapabilitiesCapabilitiesCapabilityConnectionPageInfo struct {
-	// Whether more items follow this page.
+	// Whether more items follow this page (false on a page read backwards with `last`).
 	HasNextPage bool `json:"hasNextPage"`
 	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked).
 	EndCursor *string `json:"endCursor"`
