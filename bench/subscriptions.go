@@ -1,0 +1,1401 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/awsconf"
+	"github.com/capcat/catalogue/internal/tune"
+	samplecat "github.com/capcat/catalogue/sample"
+)
+
+// The subscriptions section (issue #18): delivery latency from a write through one server
+// instance to subscribers on another, exactly once and in order; what the instances' polling of
+// the change feed costs in DynamoDB requests; the memory of idle subscriptions; and a
+// subscriber that stops reading. Two real servers (graph.NewHandler, each with its own store,
+// DynamoDB client and change hub) share one backend (memdyn in a child process, the sample
+// catalogue), served over loopback HTTP; the subscribers are the benchmark's own
+// graphql-transport-ws client (wsclient.go). See docs/performance.md.
+
+// subConfig is the section's part of the configuration.
+type subConfig struct {
+	enabled  bool          // run the section (-subscriptions)
+	only     bool          // run only the section and splice it into -out (-subscriptions-only)
+	rate     float64       // writes per second through instance B
+	duration time.Duration // of each write phase
+	idle     time.Duration // of each idle count
+	idleSubs int           // idle subscriptions on the child server
+	caps     int           // capabilities written
+	target   time.Duration // the issue's p99 target across instances
+}
+
+// registerSubFlags adds the section's flags.
+func registerSubFlags(fs *flag.FlagSet, c *subConfig) {
+	*c = subConfig{enabled: true, rate: 20, duration: 20 * time.Second, idle: 15 * time.Second, idleSubs: 1000, caps: 4, target: time.Second}
+	fs.BoolVar(&c.enabled, "subscriptions", c.enabled, "measure subscriptions: delivery latency across two instances, polling cost, idle memory, back-pressure (subscriptions.go)")
+	fs.BoolVar(&c.only, "subscriptions-only", false, "measure subscriptions only and replace their section of -out (the rest of the file stays as it is)")
+	fs.Float64Var(&c.rate, "sub-rate", c.rate, "writes per second through the writing instance in the subscription phases")
+	fs.DurationVar(&c.duration, "sub-duration", c.duration, "length of each subscription write phase")
+	fs.DurationVar(&c.idle, "sub-idle", c.idle, "length of each idle request count (no subscribers, then subscribers)")
+	fs.IntVar(&c.idleSubs, "sub-idle-subs", c.idleSubs, "idle subscriptions held on one server for the memory bound")
+	fs.IntVar(&c.caps, "sub-caps", c.caps, "capabilities the subscription phases write to")
+}
+
+// subscriptionQuery is what every subscriber of the benchmark asks for.
+const subscriptionQuery = `subscription Changes($cap: ID, $entities: [ChangeEntity!]) {
+  changes(capabilityId: $cap, entities: $entities) { id at capabilityId entity entityId action revision requestId }
+}`
+
+// changesQuery reads a capability's feed, the ground truth the subscribers are held to.
+const changesQuery = `query Feed($cap: ID!, $after: String) {
+  changes(capabilityId: $cap, first: 100, after: $after) {
+    nodes { id capabilityId entity requestId }
+    pageInfo { hasNextPage endCursor }
+  }
+}`
+
+// subReport is the section.
+type subReport struct {
+	Delay      time.Duration
+	Items      int
+	Caps       []string
+	Rate       float64
+	Duration   time.Duration
+	Idle       time.Duration
+	Kinds      []string
+	Load       string
+	Phases     []*subPhase
+	Polling    []pollRow
+	Memory     *memReport
+	Stalled    *stallReport
+	Target     time.Duration
+	ChangePoll string
+}
+
+// pollRow is one instance's DynamoDB requests per minute in one state.
+type pollRow struct {
+	Instance, State string
+	PerMinute       float64
+	Ops             map[string]int
+	Span            time.Duration
+	Note            string
+}
+
+// subPhase is one write phase.
+type subPhase struct {
+	Name      string
+	Writes    int // mutations that committed
+	Refused   int // CONFLICT answers retried (they record no change)
+	Changes   int // changes of the phase's writes in the feed
+	Subs      []*subResult
+	Wall      time.Duration
+	MutationQ int // DynamoDB requests of the mutations (extensions.dynamodb)
+}
+
+// subResult is one subscriber's delivery in a phase.
+type subResult struct {
+	Name, Instance string
+	Catalogue      bool // subscribed to the whole catalogue (no capabilityId)
+	Check          deliveryCheck
+	FromCommit     []time.Duration
+	FromSent       []time.Duration
+}
+
+// stallReport is what happened to the subscriber that stopped reading.
+type stallReport struct {
+	Nexts      int    // changes it read once it read again
+	End        string // how it ended, "" if it did not
+	Wait       time.Duration
+	ReadBuffer int
+}
+
+// memReport is the memory bound of idle subscriptions.
+type memReport struct {
+	Subs              int
+	Before, After     memStats
+	Idle              time.Duration
+	Received, Missing int // after the idle time: subscriptions that got their change, that did not
+	ExtraOrDup        int
+}
+
+// memStats is the child server's own view of itself, after a forced GC.
+type memStats struct {
+	HeapInuse  uint64 `json:"heapInuse"`
+	HeapAlloc  uint64 `json:"heapAlloc"`
+	Sys        uint64 `json:"sys"`
+	Goroutines int    `json:"goroutines"`
+	RSS        int64  `json:"rss"`
+}
+
+// countingObserver counts every DynamoDB HTTP attempt of one instance by operation, and passes
+// the calls on to the instance's Prometheus instruments.
+type countingObserver struct {
+	next dynamo.Observer
+	mu   sync.Mutex
+	ops  map[string]int
+}
+
+func newCountingObserver(next dynamo.Observer) *countingObserver {
+	return &countingObserver{next: next, ops: map[string]int{}}
+}
+
+func (c *countingObserver) Attempt(op string, err error) {
+	c.mu.Lock()
+	c.ops[op]++
+	c.mu.Unlock()
+	c.next.Attempt(op, err)
+}
+
+func (c *countingObserver) Call(op string, attempts int, rcu, wcu float64, err error) {
+	c.next.Call(op, attempts, rcu, wcu, err)
+}
+
+// take returns the counts since the last take and zeroes them.
+func (c *countingObserver) take() map[string]int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := c.ops
+	c.ops = map[string]int{}
+	return out
+}
+
+func sumOps(m map[string]int) int {
+	n := 0
+	for _, v := range m {
+		n += v
+	}
+	return n
+}
+
+// subServer is one server instance as server.go builds it on an existing table: its own
+// DynamoDB client and store, its Prometheus registry, and graph.NewHandler.
+type subServer struct {
+	handler http.Handler
+	store   *dynamo.Store
+	count   *countingObserver
+	stop    func()
+}
+
+// newSubServer builds a server instance on the DynamoDB endpoint.
+func newSubServer(ctx context.Context, endpoint string, keys *graph.KeyRing) (*subServer, error) {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	metrics := graph.NewInstruments(reg)
+	count := newCountingObserver(metrics)
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: endpoint}, Observer: count})
+	if err != nil {
+		return nil, err
+	}
+	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
+	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench")})
+	opts := graph.Options{
+		Logger:           log,
+		Auth:             &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
+		Deadline:         10 * time.Second, // server.go's -request-timeout default
+		Instruments:      metrics,
+		MetricsHandler:   promhttp.HandlerFor(reg, promhttp.HandlerOpts{}),
+		PartitionCache:   graph.NewPartitionCache(graph.DefaultCacheBytes, nil),
+		PersistedQueries: graph.NewPersistedQueries(graph.DefaultPersistedQueryBytes),
+	}
+	return &subServer{handler: graph.NewHandler(store, opts), store: store, count: count, stop: func() {}}, nil
+}
+
+// subInstance is a server instance served over loopback HTTP in this process.
+type subInstance struct {
+	name   string
+	url    string
+	srv    *subServer
+	http   *http.Server
+	client *http.Client
+}
+
+func startSubInstance(ctx context.Context, name, endpoint string, keys *graph.KeyRing) (*subInstance, error) {
+	s, err := newSubServer(ctx, endpoint, keys)
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		s.stop()
+		return nil, err
+	}
+	hs := &http.Server{Handler: s.handler, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = hs.Serve(ln) }()
+	tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64}
+	return &subInstance{name: name, url: "http://" + ln.Addr().String(), srv: s, http: hs, client: &http.Client{Transport: tr}}, nil
+}
+
+func (i *subInstance) close() {
+	_ = i.http.Close()
+	i.srv.stop()
+	i.client.CloseIdleConnections()
+}
+
+// gqlAnswer is a GraphQL response over HTTP.
+type gqlAnswer struct {
+	Data       json.RawMessage
+	Errors     []gqlError
+	Extensions struct {
+		DynamoDB struct{ Requests int }
+	}
+}
+
+type gqlError struct {
+	Message    string
+	Extensions struct {
+		Code            string
+		CurrentRevision int
+	}
+}
+
+// post sends one GraphQL request with the key and request ID.
+func (i *subInstance) post(ctx context.Context, key, requestID, query string, vars map[string]any) (*gqlAnswer, error) {
+	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, i.url+"/graphql", bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+key)
+	if requestID != "" {
+		req.Header.Set(graph.RequestIDHeader, requestID)
+	}
+	resp, err := i.client.Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	out, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return nil, err
+	}
+	var a gqlAnswer
+	if err := json.Unmarshal(out, &a); err != nil || resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("%s: status %d: %.400s", i.name, resp.StatusCode, out)
+	}
+	return &a, nil
+}
+
+// subWrite is one mutation of a phase.
+type subWrite struct {
+	RequestID string
+	Cap       string
+	Kind      string
+	Sent      time.Time
+	Committed time.Time // the response was read
+}
+
+// capTarget is a capability the phases write to.
+type capTarget struct {
+	mu         sync.Mutex
+	id         string
+	components []string
+	rev        int
+	job        string // the last job started and not yet finished
+}
+
+// subWriter sends the phases' mutations through one instance.
+type subWriter struct {
+	inst   *subInstance
+	key    string
+	caps   []*capTarget
+	nonce  string
+	kinds  []string
+	seq    atomic.Int64
+	mu     sync.Mutex
+	writes map[string]*subWrite
+	refuse int
+	dynReq int
+}
+
+// subKinds are the mutations a phase cycles through, per capability.
+var subKinds = []string{"updateCapability", "startJob", "updateJob", "recordMetrics"}
+
+// write sends the i-th mutation of the phase: capability i mod caps, the kinds in turn.
+func (w *subWriter) write(ctx context.Context, phase string, i int) error {
+	c := w.caps[i%len(w.caps)]
+	kind := subKinds[(i/len(w.caps))%len(subKinds)]
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if kind == "updateJob" && c.job == "" {
+		kind = "startJob"
+	}
+	for attempt := 0; ; attempt++ {
+		reqID := fmt.Sprintf("bsub-%s-%s-%d-%d", w.nonce, phase, i, attempt)
+		var query string
+		var vars map[string]any
+		switch kind {
+		case "updateCapability":
+			query = `mutation($id: ID!, $rev: Int!, $d: String!) { updateCapability(id: $id, expectedRevision: $rev, input: {description: $d}) { revision } }`
+			vars = map[string]any{"id": c.id, "rev": c.rev, "d": "written by the subscription benchmark, " + reqID}
+		case "startJob":
+			c.job = fmt.Sprintf("JOB-BSUB-%s-%d", w.nonce, w.seq.Add(1))
+			query = `mutation($cap: ID!, $job: ID!) { startJob(capabilityId: $cap, input: {jobId: $job, jobType: DEPLOYMENT, status: RUNNING}) { revision } }`
+			vars = map[string]any{"cap": c.id, "job": c.job}
+		case "updateJob":
+			query = `mutation($job: ID!) { updateJob(jobId: $job, expectedRevision: 1, input: {status: COMPLETED}) { revision } }`
+			vars = map[string]any{"job": c.job}
+		case "recordMetrics":
+			at := time.Now().UTC().Truncate(time.Minute).Format(time.RFC3339)
+			var in []map[string]any
+			for _, comp := range c.components[:min(2, len(c.components))] {
+				in = append(in, map[string]any{"capabilityId": c.id, "componentId": comp, "metricType": "PERFORMANCE", "timestamp": at, "interval": "1m",
+					"values": map[string]any{"availability": map[string]any{"value": 99.9}}})
+			}
+			query = `mutation($in: [MetricInput!]!) { recordMetrics(inputs: $in) { recorded } }`
+			vars = map[string]any{"in": in}
+		}
+		wr := &subWrite{RequestID: reqID, Cap: c.id, Kind: kind, Sent: time.Now()}
+		a, err := w.inst.post(ctx, w.key, reqID, query, vars)
+		wr.Committed = time.Now()
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", kind, c.id, err)
+		}
+		if len(a.Errors) == 1 && a.Errors[0].Extensions.Code == "CONFLICT" && kind == "updateCapability" && attempt < 3 {
+			c.rev = a.Errors[0].Extensions.CurrentRevision
+			w.mu.Lock()
+			w.refuse++
+			w.mu.Unlock()
+			continue
+		}
+		if len(a.Errors) > 0 {
+			return fmt.Errorf("%s %s: %s (%s)", kind, c.id, a.Errors[0].Message, a.Errors[0].Extensions.Code)
+		}
+		switch kind {
+		case "updateCapability":
+			var d struct{ UpdateCapability struct{ Revision int } }
+			if err := json.Unmarshal(a.Data, &d); err != nil {
+				return err
+			}
+			c.rev = d.UpdateCapability.Revision
+		case "updateJob":
+			c.job = ""
+		}
+		w.mu.Lock()
+		w.writes[reqID] = wr
+		w.dynReq += a.Extensions.DynamoDB.Requests
+		w.mu.Unlock()
+		return nil
+	}
+}
+
+// recvChange is one change a subscriber read.
+type recvChange struct {
+	At        time.Time
+	ID        string
+	Cap       string
+	Entity    string
+	RequestID string
+}
+
+// subscriber is one subscription of the benchmark.
+type subscriber struct {
+	name     string
+	instance string
+	cap      string   // "" for the catalogue's
+	entities []string // nil for every entity
+	conn     *wsConn
+	sub      *wsSub
+
+	mu  sync.Mutex
+	got []recvChange
+	bad int // payloads that were not a change
+}
+
+func (s *subscriber) onNext(at time.Time, payload json.RawMessage) {
+	var p struct {
+		Data struct {
+			Changes struct {
+				ID, CapabilityID, Entity string
+				RequestID                *string
+			}
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := json.Unmarshal(payload, &p); err != nil || p.Data.Changes.ID == "" {
+		s.bad++
+		return
+	}
+	c := p.Data.Changes
+	r := recvChange{At: at, ID: c.ID, Cap: c.CapabilityID, Entity: c.Entity}
+	if c.RequestID != nil {
+		r.RequestID = *c.RequestID
+	}
+	s.got = append(s.got, r)
+}
+
+// take returns what the subscriber read since the last take.
+func (s *subscriber) take() []recvChange {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.got
+	s.got = nil
+	return out
+}
+
+func (s *subscriber) count() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.got)
+}
+
+// wants reports whether the subscriber's filter passes a change of that capability and entity.
+func (s *subscriber) wants(capID, entity string) bool {
+	if s.cap != "" && s.cap != capID {
+		return false
+	}
+	if s.entities == nil {
+		return true
+	}
+	for _, e := range s.entities {
+		if e == entity {
+			return true
+		}
+	}
+	return false
+}
+
+// subscribe opens a connection to the instance and subscribes.
+func subscribe(ctx context.Context, inst *subInstance, key, name, capID string, entities []string, o wsDialOptions, start bool) (*subscriber, error) {
+	s := &subscriber{name: name, instance: inst.name, cap: capID, entities: entities}
+	conn, err := dialWS(ctx, inst.url+"/graphql", key, o)
+	if err != nil {
+		return nil, fmt.Errorf("subscriber %s: %w", name, err)
+	}
+	vars := map[string]any{}
+	if capID != "" {
+		vars["cap"] = capID
+	}
+	if entities != nil {
+		vars["entities"] = entities
+	}
+	sub, err := conn.subscribe(ctx, subscriptionQuery, vars, s.onNext)
+	if err != nil {
+		conn.closeNow()
+		return nil, fmt.Errorf("subscriber %s: %w", name, err)
+	}
+	s.conn, s.sub = conn, sub
+	if start {
+		conn.start(ctx)
+	}
+	return s, nil
+}
+
+// feedChange is one change of the feed as the changes query lists it.
+type feedChange struct {
+	ID, CapabilityID, Entity string
+	RequestID                *string
+}
+
+// readFeed returns the capability's whole feed, oldest first.
+func readFeed(ctx context.Context, inst *subInstance, key, capID string) ([]feedChange, error) {
+	var out []feedChange
+	var after any
+	for range 1000 {
+		a, err := inst.post(ctx, key, "", changesQuery, map[string]any{"cap": capID, "after": after})
+		if err != nil {
+			return nil, err
+		}
+		if len(a.Errors) > 0 {
+			return nil, fmt.Errorf("changes(%s): %s", capID, a.Errors[0].Message)
+		}
+		var d struct {
+			Changes struct {
+				Nodes    []feedChange
+				PageInfo struct {
+					HasNextPage bool
+					EndCursor   *string
+				}
+			}
+		}
+		if err := json.Unmarshal(a.Data, &d); err != nil {
+			return nil, err
+		}
+		out = append(out, d.Changes.Nodes...)
+		if !d.Changes.PageInfo.HasNextPage || d.Changes.PageInfo.EndCursor == nil {
+			return out, nil
+		}
+		after = *d.Changes.PageInfo.EndCursor
+	}
+	return nil, fmt.Errorf("changes(%s): more than 1000 pages", capID)
+}
+
+// subHarness holds the section's servers, clients and writer.
+type subHarness struct {
+	cfg        config
+	logf       func(string, ...any)
+	be         *backend
+	a, b       *subInstance
+	keys       *graph.KeyRing
+	adminKey   string
+	viewerKey  string
+	writer     *subWriter
+	subs       []*subscriber
+	bundles    []*catalog.Bundle
+	items      int
+	changePoll string
+}
+
+// measureSubscriptions runs the section.
+func measureSubscriptions(ctx context.Context, cfg config, logf func(string, ...any)) (*subReport, error) {
+	sc := cfg.subs
+	h := &subHarness{cfg: cfg, logf: logf}
+	var err error
+	if h.be, err = startChild("memdyn"); err != nil {
+		return nil, err
+	}
+	defer h.be.Close()
+	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	if err := waitReady(wctx, h.be.URL); err != nil {
+		return nil, err
+	}
+	if err := h.load(ctx); err != nil {
+		return nil, err
+	}
+	if err := h.be.SetDelay(cfg.delay); err != nil {
+		return nil, err
+	}
+	h.keys = &graph.KeyRing{}
+	h.adminKey, h.viewerKey = graph.NewAPIKey(), graph.NewAPIKey()
+	h.keys.Add(h.adminKey, graph.RoleAdmin, "bench-writer")
+	h.keys.Add(h.viewerKey, graph.RoleViewer, "bench-subscriber")
+	if h.a, err = startSubInstance(ctx, "A", h.be.URL, h.keys); err != nil {
+		return nil, err
+	}
+	defer h.a.close()
+	if h.b, err = startSubInstance(ctx, "B", h.be.URL, h.keys); err != nil {
+		return nil, err
+	}
+	defer h.b.close()
+	rep := &subReport{Delay: cfg.delay, Items: h.items, Rate: sc.rate, Duration: sc.duration, Idle: sc.idle, Kinds: subKinds, Load: loadAverage(), Target: sc.target}
+	for _, c := range h.writer.caps {
+		rep.Caps = append(rep.Caps, c.id)
+	}
+	h.writer.inst = h.b
+
+	// Idle, no subscribers.
+	logf("subscriptions: idle %v, no subscribers", sc.idle)
+	rep.Polling = append(rep.Polling, h.idle(ctx, sc.idle, "idle, no subscription")...)
+
+	// The subscribers: on A (another instance than the writer's) one per capability written,
+	// one for the catalogue, one for the catalogue filtered to jobs and metrics; on B (the
+	// writer's) one per capability and one for the catalogue.
+	defer func() {
+		for _, s := range h.subs {
+			s.conn.closeNow()
+		}
+	}()
+	for _, inst := range []*subInstance{h.a, h.b} {
+		for _, c := range h.writer.caps {
+			s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": "+c.id, c.id, nil, wsDialOptions{}, true)
+			if err != nil {
+				return nil, err
+			}
+			h.subs = append(h.subs, s)
+		}
+		s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": catalogue", "", nil, wsDialOptions{}, true)
+		if err != nil {
+			return nil, err
+		}
+		h.subs = append(h.subs, s)
+		if inst == h.a {
+			s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": catalogue, JOB and METRIC", "", []string{"JOB", "METRIC"}, wsDialOptions{}, true)
+			if err != nil {
+				return nil, err
+			}
+			h.subs = append(h.subs, s)
+		}
+	}
+	logf("subscriptions: idle %v, %d subscribers", sc.idle, len(h.subs))
+	rep.Polling = append(rep.Polling, h.idle(ctx, sc.idle, fmt.Sprintf("idle, %d subscriptions on A, %d on B", h.onInstance("A"), h.onInstance("B")))...)
+
+	// Phase 1: writes at the steady rate.
+	p1, poll, err := h.phase(ctx, "steady", nil)
+	if err != nil {
+		return nil, err
+	}
+	rep.Phases = append(rep.Phases, p1)
+	rep.Polling = append(rep.Polling, poll...)
+
+	// Phase 2: the same, with a subscriber on A that does not read.
+	const stallBuffer = 4096
+	stalled, err := subscribe(ctx, h.a, h.viewerKey, "A: catalogue, not reading", "", nil, wsDialOptions{ReadBuffer: stallBuffer}, false)
+	if err != nil {
+		return nil, err
+	}
+	defer stalled.conn.closeNow()
+	p2, _, err := h.phase(ctx, "with a subscriber that does not read", stalled)
+	if err != nil {
+		return nil, err
+	}
+	rep.Phases = append(rep.Phases, p2)
+	rep.Stalled = h.unstall(ctx, stalled, stallBuffer)
+
+	for _, s := range h.subs {
+		s.conn.closeNow()
+	}
+	h.subs = nil
+
+	// The memory bound, on a server in a child process.
+	if sc.idleSubs > 0 {
+		if rep.Memory, err = h.memory(ctx, sc.idleSubs); err != nil {
+			return nil, fmt.Errorf("idle subscriptions: %w", err)
+		}
+	}
+	rep.ChangePoll = h.changePoll
+	return rep, nil
+}
+
+func (h *subHarness) onInstance(name string) int {
+	n := 0
+	for _, s := range h.subs {
+		if s.instance == name {
+			n++
+		}
+	}
+	return n
+}
+
+// load bulk-loads the sample catalogue (no delay) and picks the capabilities to write to.
+func (h *subHarness) load(ctx context.Context) error {
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: h.be.URL}})
+	if err != nil {
+		return err
+	}
+	store := dynamo.New(client, dynamo.Options{Logger: quietLogger(), CursorSecret: []byte("bench")})
+	if err := store.CreateTable(ctx, time.Minute); err != nil {
+		return err
+	}
+	h.bundles = samplecat.Catalogue(time.Now())
+	if h.items, err = store.BulkLoad(ctx, h.bundles, 4); err != nil {
+		return err
+	}
+	h.writer = &subWriter{nonce: fmt.Sprintf("%x", time.Now().UnixNano()&0xffffff), writes: map[string]*subWrite{}}
+	for _, b := range h.bundles {
+		if len(h.writer.caps) == h.cfg.subs.caps {
+			break
+		}
+		if len(b.Components) < 2 {
+			continue
+		}
+		c := &capTarget{id: b.Capability.CapabilityID, rev: b.Capability.Revision}
+		for _, comp := range b.Components {
+			c.components = append(c.components, comp.ComponentID)
+		}
+		h.writer.caps = append(h.writer.caps, c)
+	}
+	if len(h.writer.caps) == 0 {
+		return fmt.Errorf("the sample catalogue has no capability with two components")
+	}
+	return nil
+}
+
+// idle counts each instance's DynamoDB requests over d with nothing written.
+func (h *subHarness) idle(ctx context.Context, d time.Duration, state string) []pollRow {
+	h.a.srv.count.take()
+	h.b.srv.count.take()
+	start := time.Now()
+	select {
+	case <-ctx.Done():
+	case <-time.After(d):
+	}
+	span := time.Since(start)
+	var rows []pollRow
+	for _, inst := range []*subInstance{h.a, h.b} {
+		ops := inst.srv.count.take()
+		rows = append(rows, pollRow{Instance: inst.name, State: state, PerMinute: float64(sumOps(ops)) * float64(time.Minute) / float64(span), Ops: ops, Span: span})
+	}
+	return rows
+}
+
+// phase writes at the configured rate through B for the configured time, waits until every
+// subscriber has read every change of the phase's writes (or 10 s), and checks each
+// subscriber against the feed.
+func (h *subHarness) phase(ctx context.Context, name string, stalled *subscriber) (*subPhase, []pollRow, error) {
+	sc := h.cfg.subs
+	w := h.writer
+	w.mu.Lock()
+	w.writes, w.refuse, w.dynReq = map[string]*subWrite{}, 0, 0
+	w.mu.Unlock()
+	for _, s := range h.subs {
+		s.take()
+	}
+	h.a.srv.count.take()
+	h.b.srv.count.take()
+	n := int(sc.rate * sc.duration.Seconds())
+	period := time.Duration(float64(time.Second) / sc.rate)
+	h.logf("subscriptions: phase %q: %d writes at %.0f/s through B", name, n, sc.rate)
+	start := time.Now()
+	var wg sync.WaitGroup
+	var firstErr error
+	var once sync.Once
+	for i := range n {
+		if d := time.Until(start.Add(time.Duration(i) * period)); d > 0 {
+			time.Sleep(d)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := w.write(ctx, name[:1], i); err != nil {
+				once.Do(func() { firstErr = err })
+			}
+		}()
+	}
+	wg.Wait()
+	wall := time.Since(start)
+	if firstErr != nil {
+		return nil, nil, firstErr
+	}
+	opsA, opsB := h.a.srv.count.take(), h.b.srv.count.take()
+	w.mu.Lock()
+	writes := w.writes
+	p := &subPhase{Name: name, Writes: len(writes), Refused: w.refuse, Wall: wall, MutationQ: w.dynReq}
+	w.mu.Unlock()
+	polls := []pollRow{
+		{Instance: "A", State: fmt.Sprintf("%.0f writes/s through B", sc.rate), PerMinute: float64(sumOps(opsA)) * float64(time.Minute) / float64(wall), Ops: opsA, Span: wall},
+		{Instance: "B", State: fmt.Sprintf("%.0f writes/s through it", sc.rate), PerMinute: float64(sumOps(opsB)-p.MutationQ) * float64(time.Minute) / float64(wall), Ops: opsB, Span: wall,
+			Note: fmt.Sprintf("its %d requests less the mutations' own %d (extensions.dynamodb)", sumOps(opsB), p.MutationQ)},
+	}
+
+	// The ground truth: the feed of each capability, the phase's writes only.
+	var feed []feedChange
+	for _, c := range w.caps {
+		f, err := readFeed(ctx, h.b, h.adminKey, c.id)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, x := range f {
+			if x.RequestID != nil && writes[*x.RequestID] != nil {
+				feed = append(feed, x)
+			}
+		}
+	}
+	p.Changes = len(feed)
+	expect := map[*subscriber][]delivered{}
+	for _, s := range h.subs {
+		for _, x := range feed {
+			if s.wants(x.CapabilityID, x.Entity) {
+				expect[s] = append(expect[s], delivered{Cap: x.CapabilityID, ID: x.ID})
+			}
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		done := true
+		for _, s := range h.subs {
+			if s.count() < len(expect[s]) {
+				done = false
+			}
+		}
+		if done {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// Late duplicates would come within a few polls.
+	time.Sleep(time.Second)
+	for _, s := range h.subs {
+		got := s.take()
+		r := &subResult{Name: s.name, Instance: s.instance, Catalogue: s.cap == ""}
+		var ds []delivered
+		for _, g := range got {
+			ds = append(ds, delivered{Cap: g.Cap, ID: g.ID})
+		}
+		r.Check = checkDelivery(expect[s], ds)
+		seen := map[string]bool{}
+		for _, g := range got {
+			wr := writes[g.RequestID]
+			if wr == nil || seen[g.ID] {
+				continue
+			}
+			seen[g.ID] = true
+			r.FromCommit = append(r.FromCommit, g.At.Sub(wr.Committed))
+			r.FromSent = append(r.FromSent, g.At.Sub(wr.Sent))
+		}
+		if s.bad > 0 {
+			r.Check.Unexpected += s.bad
+		}
+		if e := s.sub.ended(); e != nil {
+			return nil, nil, fmt.Errorf("subscriber %s ended during phase %q: %s %s", s.name, name, e.Kind, e.Payload)
+		}
+		p.Subs = append(p.Subs, r)
+		h.logf("subscriptions:   %-34s %s  p50 %7.1f ms  p99 %7.1f ms", s.name, r.Check, ms(percentile(r.FromCommit, 0.5)), ms(percentile(r.FromCommit, 0.99)))
+	}
+	return p, polls, nil
+}
+
+// unstall reads the stalled subscriber again and reports how it ended.
+func (h *subHarness) unstall(ctx context.Context, s *subscriber, buf int) *stallReport {
+	r := &stallReport{ReadBuffer: buf}
+	s.conn.start(ctx)
+	start := time.Now()
+	for time.Since(start) < 10*time.Second && s.sub.ended() == nil {
+		time.Sleep(20 * time.Millisecond)
+	}
+	r.Wait = time.Since(start)
+	r.Nexts = len(s.take())
+	if e := s.sub.ended(); e != nil {
+		r.End = e.Kind + ": " + e.Payload
+	}
+	h.logf("subscriptions: the subscriber that did not read: %d changes read, then %q", r.Nexts, r.End)
+	return r
+}
+
+// delivered is a change as a subscriber got it (or should have).
+type delivered struct{ Cap, ID string }
+
+// deliveryCheck compares what a subscriber read with what it should have read.
+type deliveryCheck struct {
+	Expected, Received int
+	Missing            int // expected, never read
+	Duplicates         int // read more than once (the extra reads)
+	OutOfOrder         int // read after a change that comes later in its capability's feed
+	Unexpected         int // read, but not expected
+}
+
+func (c deliveryCheck) ok() bool {
+	return c.Missing == 0 && c.Duplicates == 0 && c.OutOfOrder == 0 && c.Unexpected == 0
+}
+
+func (c deliveryCheck) String() string {
+	s := fmt.Sprintf("%d/%d", c.Received, c.Expected)
+	if c.ok() {
+		return s + " exactly once, in order"
+	}
+	return fmt.Sprintf("%s: %d MISSING, %d DUPLICATE, %d OUT OF ORDER, %d UNEXPECTED", s, c.Missing, c.Duplicates, c.OutOfOrder, c.Unexpected)
+}
+
+// checkDelivery holds got (in the order read) to want (each capability's changes in feed
+// order): every change exactly once, and within each capability in the feed's order.
+func checkDelivery(want, got []delivered) deliveryCheck {
+	c := deliveryCheck{Expected: len(want), Received: len(got)}
+	pos := map[delivered]int{}
+	for i, w := range want {
+		pos[w] = i
+	}
+	seen := map[delivered]bool{}
+	last := map[string]int{} // per capability: the feed position of the last change read
+	for _, g := range got {
+		i, ok := pos[g]
+		switch {
+		case !ok:
+			c.Unexpected++
+			continue
+		case seen[g]:
+			c.Duplicates++
+			continue
+		}
+		seen[g] = true
+		if l, ok := last[g.Cap]; ok && i < l {
+			c.OutOfOrder++
+			continue
+		}
+		last[g.Cap] = i
+	}
+	c.Missing = len(want) - len(seen)
+	return c
+}
+
+// latencySummary is p50, p99 and max of a set of latencies.
+type latencySummary struct {
+	N             int
+	P50, P99, Max time.Duration
+}
+
+func summarize(lats []time.Duration) latencySummary {
+	s := latencySummary{N: len(lats), P50: percentile(lats, 0.5), P99: percentile(lats, 0.99)}
+	for _, l := range lats {
+		s.Max = max(s.Max, l)
+	}
+	return s
+}
+
+// Subscription kinds for pooled.
+const (
+	anyKind       = iota
+	capKind       // with capabilityId
+	catalogueKind // the whole catalogue
+)
+
+// pooled returns the latencies of the phase's subscribers of that kind on the instance.
+func (p *subPhase) pooled(instance string, kind int, fromSent bool) []time.Duration {
+	var out []time.Duration
+	for _, s := range p.Subs {
+		if s.Instance != instance || kind == capKind && s.Catalogue || kind == catalogueKind && !s.Catalogue {
+			continue
+		}
+		if fromSent {
+			out = append(out, s.FromSent...)
+		} else {
+			out = append(out, s.FromCommit...)
+		}
+	}
+	return out
+}
+
+func (p *subPhase) allDelivered() (bool, int, int) {
+	ok, n, reads := true, 0, 0
+	for _, s := range p.Subs {
+		ok = ok && s.Check.ok()
+		n += s.Check.Expected
+		reads += s.Check.Received
+	}
+	return ok, n, reads
+}
+
+// ---- the memory bound: a server in a child process ----
+
+// subChild is a server instance in a child process (this binary with -serve-subscriptions).
+type subChild struct {
+	url  string
+	keys []string // viewer keys, each for at most connectionsPerKey connections
+	cmd  *exec.Cmd
+	in   io.Closer
+	http *http.Client
+}
+
+// startSubChild starts a server instance in a child process on the endpoint.
+func startSubChild(endpoint string, subs int) (*subChild, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "-serve-subscriptions", "127.0.0.1:0", "-endpoint", endpoint, "-sub-idle-subs", fmt.Sprint(subs))
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("subscription server child: %w", err)
+	}
+	var url, keys string
+	if _, err := fmt.Sscanf(line, "LISTEN %s KEYS %s", &url, &keys); err != nil {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		return nil, fmt.Errorf("subscription server child said %q: %w", line, err)
+	}
+	return &subChild{url: url, keys: strings.Split(keys, ","), cmd: cmd, in: stdin, http: &http.Client{}}, nil
+}
+
+func (c *subChild) mem() (memStats, error) {
+	var m memStats
+	resp, err := c.http.Get(c.url + "/_bench/mem")
+	if err != nil {
+		return m, err
+	}
+	defer resp.Body.Close()
+	return m, json.NewDecoder(resp.Body).Decode(&m)
+}
+
+func (c *subChild) close() {
+	_ = c.in.Close()
+	done := make(chan struct{})
+	go func() { _ = c.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// connectionsPerKey is how many WebSocket connections one API key may hold open on a server.
+const connectionsPerKey = 100
+
+// keysFor returns how many API keys n subscriptions need, one connection each, plus one for
+// the warm-up.
+func keysFor(n int) int { return (n+connectionsPerKey-1)/connectionsPerKey + 1 }
+
+// serveSubscriptions is the child's main: a server instance as server.go builds it on the
+// endpoint's table, with keys for subs subscriptions (one connection each), its own memory at
+// /_bench/mem (after a forced GC), until stdin closes.
+func serveSubscriptions(addr, endpoint string, subs int) error {
+	ctx := context.Background()
+	keys := &graph.KeyRing{}
+	var list []string
+	for i := range keysFor(subs) {
+		key := graph.NewAPIKey()
+		keys.Add(key, graph.RoleViewer, fmt.Sprint("bench-subscriber-", i))
+		list = append(list, key)
+	}
+	s, err := newSubServer(ctx, endpoint, keys)
+	if err != nil {
+		return err
+	}
+	defer s.stop()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /_bench/mem", func(w http.ResponseWriter, _ *http.Request) {
+		runtime.GC()
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		_ = json.NewEncoder(w).Encode(memStats{HeapInuse: ms.HeapInuse, HeapAlloc: ms.HeapAlloc, Sys: ms.Sys, Goroutines: runtime.NumGoroutine(), RSS: selfRSS()})
+	})
+	mux.Handle("/", s.handler)
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	fmt.Printf("LISTEN http://%s KEYS %s\n", ln.Addr(), strings.Join(list, ","))
+	_, _ = io.Copy(io.Discard, os.Stdin)
+	return srv.Close()
+}
+
+// selfRSS returns this process's resident set size in bytes (0 where /proc is missing).
+func selfRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			var kb int64
+			_, _ = fmt.Sscanf(strings.TrimSpace(v), "%d", &kb)
+			return kb << 10
+		}
+	}
+	return 0
+}
+
+// memory opens n idle subscriptions on a child server (one connection each, as many browser
+// tabs would), one per capability of the sample in turn, reads the child's memory before and
+// after, leaves them idle, then writes one change to each capability through B and checks that
+// every subscription read exactly its capability's.
+func (h *subHarness) memory(ctx context.Context, n int) (*memReport, error) {
+	child, err := startSubChild(h.be.URL, n)
+	if err != nil {
+		return nil, err
+	}
+	defer child.close()
+	inst := &subInstance{name: "child", url: child.url}
+	r := &memReport{Subs: n, Idle: h.cfg.subs.idle}
+	// A first subscription warms the server's one-time state (schema caches, the hub, the
+	// poller), so that the figures are of subscriptions.
+	warm, err := subscribe(ctx, inst, child.keys[len(child.keys)-1], "warm-up", "", nil, wsDialOptions{}, true)
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(time.Second)
+	if r.Before, err = child.mem(); err != nil {
+		return nil, err
+	}
+	h.logf("subscriptions: %d idle subscriptions on a child server", n)
+	var caps []string
+	for _, b := range h.bundles {
+		caps = append(caps, b.Capability.CapabilityID)
+	}
+	subs := make([]*subscriber, n)
+	defer func() {
+		warm.conn.closeNow()
+		for _, s := range subs {
+			if s != nil {
+				s.conn.closeNow()
+			}
+		}
+	}()
+	for i := range subs {
+		if subs[i], err = subscribe(ctx, inst, child.keys[i/connectionsPerKey], fmt.Sprint("idle ", i), caps[i%len(caps)], nil, wsDialOptions{}, true); err != nil {
+			return nil, err
+		}
+	}
+	time.Sleep(2 * time.Second)
+	if r.After, err = child.mem(); err != nil {
+		return nil, err
+	}
+	select {
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-time.After(r.Idle):
+	}
+	w := h.writer
+	w.caps = w.caps[:0]
+	for _, b := range h.bundles {
+		c := &capTarget{id: b.Capability.CapabilityID, rev: b.Capability.Revision}
+		w.caps = append(w.caps, c)
+	}
+	// Revisions moved on in the phases: updateCapability learns them from CONFLICT.
+	for i := range w.caps {
+		if err := w.write(ctx, "m", i); err != nil {
+			return nil, err
+		}
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		done := true
+		for _, s := range subs {
+			if s.count() < 1 {
+				done = false
+				break
+			}
+		}
+		if done {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	time.Sleep(time.Second)
+	for _, s := range subs {
+		got := s.take()
+		switch {
+		case len(got) == 0:
+			r.Missing++
+		default:
+			r.Received++
+			if len(got) > 1 || got[0].Cap != s.cap {
+				r.ExtraOrDup++
+			}
+		}
+	}
+	return r, nil
+}
+
+// ---- the report ----
+
+func kb(b float64) string { return fmt.Sprintf("%.1f KB", b/1024) }
+
+func (r *report) writeSubscriptions(p func(string, ...any)) {
+	if r.subs != nil {
+		r.subs.write(p)
+	}
+}
+
+func (s *subReport) write(p func(string, ...any)) {
+	p("## Subscriptions")
+	p("")
+	p("Two server instances, A and B, each built as `server.go` builds it (`graph.NewHandler`, its own DynamoDB client and store, its own change hub and poller at the default settings%s), served over loopback HTTP, share one table: memdyn in a child process, holding the sample catalogue (%d items), every DynamoDB request held %v as in the sections above.", s.ChangePoll, s.Items, s.Delay)
+	p("The benchmark writes through B at %.0f mutations a second for %v per phase, to %d capabilities (%s) in turn, cycling through %s, each with its own `X-Request-ID`.", s.Rate, s.Duration, len(s.Caps), strings.Join(s.Caps, ", "), strings.Join(s.Kinds, ", "))
+	p("Its subscribers (graphql-transport-ws over `github.com/coder/websocket`, one connection each, a viewer key in `connection_init`) hold, on A and on B, one subscription per capability written and one to the whole catalogue; A has a third filtered to JOB and METRIC.")
+	p("Latency is from the mutation's response read by the writer (the commit) to the subscriber reading the change, matched by its `requestId`; \"from sent\" starts when the mutation was sent. After each phase every subscriber is held to the feed (`changes(capabilityId:)` of each capability, the phase's requests): every change exactly once, in the feed's order within each capability.")
+	p("Load average when the section started: %s.", s.Load)
+	p("")
+	p("| target | measured | met |")
+	p("|---|---|---|")
+	if len(s.Phases) > 0 {
+		ph := s.Phases[0]
+		cross := summarize(ph.pooled("A", anyKind, false))
+		perCap, all := summarize(ph.pooled("A", capKind, false)), summarize(ph.pooled("A", catalogueKind, false))
+		met := "yes"
+		if cross.N == 0 || cross.P99 >= s.Target {
+			met = "**NO**"
+		}
+		p("| p99 from commit to a subscriber on another instance < %v at the default settings | p99 %.0f ms, p50 %.0f ms, max %.0f ms (%d deliveries in the steady phase); with capabilityId p99 %.0f ms, the whole catalogue p99 %.0f ms | %s |",
+			s.Target, ms(cross.P99), ms(cross.P50), ms(cross.Max), cross.N, ms(perCap.P99), ms(all.P99), met)
+	}
+	allOK, total, reads := true, 0, 0
+	for _, ph := range s.Phases {
+		ok, n, rd := ph.allDelivered()
+		allOK, total, reads = allOK && ok, total+n, reads+rd
+	}
+	if allOK {
+		p("| every change reaches every subscriber exactly once, in order per capability | %d deliveries expected, %d read, none missing, duplicated or out of order | yes |", total, reads)
+	} else {
+		p("| every change reaches every subscriber exactly once, in order per capability | **CHANGES LOST, DUPLICATED OR OUT OF ORDER**: %d expected, %d read (see the table) | **NO** |", total, reads)
+	}
+	if st := s.Stalled; st != nil {
+		if st.End != "" {
+			p("| a subscriber that stops reading is closed with the server's error | closed: %s | yes |", mdCell(st.End))
+		} else {
+			p("| a subscriber that stops reading is closed with the server's error | **not closed**: it read %d changes in %v once it read again, and no error | **NO** |", st.Nexts, st.Wait.Round(time.Millisecond))
+		}
+	}
+	if len(s.Phases) > 1 {
+		a, b := summarize(s.Phases[0].pooled("A", anyKind, false)), summarize(s.Phases[1].pooled("A", anyKind, false))
+		p("| the other subscribers' latency is unaffected by it | A's subscribers p50 / p99: %.0f / %.0f ms without it, %.0f / %.0f ms with it | reported |", ms(a.P50), ms(a.P99), ms(b.P50), ms(b.P99))
+	}
+	if m := s.Memory; m != nil {
+		p("| %d idle subscriptions stay within a stated bound; each still receives a change | %s heap and %.1f goroutines per subscription; %d of %d received their change after %v idle | %s |",
+			m.Subs, kb(float64(int64(m.After.HeapInuse)-int64(m.Before.HeapInuse))/float64(m.Subs)), float64(m.After.Goroutines-m.Before.Goroutines)/float64(m.Subs), m.Received, m.Subs, m.Idle, yesNo(m.Missing == 0 && m.ExtraOrDup == 0))
+	}
+	p("")
+	p("### Delivery latency")
+	p("")
+	p("| phase | path | deliveries | from commit p50 | p99 | max | from sent p50 | p99 |")
+	p("|---|---|---:|---:|---:|---:|---:|---:|")
+	for _, ph := range s.Phases {
+		for _, path := range []struct{ inst, name string }{{"A", "across instances (subscribers on A)"}, {"B", "same instance (subscribers on B)"}} {
+			for _, kind := range []struct {
+				k    int
+				name string
+			}{{anyKind, "all"}, {capKind, "with capabilityId"}, {catalogueKind, "the whole catalogue"}} {
+				c, f := summarize(ph.pooled(path.inst, kind.k, false)), summarize(ph.pooled(path.inst, kind.k, true))
+				p("| %s | %s, %s | %d | %.1f ms | %.1f ms | %.1f ms | %.1f ms | %.1f ms |", ph.Name, path.name, kind.name, c.N, ms(c.P50), ms(c.P99), ms(c.Max), ms(f.P50), ms(f.P99))
+			}
+		}
+	}
+	p("")
+	p("A negative figure from commit is a change read before the writer read the mutation's response.")
+	p("")
+	p("| phase | subscriber | delivery | p50 | p99 | max |")
+	p("|---|---|---|---:|---:|---:|")
+	for _, ph := range s.Phases {
+		for _, sub := range ph.Subs {
+			l := summarize(sub.FromCommit)
+			p("| %s | %s | %s | %.1f ms | %.1f ms | %.1f ms |", ph.Name, sub.Name, sub.Check, ms(l.P50), ms(l.P99), ms(l.Max))
+		}
+	}
+	p("")
+	for _, ph := range s.Phases {
+		p("Phase \"%s\": %d mutations committed in %v (%d refused with CONFLICT and retried, recording nothing), %d changes in the feed.", ph.Name, ph.Writes, ph.Wall.Round(time.Millisecond), ph.Refused, ph.Changes)
+	}
+	p("")
+	p("### Polling cost")
+	p("")
+	p("DynamoDB requests each instance sent, counted by an observer on its own client (every HTTP attempt), per minute.")
+	p("")
+	p("| instance | state | requests per minute | by operation | counted over |")
+	p("|---|---|---:|---|---:|")
+	for _, r := range s.Polling {
+		p("| %s | %s | %.0f | %s | %v |", r.Instance, r.State, r.PerMinute, opsText(r.Ops), r.Span.Round(100*time.Millisecond))
+	}
+	for _, r := range s.Polling {
+		if r.Note != "" {
+			p("")
+			p("%s under writes: %s.", r.Instance, r.Note)
+		}
+	}
+	p("")
+	if st := s.Stalled; st != nil {
+		p("### Back-pressure")
+		p("")
+		p("In the second phase a subscriber on A subscribed to the whole catalogue and then read nothing, its socket's receive buffer capped at %d bytes (SO_RCVBUF) so that the server's writes to it block soon. After the phase it read again: %d changes, then ", st.ReadBuffer, st.Nexts)
+		if st.End != "" {
+			p("`%s`.", st.End)
+		} else {
+			p("nothing more within %v: **it was not closed**.", st.Wait.Round(time.Millisecond))
+		}
+		p("")
+	}
+	if m := s.Memory; m != nil {
+		p("### Idle subscriptions")
+		p("")
+		p("A third server instance runs in a child process (this binary with `-serve-subscriptions`, the same `graph.NewHandler` on the same table), so that the subscribers' side is not counted: it reports its own heap in use and goroutines after two forced GCs (`runtime.ReadMemStats`, `/_bench/mem`). After one warm-up subscription, %d subscriptions, one connection each, one per capability of the sample in turn:", m.Subs)
+		p("")
+		p("| | heap in use | heap allocated | goroutines | RSS |")
+		p("|---|---:|---:|---:|---:|")
+		p("| before | %s | %s | %d | %s |", kb(float64(m.Before.HeapInuse)), kb(float64(m.Before.HeapAlloc)), m.Before.Goroutines, kb(float64(m.Before.RSS)))
+		p("| with %d idle subscriptions | %s | %s | %d | %s |", m.Subs, kb(float64(m.After.HeapInuse)), kb(float64(m.After.HeapAlloc)), m.After.Goroutines, kb(float64(m.After.RSS)))
+		p("| per subscription | %s | %s | %.1f | %s |", kb(float64(int64(m.After.HeapInuse)-int64(m.Before.HeapInuse))/float64(m.Subs)), kb(float64(int64(m.After.HeapAlloc)-int64(m.Before.HeapAlloc))/float64(m.Subs)),
+			float64(m.After.Goroutines-m.Before.Goroutines)/float64(m.Subs), kb(float64(m.After.RSS-m.Before.RSS)/float64(m.Subs)))
+		p("")
+		p("After %v idle, one write to each capability through B: %d of %d subscriptions read their change, %d read none, %d read another or more than one.", m.Idle, m.Received, m.Subs, m.Missing, m.ExtraOrDup)
+		p("")
+	}
+}
+
+func yesNo(ok bool) string {
+	if ok {
+		return "yes"
+	}
+	return "**NO**"
+}
+
+// mdCell makes s safe inside a Markdown table cell.
+func mdCell(s string) string {
+	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
+}
+
+// opsText lists counts by operation, largest first.
+func opsText(ops map[string]int) string {
+	if len(ops) == 0 {
+		return "none"
+	}
+	keys := make([]string, 0, len(ops))
+	for k := range ops {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if ops[keys[i]] != ops[keys[j]] {
+			return ops[keys[i]] > ops[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	var parts []string
+	for _, k := range keys {
+		parts = append(parts, fmt.Sprintf("%s %d", k, ops[k]))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// spliceSection replaces the "## Subscriptions" section of doc with section (up to the next
+// "## " heading), or inserts it before "## What each operation asks", or appends it.
+func spliceSection(doc, section string) string {
+	const head = "## Subscriptions\n"
+	if i := strings.Index(doc, head); i >= 0 {
+		rest := doc[i+len(head):]
+		if j := strings.Index(rest, "\n## "); j >= 0 {
+			return doc[:i] + section + rest[j+1:]
+		}
+		return doc[:i] + section
+	}
+	if i := strings.Index(doc, "## What each operation asks"); i >= 0 {
+		return doc[:i] + section + doc[i:]
+	}
+	if doc != "" && !strings.HasSuffix(doc, "\n\n") {
+		doc = strings.TrimRight(doc, "\n") + "\n\n"
+	}
+	return doc + section
+}
+
+// subscriptionsOnly runs the section alone, prints it and, unless out is "-", replaces the
+// section of the file out (BENCHMARKS.md) with it, leaving the rest as it is.
+func subscriptionsOnly(cfg config, out string, stdout, stderr io.Writer) error {
+	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	tune.GC(os.Getenv) // measure the servers as they run
+	start := time.Now()
+	rep, err := measureSubscriptions(context.Background(), cfg, logf)
+	if err != nil {
+		return fmt.Errorf("subscriptions: %w", err)
+	}
+	var buf bytes.Buffer
+	rep.write(func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) })
+	logf("bench: subscriptions done in %v", time.Since(start).Round(time.Second))
+	if _, err := stdout.Write(buf.Bytes()); err != nil {
+		return err
+	}
+	if out == "-" || out == "" {
+		return nil
+	}
+	doc, err := os.ReadFile(out)
+	if err != nil && !os.IsNotExist(err) {
+		return err
+	}
+	return os.WriteFile(out, []byte(spliceSection(string(doc), buf.String())), 0o644)
+}

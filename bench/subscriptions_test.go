@@ -1,0 +1,239 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+)
+
+// checkDelivery counts every way a subscriber's reads can differ from the feed: a change never
+// read, read twice, read before an earlier change of its capability, or not in the feed at
+// all. Changes of different capabilities may interleave in any order.
+func TestCheckDelivery(t *testing.T) {
+	a1, a2, a3 := delivered{"A", "a1"}, delivered{"A", "a2"}, delivered{"A", "a3"}
+	b1, b2 := delivered{"B", "b1"}, delivered{"B", "b2"}
+	want := []delivered{a1, b1, a2, b2, a3}
+	tests := []struct {
+		name string
+		got  []delivered
+		want deliveryCheck
+	}{
+		{"all in order", []delivered{a1, b1, a2, b2, a3}, deliveryCheck{Expected: 5, Received: 5}},
+		{"capabilities interleaved otherwise", []delivered{b1, b2, a1, a2, a3}, deliveryCheck{Expected: 5, Received: 5}},
+		{"one missing", []delivered{a1, b1, b2, a3}, deliveryCheck{Expected: 5, Received: 4, Missing: 1}},
+		{"a duplicate", []delivered{a1, b1, a2, a2, b2, a3}, deliveryCheck{Expected: 5, Received: 6, Duplicates: 1}},
+		{"a late duplicate", []delivered{a1, b1, a2, b2, a3, a1}, deliveryCheck{Expected: 5, Received: 6, Duplicates: 1}},
+		{"out of order in a capability", []delivered{a2, a1, b1, b2, a3}, deliveryCheck{Expected: 5, Received: 5, OutOfOrder: 1}},
+		{"unexpected", []delivered{a1, b1, a2, b2, a3, {"C", "c1"}}, deliveryCheck{Expected: 5, Received: 6, Unexpected: 1}},
+		{"an ID of another capability", []delivered{a1, b1, a2, b2, {"B", "a3"}}, deliveryCheck{Expected: 5, Received: 5, Missing: 1, Unexpected: 1}},
+		{"nothing", nil, deliveryCheck{Expected: 5, Missing: 5}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := checkDelivery(want, tt.got)
+			if got != tt.want {
+				t.Errorf("checkDelivery(%v) = %+v, want %+v", tt.got, got, tt.want)
+			}
+			if got.ok() != (tt.want.Missing+tt.want.Duplicates+tt.want.OutOfOrder+tt.want.Unexpected == 0) {
+				t.Errorf("checkDelivery(%v).ok() = %v", tt.got, got.ok())
+			}
+		})
+	}
+	if s := checkDelivery(want, nil).String(); !strings.Contains(s, "5 MISSING") {
+		t.Errorf("a failed check reads %q: it must say so loudly", s)
+	}
+}
+
+// summarize's p50, p99 and max, and pooled's choice of subscribers by instance and kind.
+func TestLatencySummaryAndPooling(t *testing.T) {
+	var lats []time.Duration
+	for i := 1; i <= 200; i++ {
+		lats = append(lats, time.Duration(i)*time.Millisecond)
+	}
+	s := summarize(lats)
+	if s.N != 200 || s.P50 != 100*time.Millisecond || s.P99 != 198*time.Millisecond || s.Max != 200*time.Millisecond {
+		t.Errorf("summarize(1..200 ms) = %+v, want N 200, p50 100ms, p99 198ms, max 200ms", s)
+	}
+	if s := summarize(nil); s != (latencySummary{}) {
+		t.Errorf("summarize(nil) = %+v, want zero", s)
+	}
+	ms := func(v int) []time.Duration { return []time.Duration{time.Duration(v) * time.Millisecond} }
+	p := &subPhase{Subs: []*subResult{
+		{Instance: "A", FromCommit: ms(1), FromSent: ms(11)},
+		{Instance: "A", Catalogue: true, FromCommit: ms(2), FromSent: ms(12)},
+		{Instance: "B", FromCommit: ms(3), FromSent: ms(13)},
+	}}
+	tests := []struct {
+		inst     string
+		kind     int
+		fromSent bool
+		want     time.Duration // sum
+	}{
+		{"A", anyKind, false, 3 * time.Millisecond},
+		{"A", capKind, false, time.Millisecond},
+		{"A", catalogueKind, false, 2 * time.Millisecond},
+		{"A", anyKind, true, 23 * time.Millisecond},
+		{"B", anyKind, false, 3 * time.Millisecond},
+		{"B", catalogueKind, false, 0},
+	}
+	for _, tt := range tests {
+		var sum time.Duration
+		for _, l := range p.pooled(tt.inst, tt.kind, tt.fromSent) {
+			sum += l
+		}
+		if sum != tt.want {
+			t.Errorf("pooled(%s, %d, %v) sums to %v, want %v", tt.inst, tt.kind, tt.fromSent, sum, tt.want)
+		}
+	}
+}
+
+// -subscriptions-only replaces its own section and nothing else; a file without one gets it
+// where a whole run puts it.
+func TestSpliceSection(t *testing.T) {
+	section := "## Subscriptions\n\nnew\n\n"
+	tests := []struct{ name, doc, want string }{
+		{"replaces", "# B\n\n## Other\n\nx\n\n## Subscriptions\n\nold\n\n### Part\n\nold\n\n## What each operation asks\n\ny\n",
+			"# B\n\n## Other\n\nx\n\n## Subscriptions\n\nnew\n\n## What each operation asks\n\ny\n"},
+		{"replaces the last", "# B\n\n## Subscriptions\n\nold\n", "# B\n\n## Subscriptions\n\nnew\n\n"},
+		{"inserts", "# B\n\n## Other\n\nx\n\n## What each operation asks\n\ny\n", "# B\n\n## Other\n\nx\n\n## Subscriptions\n\nnew\n\n## What each operation asks\n\ny\n"},
+		{"appends", "# B\n\n## Other\n\nx\n", "# B\n\n## Other\n\nx\n\n## Subscriptions\n\nnew\n\n"},
+		{"empty", "", section},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := spliceSection(tt.doc, section); got != tt.want {
+				t.Errorf("spliceSection(%q) = %q, want %q", tt.doc, got, tt.want)
+			}
+		})
+	}
+}
+
+// fakeWS is a graphql-transport-ws server for the client's test: it acknowledges an init with
+// the right key, pings once, and answers each subscription with the script for its variables.
+func fakeWS(t *testing.T, key string, script func(id string, vars map[string]any, send func(wsMessage))) *httptest.Server {
+	t.Helper()
+	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c, err := websocket.Accept(w, r, &websocket.AcceptOptions{Subprotocols: []string{wsSubprotocol}})
+		if err != nil {
+			return
+		}
+		defer c.CloseNow()
+		ctx := r.Context()
+		var mu sync.Mutex
+		send := func(m wsMessage) {
+			b, _ := json.Marshal(m)
+			mu.Lock()
+			defer mu.Unlock()
+			_ = c.Write(ctx, websocket.MessageText, b)
+		}
+		ponged := false
+		for {
+			_, b, err := c.Read(ctx)
+			if err != nil {
+				return
+			}
+			var m wsMessage
+			if err := json.Unmarshal(b, &m); err != nil {
+				return
+			}
+			switch m.Type {
+			case "connection_init":
+				var p map[string]string
+				_ = json.Unmarshal(m.Payload, &p)
+				if p["Authorization"] != "Bearer "+key {
+					_ = c.Close(4403, "Forbidden")
+					return
+				}
+				send(wsMessage{Type: "ping"}) // before the ack: the client must answer it
+			case "pong":
+				if !ponged {
+					ponged = true
+					send(wsMessage{Type: "connection_ack"})
+				}
+			case "subscribe":
+				var p struct{ Variables map[string]any }
+				_ = json.Unmarshal(m.Payload, &p)
+				if p.Variables["cap"] == "close" {
+					_ = c.Close(websocket.StatusGoingAway, "shutting down")
+					return
+				}
+				script(m.ID, p.Variables, send)
+			}
+		}
+	}))
+}
+
+// The benchmark's client speaks graphql-transport-ws: it sends the key in connection_init,
+// answers pings, hands each next to its subscription in order, and tells how a subscription
+// ended (an error message, complete, a next with errors, or the connection closing).
+func TestWSClient(t *testing.T) {
+	srv := fakeWS(t, "k", func(id string, vars map[string]any, send func(wsMessage)) {
+		next := func(cid string) {
+			send(wsMessage{ID: id, Type: "next", Payload: json.RawMessage(`{"data":{"changes":{"id":"` + cid + `","capabilityId":"CAP-1","entity":"JOB","requestId":"r1"}}}`)})
+		}
+		switch vars["cap"] {
+		case "error":
+			next("c1")
+			send(wsMessage{ID: id, Type: "error", Payload: json.RawMessage(`[{"message":"too slow","extensions":{"code":"SUBSCRIBER_TOO_SLOW"}}]`)})
+		case "complete":
+			next("c1")
+			next("c2")
+			send(wsMessage{ID: id, Type: "complete"})
+		case "next-errors":
+			send(wsMessage{ID: id, Type: "next", Payload: json.RawMessage(`{"errors":[{"message":"no"}],"data":null}`)})
+		}
+	})
+	defer srv.Close()
+	ctx := context.Background()
+	if _, err := dialWS(ctx, srv.URL, "wrong", wsDialOptions{}); err == nil || !strings.Contains(err.Error(), "4403") {
+		t.Errorf("dialWS with a wrong key: %v, want the server's close 4403", err)
+	}
+	inst := &subInstance{name: "fake", url: strings.TrimSuffix(srv.URL, "/")}
+	for _, tt := range []struct {
+		cap, end string
+		changes  int
+		bad      int
+	}{{"error", "error", 1, 0}, {"complete", "complete", 2, 0}, {"next-errors", "next with errors", 0, 1}} {
+		s, err := subscribe(ctx, inst, "k", tt.cap, tt.cap, nil, wsDialOptions{ReadBuffer: 4096}, true)
+		if err != nil {
+			t.Fatalf("subscribe %s: %v", tt.cap, err)
+		}
+		deadline := time.Now().Add(10 * time.Second)
+		for s.sub.ended() == nil && time.Now().Before(deadline) {
+			time.Sleep(5 * time.Millisecond)
+		}
+		e := s.sub.ended()
+		if e == nil || e.Kind != tt.end {
+			t.Errorf("subscription %s ended %+v, want %s", tt.cap, e, tt.end)
+		}
+		got := s.take()
+		if len(got) != tt.changes || s.bad != tt.bad {
+			t.Errorf("subscription %s read %d changes and %d other payloads, want %d and %d", tt.cap, len(got), s.bad, tt.changes, tt.bad)
+		}
+		for i, g := range got {
+			if g.Cap != "CAP-1" || g.RequestID != "r1" || g.At.IsZero() || g.ID != []string{"c1", "c2"}[i] {
+				t.Errorf("subscription %s read %+v", tt.cap, g)
+			}
+		}
+		s.conn.closeNow()
+	}
+	// A connection that closes ends its subscriptions with the close status.
+	s, err := subscribe(ctx, inst, "k", "closed", "close", nil, wsDialOptions{}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for s.sub.ended() == nil && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if e := s.sub.ended(); e == nil || e.Kind != "closed" || !strings.Contains(e.Payload, "1001") {
+		t.Errorf("subscription on a closed connection ended %+v, want closed with 1001", e)
+	}
+}
