@@ -121,13 +121,18 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	rep.write(&buf, command)
 	fmt.Fprintf(stderr, "bench: done in %v\n", time.Since(start).Round(time.Second))
 	if *out == "-" || *out == "" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
+		if _, err := stdout.Write(buf.Bytes()); err != nil {
+			return err
+		}
+		return rep.subs.lost()
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	return os.WriteFile(*out, buf.Bytes(), 0o644)
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return rep.subs.lost()
 }
 
 // defaultShape is the default catalogue of the benchmark: 200 capabilities, each with 8 components, 12

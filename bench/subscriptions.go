@@ -139,6 +139,7 @@ type memReport struct {
 	Idle              time.Duration
 	Received, Missing int // after the idle time: subscriptions that got their change, that did not
 	ExtraOrDup        int
+	Child             bool // the server ran in a child process (else in this one, clients included)
 }
 
 // memStats is the child server's own view of itself, after a forced GC.
@@ -565,7 +566,12 @@ func measureSubscriptions(ctx context.Context, cfg config, logf func(string, ...
 	sc := cfg.subs
 	h := &subHarness{cfg: cfg, logf: logf}
 	var err error
-	if h.be, err = startChild("memdyn"); err != nil {
+	if cfg.backendProcess {
+		h.be, err = startChild("memdyn")
+	} else {
+		h.be, err = startLocal("memdyn")
+	}
+	if err != nil {
 		return nil, err
 	}
 	defer h.be.Close()
@@ -972,11 +978,11 @@ func (p *subPhase) allDelivered() (bool, int, int) {
 
 // subChild is a server instance in a child process (this binary with -serve-subscriptions).
 type subChild struct {
-	url  string
-	keys []string // viewer keys, each for at most connectionsPerKey connections
-	cmd  *exec.Cmd
-	in   io.Closer
-	http *http.Client
+	url     string
+	keyList []string // viewer keys, each for at most connectionsPerKey connections
+	cmd     *exec.Cmd
+	in      io.Closer
+	http    *http.Client
 }
 
 // startSubChild starts a server instance in a child process on the endpoint.
@@ -1010,7 +1016,7 @@ func startSubChild(endpoint string, subs int) (*subChild, error) {
 		_ = cmd.Wait()
 		return nil, fmt.Errorf("subscription server child said %q: %w", line, err)
 	}
-	return &subChild{url: url, keys: strings.Split(keys, ","), cmd: cmd, in: stdin, http: &http.Client{}}, nil
+	return &subChild{url: url, keyList: strings.Split(keys, ","), cmd: cmd, in: stdin, http: &http.Client{}}, nil
 }
 
 func (c *subChild) mem() (memStats, error) {
@@ -1061,11 +1067,7 @@ func serveSubscriptions(addr, endpoint string, subs int) error {
 	defer s.stop()
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /_bench/mem", func(w http.ResponseWriter, _ *http.Request) {
-		runtime.GC()
-		runtime.GC()
-		var ms runtime.MemStats
-		runtime.ReadMemStats(&ms)
-		_ = json.NewEncoder(w).Encode(memStats{HeapInuse: ms.HeapInuse, HeapAlloc: ms.HeapAlloc, Sys: ms.Sys, Goroutines: runtime.NumGoroutine(), RSS: selfRSS()})
+		_ = json.NewEncoder(w).Encode(ownMem())
 	})
 	mux.Handle("/", s.handler)
 	ln, err := net.Listen("tcp", addr)
@@ -1078,6 +1080,53 @@ func serveSubscriptions(addr, endpoint string, subs int) error {
 	_, _ = io.Copy(io.Discard, os.Stdin)
 	return srv.Close()
 }
+
+// ownMem returns this process's memory after two forced GCs, and its goroutines.
+func ownMem() memStats {
+	runtime.GC()
+	runtime.GC()
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	return memStats{HeapInuse: ms.HeapInuse, HeapAlloc: ms.HeapAlloc, Sys: ms.Sys, Goroutines: runtime.NumGoroutine(), RSS: selfRSS()}
+}
+
+// memServer is the server that holds the idle subscriptions: a child process, or (with
+// -backend-process=false, in tests) this process, whose figures then include the clients'.
+type memServer interface {
+	instance() *subInstance
+	keys() []string
+	mem() (memStats, error)
+	close()
+}
+
+func (c *subChild) instance() *subInstance { return &subInstance{name: "child", url: c.url} }
+func (c *subChild) keys() []string         { return c.keyList }
+
+// localMem is a memServer in this process.
+type localMem struct {
+	inst    *subInstance
+	keyList []string
+}
+
+func startLocalMem(ctx context.Context, endpoint string, subs int) (*localMem, error) {
+	keys := &graph.KeyRing{}
+	var list []string
+	for i := range keysFor(subs) {
+		key := graph.NewAPIKey()
+		keys.Add(key, graph.RoleViewer, fmt.Sprint("bench-subscriber-", i))
+		list = append(list, key)
+	}
+	inst, err := startSubInstance(ctx, "local", endpoint, keys)
+	if err != nil {
+		return nil, err
+	}
+	return &localMem{inst: inst, keyList: list}, nil
+}
+
+func (l *localMem) instance() *subInstance { return l.inst }
+func (l *localMem) keys() []string         { return l.keyList }
+func (l *localMem) mem() (memStats, error) { return ownMem(), nil }
+func (l *localMem) close()                 { l.inst.close() }
 
 // selfRSS returns this process's resident set size in bytes (0 where /proc is missing).
 func selfRSS() int64 {
@@ -1100,16 +1149,23 @@ func selfRSS() int64 {
 // after, leaves them idle, then writes one change to each capability through B and checks that
 // every subscription read exactly its capability's.
 func (h *subHarness) memory(ctx context.Context, n int) (*memReport, error) {
-	child, err := startSubChild(h.be.URL, n)
+	var child memServer
+	var err error
+	r := &memReport{Subs: n, Idle: h.cfg.subs.idle, Child: h.cfg.backendProcess}
+	if r.Child {
+		child, err = startSubChild(h.be.URL, n)
+	} else {
+		child, err = startLocalMem(ctx, h.be.URL, n)
+	}
 	if err != nil {
 		return nil, err
 	}
 	defer child.close()
-	inst := &subInstance{name: "child", url: child.url}
-	r := &memReport{Subs: n, Idle: h.cfg.subs.idle}
+	inst := child.instance()
+	keys := child.keys()
 	// A first subscription warms the server's one-time state (schema caches, the hub, the
 	// poller), so that the figures are of subscriptions.
-	warm, err := subscribe(ctx, inst, child.keys[len(child.keys)-1], "warm-up", "", nil, wsDialOptions{}, true)
+	warm, err := subscribe(ctx, inst, keys[len(keys)-1], "warm-up", "", nil, wsDialOptions{}, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1132,7 +1188,7 @@ func (h *subHarness) memory(ctx context.Context, n int) (*memReport, error) {
 		}
 	}()
 	for i := range subs {
-		if subs[i], err = subscribe(ctx, inst, child.keys[i/connectionsPerKey], fmt.Sprint("idle ", i), caps[i%len(caps)], nil, wsDialOptions{}, true); err != nil {
+		if subs[i], err = subscribe(ctx, inst, keys[i/connectionsPerKey], fmt.Sprint("idle ", i), caps[i%len(caps)], nil, wsDialOptions{}, true); err != nil {
 			return nil, err
 		}
 	}
@@ -1306,7 +1362,12 @@ func (s *subReport) write(p func(string, ...any)) {
 	if m := s.Memory; m != nil {
 		p("### Idle subscriptions")
 		p("")
-		p("A third server instance runs in a child process (this binary with `-serve-subscriptions`, the same `graph.NewHandler` on the same table), so that the subscribers' side is not counted: it reports its own heap in use and goroutines after two forced GCs (`runtime.ReadMemStats`, `/_bench/mem`). After one warm-up subscription, %d subscriptions, one connection each, one per capability of the sample in turn:", m.Subs)
+		if m.Child {
+			p("A third server instance runs in a child process (this binary with `-serve-subscriptions`, the same `graph.NewHandler` on the same table), so that the subscribers' side is not counted: it reports its own heap in use and goroutines after two forced GCs (`runtime.ReadMemStats`, `/_bench/mem`).")
+		} else {
+			p("A third server instance runs in this process (-backend-process=false): the figures include the subscribers' side.")
+		}
+		p("After one warm-up subscription, %d subscriptions, one connection each (a key holds at most %d connections: the subscriptions use %d keys), one per capability of the sample in turn:", m.Subs, connectionsPerKey, keysFor(m.Subs)-1)
 		p("")
 		p("| | heap in use | heap allocated | goroutines | RSS |")
 		p("|---|---:|---:|---:|---:|")
@@ -1391,11 +1452,37 @@ func subscriptionsOnly(cfg config, out string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if out == "-" || out == "" {
-		return nil
+		return rep.lost()
 	}
 	doc, err := os.ReadFile(out)
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	return os.WriteFile(out, []byte(spliceSection(string(doc), buf.String())), 0o644)
+	if err := os.WriteFile(out, []byte(spliceSection(string(doc), buf.String())), 0o644); err != nil {
+		return err
+	}
+	return rep.lost()
+}
+
+// lost returns an error when a subscriber missed, repeated or reordered a change, or when an
+// idle subscription did not receive its change: the run writes its report, then fails.
+func (s *subReport) lost() error {
+	if s == nil {
+		return nil
+	}
+	var bad []string
+	for _, ph := range s.Phases {
+		for _, sub := range ph.Subs {
+			if !sub.Check.ok() {
+				bad = append(bad, fmt.Sprintf("phase %q, %s: %s", ph.Name, sub.Name, sub.Check))
+			}
+		}
+	}
+	if m := s.Memory; m != nil && (m.Missing > 0 || m.ExtraOrDup > 0) {
+		bad = append(bad, fmt.Sprintf("idle subscriptions: %d of %d received nothing, %d another change or more than one", m.Missing, m.Subs, m.ExtraOrDup))
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	return fmt.Errorf("SUBSCRIPTIONS LOST, REPEATED OR REORDERED CHANGES:\n  %s", strings.Join(bad, "\n  "))
 }
