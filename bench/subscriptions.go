@@ -93,6 +93,7 @@ type subReport struct {
 	Stalled    *stallReport
 	Target     time.Duration
 	ChangePoll string
+	Queue      int // the hub's queue per subscriber
 }
 
 // pollRow is one instance's DynamoDB requests per minute in one state.
@@ -101,6 +102,7 @@ type pollRow struct {
 	PerMinute       float64
 	Ops             map[string]int
 	Span            time.Duration
+	Poller          float64 // per minute, the server's own count of its poller's requests (catalogue_change_poll_requests_total)
 	Note            string
 }
 
@@ -113,6 +115,13 @@ type subPhase struct {
 	Subs      []*subResult
 	Wall      time.Duration
 	MutationQ int // DynamoDB requests of the mutations (extensions.dynamodb)
+	// With a subscriber that does not read: when A closed it (-1: not within the phase), the
+	// writes sent and the changes they recorded by then.
+	Stalled                       bool
+	DroppedAt                     time.Duration
+	DroppedWrites, DroppedChanges int
+	droppedReqs                   []string
+	feed                          []feedChange // the phase's changes, each capability's in order
 }
 
 // subResult is one subscriber's delivery in a phase.
@@ -124,13 +133,49 @@ type subResult struct {
 	FromSent       []time.Duration
 }
 
-// stallReport is what happened to the subscriber that stopped reading.
+// stallReport is what happened to the connection that stopped reading.
 type stallReport struct {
-	Nexts      int    // changes it read once it read again
-	End        string // how it ended, "" if it did not
-	Wait       time.Duration
-	ReadBuffer int
+	Subs      int            // its subscriptions
+	Nexts     int            // changes they read once it read again
+	Ends      map[string]int // how they ended (kind, code and message), how many each way
+	TooSlow   int            // ended with the server's SUBSCRIBER_TOO_SLOW error
+	NotPrefix int            // read other than the feed's first changes, in order
+	WrongLast int            // ended with a lastId other than the last change read
+	Wait      time.Duration
 }
+
+// endText is how a subscription ended, without what differs between subscriptions (the IDs).
+func endText(e *wsEnd) string {
+	var errs []struct {
+		Message    string
+		Extensions struct{ Code string }
+	}
+	if e.Kind == "error" && json.Unmarshal([]byte(e.Payload), &errs) == nil && len(errs) == 1 {
+		return fmt.Sprintf("error %s: %s", errs[0].Extensions.Code, errs[0].Message)
+	}
+	return e.Kind + ": " + e.Payload
+}
+
+// isPrefix reports whether got holds, for each capability, the first changes of that
+// capability in feed, in order, and nothing else.
+func isPrefix(feed []feedChange, got []recvChange) bool {
+	want := map[string][]string{}
+	for _, f := range feed {
+		want[f.CapabilityID] = append(want[f.CapabilityID], f.ID)
+	}
+	n := map[string]int{}
+	for _, g := range got {
+		w := want[g.Cap]
+		if n[g.Cap] >= len(w) || w[n[g.Cap]] != g.ID {
+			return false
+		}
+		n[g.Cap]++
+	}
+	return true
+}
+
+// tooSlowCode is the server's extensions.code for a subscriber closed for falling behind.
+const tooSlowCode = "SUBSCRIBER_TOO_SLOW"
 
 // memReport is the memory bound of idle subscriptions.
 type memReport struct {
@@ -194,6 +239,7 @@ func sumOps(m map[string]int) int {
 // subServer is one server instance as server.go builds it on an existing table: its own
 // DynamoDB client and store, its Prometheus registry, and graph.NewHandler.
 type subServer struct {
+	reg     *prometheus.Registry
 	handler http.Handler
 	store   *dynamo.Store
 	count   *countingObserver
@@ -221,7 +267,33 @@ func newSubServer(ctx context.Context, endpoint string, keys *graph.KeyRing) (*s
 		PartitionCache:   graph.NewPartitionCache(graph.DefaultCacheBytes, nil),
 		PersistedQueries: graph.NewPersistedQueries(graph.DefaultPersistedQueryBytes),
 	}
-	return &subServer{handler: graph.NewHandler(store, opts), store: store, count: count, stop: func() {}}, nil
+	return &subServer{reg: reg, handler: graph.NewHandler(store, opts), store: store, count: count, stop: func() {}}, nil
+}
+
+// The server's own counters the section reads.
+const (
+	droppedMetric = "catalogue_subscriptions_dropped_total" // subscribers closed as too slow
+	pollMetric    = "catalogue_change_poll_requests_total"  // DynamoDB requests of the poller
+)
+
+// metric returns the value of the server's counter or gauge of that name (summed over its
+// labels), -1 when it has none.
+func (s *subServer) metric(name string) float64 {
+	mfs, err := s.reg.Gather()
+	if err != nil {
+		return -1
+	}
+	for _, mf := range mfs {
+		if mf.GetName() != name {
+			continue
+		}
+		v := 0.0
+		for _, m := range mf.GetMetric() {
+			v += m.GetCounter().GetValue() + m.GetGauge().GetValue()
+		}
+		return v
+	}
+	return -1
 }
 
 // subInstance is a server instance served over loopback HTTP in this process.
@@ -481,12 +553,25 @@ func (s *subscriber) wants(capID, entity string) bool {
 }
 
 // subscribe opens a connection to the instance and subscribes.
-func subscribe(ctx context.Context, inst *subInstance, key, name, capID string, entities []string, o wsDialOptions, start bool) (*subscriber, error) {
-	s := &subscriber{name: name, instance: inst.name, cap: capID, entities: entities}
-	conn, err := dialWS(ctx, inst.url+"/graphql", key, o)
+func subscribe(ctx context.Context, inst *subInstance, key, name, capID string, entities []string, start bool) (*subscriber, error) {
+	conn, err := dialWS(ctx, inst.url+"/graphql", key)
 	if err != nil {
 		return nil, fmt.Errorf("subscriber %s: %w", name, err)
 	}
+	s, err := subscribeOn(ctx, conn, inst, name, capID, entities)
+	if err != nil {
+		conn.closeNow()
+		return nil, err
+	}
+	if start {
+		conn.start(ctx)
+	}
+	return s, nil
+}
+
+// subscribeOn adds a subscription to an open connection.
+func subscribeOn(ctx context.Context, conn *wsConn, inst *subInstance, name, capID string, entities []string) (*subscriber, error) {
+	s := &subscriber{name: name, instance: inst.name, cap: capID, entities: entities}
 	vars := map[string]any{}
 	if capID != "" {
 		vars["cap"] = capID
@@ -496,13 +581,9 @@ func subscribe(ctx context.Context, inst *subInstance, key, name, capID string, 
 	}
 	sub, err := conn.subscribe(ctx, subscriptionQuery, vars, s.onNext)
 	if err != nil {
-		conn.closeNow()
 		return nil, fmt.Errorf("subscriber %s: %w", name, err)
 	}
 	s.conn, s.sub = conn, sub
-	if start {
-		conn.start(ctx)
-	}
 	return s, nil
 }
 
@@ -602,7 +683,7 @@ func measureSubscriptions(ctx context.Context, cfg config, logf func(string, ...
 	for _, c := range h.writer.caps {
 		rep.Caps = append(rep.Caps, c.id)
 	}
-	h.writer.inst = h.b
+	h.writer.inst, h.writer.key = h.b, h.adminKey
 
 	// Idle, no subscribers.
 	logf("subscriptions: idle %v, no subscribers", sc.idle)
@@ -618,19 +699,19 @@ func measureSubscriptions(ctx context.Context, cfg config, logf func(string, ...
 	}()
 	for _, inst := range []*subInstance{h.a, h.b} {
 		for _, c := range h.writer.caps {
-			s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": "+c.id, c.id, nil, wsDialOptions{}, true)
+			s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": "+c.id, c.id, nil, true)
 			if err != nil {
 				return nil, err
 			}
 			h.subs = append(h.subs, s)
 		}
-		s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": catalogue", "", nil, wsDialOptions{}, true)
+		s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": catalogue", "", nil, true)
 		if err != nil {
 			return nil, err
 		}
 		h.subs = append(h.subs, s)
 		if inst == h.a {
-			s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": catalogue, JOB and METRIC", "", []string{"JOB", "METRIC"}, wsDialOptions{}, true)
+			s, err := subscribe(ctx, inst, h.viewerKey, inst.name+": catalogue, JOB and METRIC", "", []string{"JOB", "METRIC"}, true)
 			if err != nil {
 				return nil, err
 			}
@@ -649,18 +730,25 @@ func measureSubscriptions(ctx context.Context, cfg config, logf func(string, ...
 	rep.Polling = append(rep.Polling, poll...)
 
 	// Phase 2: the same, with a subscriber on A that does not read.
-	const stallBuffer = 4096
-	stalled, err := subscribe(ctx, h.a, h.viewerKey, "A: catalogue, not reading", "", nil, wsDialOptions{ReadBuffer: stallBuffer}, false)
+	conn, err := dialWS(ctx, h.a.url+"/graphql", h.viewerKey)
 	if err != nil {
 		return nil, err
 	}
-	defer stalled.conn.closeNow()
-	p2, _, err := h.phase(ctx, "with a subscriber that does not read", stalled)
+	defer conn.closeNow()
+	var stalled []*subscriber
+	for i := range stallSubs {
+		s, err := subscribeOn(ctx, conn, h.a, fmt.Sprint("A: catalogue, not reading ", i), "", nil)
+		if err != nil {
+			return nil, err
+		}
+		stalled = append(stalled, s)
+	}
+	p2, _, err := h.phase(ctx, "with a connection that does not read", stalled)
 	if err != nil {
 		return nil, err
 	}
 	rep.Phases = append(rep.Phases, p2)
-	rep.Stalled = h.unstall(ctx, stalled, stallBuffer)
+	rep.Stalled = h.unstall(ctx, stalled, p2)
 
 	for _, s := range h.subs {
 		s.conn.closeNow()
@@ -725,6 +813,7 @@ func (h *subHarness) load(ctx context.Context) error {
 func (h *subHarness) idle(ctx context.Context, d time.Duration, state string) []pollRow {
 	h.a.srv.count.take()
 	h.b.srv.count.take()
+	poll0 := []float64{h.a.srv.metric(pollMetric), h.b.srv.metric(pollMetric)}
 	start := time.Now()
 	select {
 	case <-ctx.Done():
@@ -732,9 +821,10 @@ func (h *subHarness) idle(ctx context.Context, d time.Duration, state string) []
 	}
 	span := time.Since(start)
 	var rows []pollRow
-	for _, inst := range []*subInstance{h.a, h.b} {
+	for i, inst := range []*subInstance{h.a, h.b} {
 		ops := inst.srv.count.take()
-		rows = append(rows, pollRow{Instance: inst.name, State: state, PerMinute: float64(sumOps(ops)) * float64(time.Minute) / float64(span), Ops: ops, Span: span})
+		rows = append(rows, pollRow{Instance: inst.name, State: state, PerMinute: float64(sumOps(ops)) * float64(time.Minute) / float64(span), Ops: ops, Span: span,
+			Poller: (inst.srv.metric(pollMetric) - poll0[i]) * float64(time.Minute) / float64(span)})
 	}
 	return rows
 }
@@ -742,7 +832,7 @@ func (h *subHarness) idle(ctx context.Context, d time.Duration, state string) []
 // phase writes at the configured rate through B for the configured time, waits until every
 // subscriber has read every change of the phase's writes (or 10 s), and checks each
 // subscriber against the feed.
-func (h *subHarness) phase(ctx context.Context, name string, stalled *subscriber) (*subPhase, []pollRow, error) {
+func (h *subHarness) phase(ctx context.Context, name string, stalled []*subscriber) (*subPhase, []pollRow, error) {
 	sc := h.cfg.subs
 	w := h.writer
 	w.mu.Lock()
@@ -756,11 +846,23 @@ func (h *subHarness) phase(ctx context.Context, name string, stalled *subscriber
 	n := int(sc.rate * sc.duration.Seconds())
 	period := time.Duration(float64(time.Second) / sc.rate)
 	h.logf("subscriptions: phase %q: %d writes at %.0f/s through B", name, n, sc.rate)
+	// With a subscriber that does not read, the phase goes on at the same rate until A has
+	// closed it (its catalogue_subscriptions_dropped_total moved), for at most two minutes more.
+	dropped0 := h.a.srv.metric(droppedMetric)
+	droppedAt, droppedWrites := time.Duration(-1), 0
+	most := n + int(sc.rate*120)
+	poll0A, poll0B := h.a.srv.metric(pollMetric), h.b.srv.metric(pollMetric)
 	start := time.Now()
 	var wg sync.WaitGroup
 	var firstErr error
 	var once sync.Once
-	for i := range n {
+	for i := 0; ; i++ {
+		if stalled != nil && droppedAt < 0 && h.a.srv.metric(droppedMetric) > dropped0 {
+			droppedAt, droppedWrites = time.Since(start), i
+		}
+		if i >= n && (stalled == nil || droppedAt >= 0 || i >= most) {
+			break
+		}
 		if d := time.Until(start.Add(time.Duration(i) * period)); d > 0 {
 			time.Sleep(d)
 		}
@@ -778,14 +880,25 @@ func (h *subHarness) phase(ctx context.Context, name string, stalled *subscriber
 		return nil, nil, firstErr
 	}
 	opsA, opsB := h.a.srv.count.take(), h.b.srv.count.take()
+	perMin := func(v float64) float64 { return v * float64(time.Minute) / float64(wall) }
 	w.mu.Lock()
 	writes := w.writes
-	p := &subPhase{Name: name, Writes: len(writes), Refused: w.refuse, Wall: wall, MutationQ: w.dynReq}
+	p := &subPhase{Name: name, Writes: len(writes), Refused: w.refuse, Wall: wall, MutationQ: w.dynReq, Stalled: stalled != nil, DroppedAt: droppedAt}
 	w.mu.Unlock()
 	polls := []pollRow{
-		{Instance: "A", State: fmt.Sprintf("%.0f writes/s through B", sc.rate), PerMinute: float64(sumOps(opsA)) * float64(time.Minute) / float64(wall), Ops: opsA, Span: wall},
-		{Instance: "B", State: fmt.Sprintf("%.0f writes/s through it", sc.rate), PerMinute: float64(sumOps(opsB)-p.MutationQ) * float64(time.Minute) / float64(wall), Ops: opsB, Span: wall,
-			Note: fmt.Sprintf("its %d requests less the mutations' own %d (extensions.dynamodb)", sumOps(opsB), p.MutationQ)},
+		{Instance: "A", State: fmt.Sprintf("%.0f writes/s through B", sc.rate), PerMinute: perMin(float64(sumOps(opsA))), Ops: opsA, Span: wall,
+			Poller: perMin(h.a.srv.metric(pollMetric) - poll0A)},
+		{Instance: "B", State: fmt.Sprintf("%.0f writes/s through it", sc.rate), PerMinute: perMin(float64(sumOps(opsB) - p.MutationQ)), Ops: opsB, Span: wall,
+			Poller: perMin(h.b.srv.metric(pollMetric) - poll0B),
+			Note:   fmt.Sprintf("its %d requests less the mutations' own %d (extensions.dynamodb)", sumOps(opsB), p.MutationQ)},
+	}
+	if droppedAt >= 0 {
+		p.DroppedWrites = droppedWrites
+		for _, wr := range writes {
+			if wr.Sent.Before(start.Add(droppedAt)) {
+				p.droppedReqs = append(p.droppedReqs, wr.RequestID)
+			}
+		}
 	}
 
 	// The ground truth: the feed of each capability, the phase's writes only.
@@ -801,7 +914,16 @@ func (h *subHarness) phase(ctx context.Context, name string, stalled *subscriber
 			}
 		}
 	}
-	p.Changes = len(feed)
+	p.Changes, p.feed = len(feed), feed
+	before := map[string]bool{}
+	for _, id := range p.droppedReqs {
+		before[id] = true
+	}
+	for _, x := range feed {
+		if before[*x.RequestID] {
+			p.DroppedChanges++
+		}
+	}
 	expect := map[*subscriber][]delivered{}
 	for _, s := range h.subs {
 		for _, x := range feed {
@@ -855,20 +977,47 @@ func (h *subHarness) phase(ctx context.Context, name string, stalled *subscriber
 	return p, polls, nil
 }
 
-// unstall reads the stalled subscriber again and reports how it ended.
-func (h *subHarness) unstall(ctx context.Context, s *subscriber, buf int) *stallReport {
-	r := &stallReport{ReadBuffer: buf}
-	s.conn.start(ctx)
+// stallSubs is how many subscriptions to the whole catalogue the connection that stops reading
+// holds: each change is that many messages on its socket, so that the socket's buffers fill
+// within the phase and then each subscription's queue.
+const stallSubs = 20
+
+// unstall reads the stalled connection again and reports how its subscriptions ended.
+func (h *subHarness) unstall(ctx context.Context, subs []*subscriber, ph *subPhase) *stallReport {
+	r := &stallReport{Subs: len(subs), Ends: map[string]int{}}
+	subs[0].conn.start(ctx)
 	start := time.Now()
-	for time.Since(start) < 10*time.Second && s.sub.ended() == nil {
+	ended := func() bool {
+		for _, s := range subs {
+			if s.sub.ended() == nil {
+				return false
+			}
+		}
+		return true
+	}
+	for time.Since(start) < 10*time.Second && !ended() {
 		time.Sleep(20 * time.Millisecond)
 	}
 	r.Wait = time.Since(start)
-	r.Nexts = len(s.take())
-	if e := s.sub.ended(); e != nil {
-		r.End = e.Kind + ": " + e.Payload
+	for _, s := range subs {
+		got := s.take()
+		r.Nexts += len(got)
+		if !isPrefix(ph.feed, got) {
+			r.NotPrefix++
+		}
+		e := s.sub.ended()
+		if e == nil {
+			continue
+		}
+		r.Ends[endText(e)]++
+		if e.Kind == "error" && strings.Contains(e.Payload, `"code":"`+tooSlowCode+`"`) {
+			r.TooSlow++
+			if len(got) > 0 && !strings.Contains(e.Payload, `"lastId":"`+got[len(got)-1].ID+`"`) {
+				r.WrongLast++
+			}
+		}
 	}
-	h.logf("subscriptions: the subscriber that did not read: %d changes read, then %q", r.Nexts, r.End)
+	h.logf("subscriptions: the connection that did not read: %d changes read, then %v", r.Nexts, r.Ends)
 	return r
 }
 
@@ -1165,7 +1314,7 @@ func (h *subHarness) memory(ctx context.Context, n int) (*memReport, error) {
 	keys := child.keys()
 	// A first subscription warms the server's one-time state (schema caches, the hub, the
 	// poller), so that the figures are of subscriptions.
-	warm, err := subscribe(ctx, inst, keys[len(keys)-1], "warm-up", "", nil, wsDialOptions{}, true)
+	warm, err := subscribe(ctx, inst, keys[len(keys)-1], "warm-up", "", nil, true)
 	if err != nil {
 		return nil, err
 	}
@@ -1188,11 +1337,16 @@ func (h *subHarness) memory(ctx context.Context, n int) (*memReport, error) {
 		}
 	}()
 	for i := range subs {
-		if subs[i], err = subscribe(ctx, inst, keys[i/connectionsPerKey], fmt.Sprint("idle ", i), caps[i%len(caps)], nil, wsDialOptions{}, true); err != nil {
+		if subs[i], err = subscribe(ctx, inst, keys[i/connectionsPerKey], fmt.Sprint("idle ", i), caps[i%len(caps)], nil, true); err != nil {
 			return nil, err
 		}
 	}
 	time.Sleep(2 * time.Second)
+	for _, s := range subs {
+		if e := s.sub.ended(); e != nil {
+			return nil, fmt.Errorf("subscription %s ended: %s %s", s.name, e.Kind, e.Payload)
+		}
+	}
 	if r.After, err = child.mem(); err != nil {
 		return nil, err
 	}
@@ -1286,11 +1440,8 @@ func (s *subReport) write(p func(string, ...any)) {
 		p("| every change reaches every subscriber exactly once, in order per capability | **CHANGES LOST, DUPLICATED OR OUT OF ORDER**: %d expected, %d read (see the table) | **NO** |", total, reads)
 	}
 	if st := s.Stalled; st != nil {
-		if st.End != "" {
-			p("| a subscriber that stops reading is closed with the server's error | closed: %s | yes |", mdCell(st.End))
-		} else {
-			p("| a subscriber that stops reading is closed with the server's error | **not closed**: it read %d changes in %v once it read again, and no error | **NO** |", st.Nexts, st.Wait.Round(time.Millisecond))
-		}
+		p("| a subscriber that stops reading is closed with the server's error | %d of %d subscriptions of the connection that stopped reading ended with %s, each after the first changes of the feed in order, its lastId the last it read (see Back-pressure) | %s |",
+			st.TooSlow, st.Subs, tooSlowCode, yesNo(st.TooSlow == st.Subs && st.NotPrefix == 0 && st.WrongLast == 0))
 	}
 	if len(s.Phases) > 1 {
 		a, b := summarize(s.Phases[0].pooled("A", anyKind, false)), summarize(s.Phases[1].pooled("A", anyKind, false))
@@ -1334,12 +1485,16 @@ func (s *subReport) write(p func(string, ...any)) {
 	p("")
 	p("### Polling cost")
 	p("")
-	p("DynamoDB requests each instance sent, counted by an observer on its own client (every HTTP attempt), per minute.")
+	p("DynamoDB requests each instance sent, per minute: counted by an observer on its own client (every HTTP attempt), and by the server itself (`catalogue_change_poll_requests_total`, its poller's requests only).")
 	p("")
-	p("| instance | state | requests per minute | by operation | counted over |")
-	p("|---|---|---:|---|---:|")
+	p("| instance | state | requests per minute | of them the poller's | by operation | counted over |")
+	p("|---|---|---:|---:|---|---:|")
 	for _, r := range s.Polling {
-		p("| %s | %s | %.0f | %s | %v |", r.Instance, r.State, r.PerMinute, opsText(r.Ops), r.Span.Round(100*time.Millisecond))
+		poller := "–"
+		if r.Poller >= 0 {
+			poller = fmt.Sprintf("%.0f", r.Poller)
+		}
+		p("| %s | %s | %.0f | %s | %s | %v |", r.Instance, r.State, r.PerMinute, poller, opsText(r.Ops), r.Span.Round(100*time.Millisecond))
 	}
 	for _, r := range s.Polling {
 		if r.Note != "" {
@@ -1351,11 +1506,25 @@ func (s *subReport) write(p func(string, ...any)) {
 	if st := s.Stalled; st != nil {
 		p("### Back-pressure")
 		p("")
-		p("In the second phase a subscriber on A subscribed to the whole catalogue and then read nothing, its socket's receive buffer capped at %d bytes (SO_RCVBUF) so that the server's writes to it block soon. After the phase it read again: %d changes, then ", st.ReadBuffer, st.Nexts)
-		if st.End != "" {
-			p("`%s`.", st.End)
+		p("In the second phase a connection to A held %d subscriptions to the whole catalogue (the most one connection may hold) and read nothing: each change is %d messages on that socket, so that the sockets' buffers (a few MB on loopback) fill within the phase, and then each subscription's queue (%d changes). The phase went on at the same rate until A closed one (its `%s` moved), for two minutes more at most.",
+			st.Subs, st.Subs, s.Queue, droppedMetric)
+		if ph := s.Phases[len(s.Phases)-1]; ph.DroppedAt >= 0 {
+			p("A closed the first %v into the phase, after %d writes that recorded %d changes.", ph.DroppedAt.Round(100*time.Millisecond), ph.DroppedWrites, ph.DroppedChanges)
 		} else {
-			p("nothing more within %v: **it was not closed**.", st.Wait.Round(time.Millisecond))
+			p("**A closed none within the phase.**")
+		}
+		p("After the phase the connection read again: %d changes in all (%d subscriptions read other than the first changes of the feed in order; %d ended with a lastId other than the last change they read), and its subscriptions ended so (within %v):", st.Nexts, st.NotPrefix, st.WrongLast, st.Wait.Round(time.Millisecond))
+		p("")
+		ends := make([]string, 0, len(st.Ends))
+		for e := range st.Ends {
+			ends = append(ends, e)
+		}
+		sort.Strings(ends)
+		for _, e := range ends {
+			p("- %d × `%s`", st.Ends[e], mdCode(e))
+		}
+		if n := st.Subs - sumOps(st.Ends); n > 0 {
+			p("- %d × **not ended**", n)
 		}
 		p("")
 	}
@@ -1387,6 +1556,9 @@ func yesNo(ok bool) string {
 	}
 	return "**NO**"
 }
+
+// mdCode makes s safe inside a Markdown code span.
+func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
 
 // mdCell makes s safe inside a Markdown table cell.
 func mdCell(s string) string {

@@ -192,7 +192,7 @@ func TestWSClient(t *testing.T) {
 	})
 	defer srv.Close()
 	ctx := context.Background()
-	if _, err := dialWS(ctx, srv.URL, "wrong", wsDialOptions{}); err == nil || !strings.Contains(err.Error(), "4403") {
+	if _, err := dialWS(ctx, srv.URL, "wrong"); err == nil || !strings.Contains(err.Error(), "4403") {
 		t.Errorf("dialWS with a wrong key: %v, want the server's close 4403", err)
 	}
 	inst := &subInstance{name: "fake", url: strings.TrimSuffix(srv.URL, "/")}
@@ -201,7 +201,7 @@ func TestWSClient(t *testing.T) {
 		changes  int
 		bad      int
 	}{{"error", "error", 1, 0}, {"complete", "complete", 2, 0}, {"next-errors", "next with errors", 0, 1}} {
-		s, err := subscribe(ctx, inst, "k", tt.cap, tt.cap, nil, wsDialOptions{ReadBuffer: 4096}, true)
+		s, err := subscribe(ctx, inst, "k", tt.cap, tt.cap, nil, true)
 		if err != nil {
 			t.Fatalf("subscribe %s: %v", tt.cap, err)
 		}
@@ -225,7 +225,7 @@ func TestWSClient(t *testing.T) {
 		s.conn.closeNow()
 	}
 	// A connection that closes ends its subscriptions with the close status.
-	s, err := subscribe(ctx, inst, "k", "closed", "close", nil, wsDialOptions{}, true)
+	s, err := subscribe(ctx, inst, "k", "closed", "close", nil, true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -235,5 +235,38 @@ func TestWSClient(t *testing.T) {
 	}
 	if e := s.sub.ended(); e == nil || e.Kind != "closed" || !strings.Contains(e.Payload, "1001") {
 		t.Errorf("subscription on a closed connection ended %+v, want closed with 1001", e)
+	}
+}
+
+// The connection that stopped reading must have read, per capability, the feed's first changes
+// in order; its subscriptions' ends are grouped without the IDs that differ between them.
+func TestStallChecks(t *testing.T) {
+	feed := []feedChange{{ID: "a1", CapabilityID: "A"}, {ID: "b1", CapabilityID: "B"}, {ID: "a2", CapabilityID: "A"}, {ID: "b2", CapabilityID: "B"}}
+	r := func(cap, id string) recvChange { return recvChange{Cap: cap, ID: id} }
+	tests := []struct {
+		name string
+		got  []recvChange
+		want bool
+	}{
+		{"nothing", nil, true},
+		{"all", []recvChange{r("A", "a1"), r("B", "b1"), r("A", "a2"), r("B", "b2")}, true},
+		{"a prefix of each", []recvChange{r("B", "b1"), r("A", "a1")}, true},
+		{"a gap", []recvChange{r("A", "a2")}, false},
+		{"a repeat", []recvChange{r("A", "a1"), r("A", "a1")}, false},
+		{"past the end", []recvChange{r("A", "a1"), r("A", "a2"), r("A", "a3")}, false},
+		{"another capability", []recvChange{r("C", "c1")}, false},
+	}
+	for _, tt := range tests {
+		if got := isPrefix(feed, tt.got); got != tt.want {
+			t.Errorf("isPrefix(%s) = %v, want %v", tt.name, got, tt.want)
+		}
+	}
+	e1 := &wsEnd{Kind: "error", Payload: `[{"message":"fell behind","extensions":{"code":"SUBSCRIBER_TOO_SLOW","lastId":"x1"}}]`}
+	e2 := &wsEnd{Kind: "error", Payload: `[{"message":"fell behind","extensions":{"code":"SUBSCRIBER_TOO_SLOW","lastId":"x2"}}]`}
+	if endText(e1) != endText(e2) || endText(e1) != "error SUBSCRIBER_TOO_SLOW: fell behind" {
+		t.Errorf("endText = %q and %q, want both %q", endText(e1), endText(e2), "error SUBSCRIBER_TOO_SLOW: fell behind")
+	}
+	if got := endText(&wsEnd{Kind: "closed", Payload: "close 1001"}); got != "closed: close 1001" {
+		t.Errorf("endText(closed) = %q", got)
 	}
 }

@@ -75,35 +75,12 @@ type wsConn struct {
 	err  error // why the read loop ended
 }
 
-// wsDialOptions tune a connection.
-type wsDialOptions struct {
-	// ReadBuffer, when above 0, caps the socket's receive buffer (SO_RCVBUF) in bytes: a
-	// client that stops reading then fills its window after that much, and the server's
-	// writes to it block soon after.
-	ReadBuffer int
-}
-
 // dialWS opens a graphql-transport-ws connection to url (http:// or ws://, the /graphql path
 // included), sends connection_init with key as the bearer token and waits for connection_ack.
 // The connection reads nothing until start is called.
-func dialWS(ctx context.Context, url, key string, o wsDialOptions) (*wsConn, error) {
+func dialWS(ctx context.Context, url, key string) (*wsConn, error) {
 	url = strings.Replace(url, "http://", "ws://", 1)
-	d := &net.Dialer{Timeout: 10 * time.Second}
-	tr := &http.Transport{
-		DialContext: func(ctx context.Context, network, addr string) (net.Conn, error) {
-			c, err := d.DialContext(ctx, network, addr)
-			if err != nil {
-				return nil, err
-			}
-			if tc, ok := c.(*net.TCPConn); ok && o.ReadBuffer > 0 {
-				if err := tc.SetReadBuffer(o.ReadBuffer); err != nil {
-					c.Close()
-					return nil, err
-				}
-			}
-			return c, nil
-		},
-	}
+	tr := &http.Transport{DialContext: (&net.Dialer{Timeout: 10 * time.Second}).DialContext}
 	dctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	conn, resp, err := websocket.Dial(dctx, url, &websocket.DialOptions{
