@@ -67,9 +67,13 @@ type config struct {
 	archiveEvery  time.Duration
 	// changeRetention is how long the change feed keeps a change (-change-retention).
 	changeRetention time.Duration
-	metricsAddr     string
-	tlsCert         string
-	tlsKey          string
+	// changePoll, changeHold and the subscription limits configure the subscription hub.
+	changePoll, changeHold               time.Duration
+	subsPerConn, subsPerKey, connsPerKey int
+	wsOrigins                            string
+	metricsAddr                          string
+	tlsCert                              string
+	tlsKey                               string
 	// dataFile keeps the embedded backend's data across restarts (-data, DATA_FILE).
 	dataFile string
 	// emptyEmbedded starts the embedded backend without the sample when it has no data file
@@ -114,6 +118,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		"archive metrics older than -archive-min-age to S3 this often, one instance at a time across the fleet (env ARCHIVE_EVERY; 0 turns it off)")
 	fs.DurationVar(&c.changeRetention, "change-retention", envDuration(getenv, "CHANGE_RETENTION", dynamo.DefaultChangeRetention),
 		"how long the change feed (the changes queries) keeps each change, as its TTL (env CHANGE_RETENTION, e.g. 720h)")
+	fs.DurationVar(&c.changePoll, "change-poll", envDuration(getenv, "CHANGE_POLL", graph.DefaultChangePoll),
+		"how often each server reads the change index for subscribers (env CHANGE_POLL): one DynamoDB Query a poll, and one more per capability that changed")
+	fs.DurationVar(&c.changeHold, "change-hold", envDuration(getenv, "CHANGE_HOLD", graph.DefaultChangeHold),
+		"how long catalogue-wide subscribers' changes wait so that late index entries sort in (env CHANGE_HOLD); capability subscriptions are not held")
+	fs.IntVar(&c.subsPerConn, "subscriptions-per-connection", envInt("SUBSCRIPTIONS_PER_CONNECTION", graph.DefaultSubscriptionLimits.PerConnection), "most subscriptions on one WebSocket (env SUBSCRIPTIONS_PER_CONNECTION)")
+	fs.IntVar(&c.subsPerKey, "subscriptions-per-key", envInt("SUBSCRIPTIONS_PER_KEY", graph.DefaultSubscriptionLimits.PerKey), "most subscriptions of one API key, and of all callers without a key together (env SUBSCRIPTIONS_PER_KEY)")
+	fs.IntVar(&c.connsPerKey, "connections-per-key", envInt("CONNECTIONS_PER_KEY", graph.DefaultSubscriptionLimits.ConnectionsPerKey), "most WebSockets of one API key, and of all callers without a key together (env CONNECTIONS_PER_KEY)")
+	fs.StringVar(&c.wsOrigins, "websocket-origins", getenv("WEBSOCKET_ORIGINS"), "comma-separated host patterns of other origins whose pages may open a WebSocket, e.g. app.example.com,*.example.com (env WEBSOCKET_ORIGINS); the server's own origin always may")
 	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
 	fs.IntVar(&c.apqBytes, "apq-cache-bytes", envInt("APQ_CACHE_BYTES", graph.DefaultPersistedQueryBytes), "bytes of automatic persisted queries kept (env APQ_CACHE_BYTES); 0 turns them off")
 	fs.IntVar(&c.cacheBytes, "cache-bytes", envInt("CACHE_BYTES", graph.DefaultCacheBytes), "bytes of decoded partition ranges (components, dependencies, rules) kept, each used only while its capability's WriteSeq is unchanged (env CACHE_BYTES); 0 turns the cache off")
@@ -266,7 +278,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		PersistedQueries: graph.NewPersistedQueries(cfg.apqBytes),
 		PartitionCache:   graph.NewPartitionCache(cfg.cacheBytes, reg),
 		LoopbackOnly:     generatedKey != "",
+		Hub: graph.NewHub(store, graph.HubOptions{Poll: cfg.changePoll, Hold: cfg.changeHold, Logger: log, Instruments: metrics,
+			Limits: graph.SubscriptionLimits{PerConnection: cfg.subsPerConn, PerKey: cfg.subsPerKey, ConnectionsPerKey: cfg.connsPerKey}}),
+		WebSocketOrigins: splitList(cfg.wsOrigins),
 	}
+	go opts.Hub.Run(ctx)
+	defer opts.Hub.Close()
 	var servers []*http.Server
 	var metricsLn net.Listener
 	if cfg.metricsAddr != "" {
@@ -283,6 +300,9 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		go func() { _ = msrv.Serve(metricsLn) }()
 	}
 	srv := newHTTPServer(ctx, graph.NewHandler(store, opts), cfg.timeout, log)
+	// Shutdown does not wait for hijacked connections: the hub closes every WebSocket with
+	// 1001 (going away) so that clients reconnect to another server.
+	srv.RegisterOnShutdown(opts.Hub.Close)
 	if certs != nil {
 		srv.TLSConfig = certs.Config()
 	}
@@ -829,3 +849,14 @@ func connectionFlag(arg string) (string, bool) {
 // connectionFlagTakesValue reports whether a connection flag is followed by its value (the
 // others are booleans).
 func connectionFlagTakesValue(name string) bool { return name != "aws" && name != "create-table" }
+
+// splitList returns the non-empty, trimmed items of a comma-separated list.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}

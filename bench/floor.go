@@ -139,6 +139,7 @@ func (r *floorRoot) Metric() graph.MetricResolver                 { return nil }
 func (r *floorRoot) Mutation() graph.MutationResolver             { return nil }
 func (r *floorRoot) Query() graph.QueryResolver                   { return floorQuery{d: r.d} }
 func (r *floorRoot) Rule() graph.RuleResolver                     { return nil }
+func (r *floorRoot) Subscription() graph.SubscriptionResolver     { return nil }
 func (r *floorRoot) TargetComponent() graph.TargetComponentResolver {
 	return nil
 }

@@ -194,10 +194,12 @@ func (s *Store) toChangeRecord(it *item) (*catalog.ChangeRecord, error) {
 }
 
 // ChangeFilter narrows a change listing: to some entities, and to changes made at or after
-// Since.
+// Since. Consistent asks CapabilityChanges for a strongly consistent read (the subscription
+// hub's replay, which must see every change the hub may already have delivered).
 type ChangeFilter struct {
-	Entities []catalog.ChangeEntity
-	Since    time.Time
+	Entities   []catalog.ChangeEntity
+	Since      time.Time
+	Consistent bool
 }
 
 // filter returns the query filter of f (empty without entities).
@@ -233,7 +235,7 @@ func (s *Store) CapabilityChanges(ctx context.Context, capabilityID string, f Ch
 		return nil, err
 	}
 	lo, hi := changeRange()
-	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, want: first, now: s.now()}
+	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, want: first, now: s.now(), consistent: f.Consistent}
 	if err := f.filter(&q); err != nil {
 		return nil, err
 	}

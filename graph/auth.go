@@ -210,7 +210,12 @@ type Auth struct {
 // authenticate returns the caller of r. A wrong key, or a missing key when anonymous requests
 // are refused, is an error (HTTP 401).
 func (a *Auth) authenticate(r *http.Request) (Caller, error) {
-	h := r.Header.Get("Authorization")
+	return a.authorize(r.Header.Get("Authorization"))
+}
+
+// authorize returns the caller of an Authorization value (HTTP's header, or the Authorization
+// of a WebSocket's connection_init); empty is a caller without a key.
+func (a *Auth) authorize(h string) (Caller, error) {
 	if h == "" {
 		if a.Anonymous == RoleNone {
 			return Caller{}, errors.New("an API key is required: send Authorization: Bearer <key>")

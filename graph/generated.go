@@ -42,6 +42,7 @@ type ResolverRoot interface {
 	Mutation() MutationResolver
 	Query() QueryResolver
 	Rule() RuleResolver
+	Subscription() SubscriptionResolver
 	TargetComponent() TargetComponentResolver
 }
 
@@ -758,6 +759,10 @@ type ComplexityRoot struct {
 		Type     func(childComplexity int) int
 	}
 
+	Subscription struct {
+		Changes func(childComplexity int, capabilityID *string, entities []catalog.ChangeEntity, after *string) int
+	}
+
 	TargetComponent struct {
 		Component   func(childComplexity int) int
 		ComponentID func(childComplexity int) int
@@ -875,6 +880,9 @@ type QueryResolver interface {
 }
 type RuleResolver interface {
 	History(ctx context.Context, obj *catalog.Rule, first *int, after *string) (*model.Connection[*catalog.RuleVersion], error)
+}
+type SubscriptionResolver interface {
+	Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, after *string) (<-chan *catalog.ChangeRecord, error)
 }
 type TargetComponentResolver interface {
 	Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error)
@@ -4043,6 +4051,18 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Strategy.Type(childComplexity), true
 
+	case "Subscription.changes":
+		if e.ComplexityRoot.Subscription.Changes == nil {
+			break
+		}
+
+		args, err := ec.field_Subscription_changes_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Subscription.Changes(childComplexity, args["capabilityId"].(*string), args["entities"].([]catalog.ChangeEntity), args["after"].(*string)), true
+
 	case "TargetComponent.component":
 		if e.ComplexityRoot.TargetComponent.Component == nil {
 			break
@@ -4285,6 +4305,23 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 				Data: buf.Bytes(),
 			}
 		}
+	case ast.Subscription:
+		next := ec._Subscription(ctx, opCtx.Operation.SelectionSet)
+
+		var buf bytes.Buffer
+		return func(ctx context.Context) *graphql.Response {
+			buf.Reset()
+			data := next(ctx)
+
+			if data == nil {
+				return nil
+			}
+			data.MarshalGQL(&buf)
+
+			return &graphql.Response{
+				Data: buf.Bytes(),
+			}
+		}
 
 	default:
 		return graphql.OneShot(graphql.ErrorResponse(ctx, "unsupported GraphQL operation"))
@@ -4324,6 +4361,7 @@ value is null: no nullable String, ID or DateTime field answers an empty string.
 schema {
   query: Query
   mutation: Mutation
+  subscription: Subscription
 }
 
 "An instant in UTC, RFC 3339, shown with microseconds: ` + "`" + `2025-11-22T10:00:00.000000Z` + "`" + `."
@@ -5663,6 +5701,26 @@ type RuleMetrics {
   successRate: Float!
   "Last execution."
   lastExecuted: DateTime
+}
+
+"""
+Live updates over a WebSocket at ` + "`" + `/graphql` + "`" + ` (the graphql-transport-ws protocol; the API key in
+` + "`" + `connection_init` + "`" + `'s payload as ` + "`" + `{"Authorization": "Bearer <key>"}` + "`" + `). Only subscriptions are
+served over the socket: a query or mutation sent there is refused with
+OPERATION_NOT_SUPPORTED (send it with POST). See docs/api.md#subscriptions.
+"""
+type Subscription {
+  """
+  Every committed change of the catalogue (or of one capability, with ` + "`" + `capabilityId` + "`" + `), as it
+  commits, whichever server or process wrote it: in each capability's order, without gaps or
+  repeats. Without ` + "`" + `capabilityId` + "`" + ` the changes come in the order of ` + "`" + `Query.changes` + "`" + `, held for a
+  moment (` + "`" + `-change-hold` + "`" + `) so that late index entries sort in. ` + "`" + `after` + "`" + `, a change's ` + "`" + `id` + "`" + `, first
+  replays every change after it (BAD_USER_INPUT when it is older than the retention), then
+  continues live: a client that reconnects with the last ` + "`" + `id` + "`" + ` it received misses nothing and
+  gets nothing twice. A subscriber that falls behind its queue is closed with
+  SUBSCRIBER_TOO_SLOW and ` + "`" + `extensions.lastId` + "`" + `, to resume with ` + "`" + `after` + "`" + `.
+  """
+  changes(capabilityId: ID, entities: [ChangeEntity!], after: String): Change!
 }
 
 """
@@ -9532,6 +9590,36 @@ func (ec *executionContext) field_Rule_history_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Subscription_changes_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOID2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "entities",
+		func(ctx context.Context, v any) ([]catalog.ChangeEntity, error) {
+			return ec.unmarshalOChangeEntity2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntityᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["entities"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -22896,6 +22984,50 @@ func (ec *executionContext) fieldContext_Strategy_rollback(_ context.Context, fi
 	return fc, nil
 }
 
+func (ec *executionContext) _Subscription_changes(ctx context.Context, field graphql.CollectedField) (ret func(ctx context.Context) graphql.Marshaler) {
+	return graphql.ResolveFieldStream(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Subscription_changes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Subscription().Changes(ctx, fc.Args["capabilityId"].(*string), fc.Args["entities"].([]catalog.ChangeEntity), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.ChangeRecord) graphql.Marshaler {
+			return ec.marshalNChange2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeRecord(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Subscription_changes(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Subscription",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Change(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Subscription_changes_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _TargetComponent_componentId(ctx context.Context, field graphql.CollectedField, obj *catalog.TargetComponent) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -33066,6 +33198,26 @@ func (ec *executionContext) _Strategy(ctx context.Context, sel ast.SelectionSet,
 	}
 
 	return out
+}
+
+var subscriptionImplementors = []string{"Subscription"}
+
+func (ec *executionContext) _Subscription(ctx context.Context, sel ast.SelectionSet) func(ctx context.Context) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, subscriptionImplementors)
+	ctx = graphql.WithFieldContext(ctx, &graphql.FieldContext{
+		Object: "Subscription",
+	})
+	if len(fields) != 1 {
+		graphql.AddErrorf(ctx, "must subscribe to exactly one stream")
+		return nil
+	}
+
+	switch fields[0].Name {
+	case "changes":
+		return ec._Subscription_changes(ctx, fields[0])
+	default:
+		panic("unknown field " + strconv.Quote(fields[0].Name))
+	}
 }
 
 var targetComponentImplementors = []string{"TargetComponent"}

@@ -65,6 +65,13 @@ type Options struct {
 	// PersistedQueries, when set, serves automatic persisted queries (Apollo's protocol) from
 	// this store; nil answers a hash without a query with PERSISTED_QUERY_NOT_SUPPORTED.
 	PersistedQueries *PersistedQueries
+	// Hub, when set, serves subscriptions over a WebSocket at /graphql (graphql-transport-ws):
+	// one hub per server, shared by its handlers, started with Run and closed at shutdown.
+	Hub *Hub
+	// WebSocketOrigins are the host patterns (path.Match syntax, as coder/websocket's
+	// OriginPatterns) of other origins whose pages may open a WebSocket; a page of the
+	// server's own origin, and a client that sends no Origin, always may.
+	WebSocketOrigins []string
 
 	inFlight *slots
 }
@@ -136,6 +143,10 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	r.segments = segments
 	r.schema = schema.Schema()
 	srv := handler.New(schema)
+	if opts.Hub != nil {
+		srv.AddTransport(opts.Hub.websocketTransport(opts))
+		r.hub = opts.Hub
+	}
 	srv.AddTransport(httpTransport{parserTokens: opts.Limits.ParserTokens, persisted: opts.PersistedQueries})
 	cache := newDocCache(1000, 4<<20)
 	srv.SetQueryCache(cache)
@@ -153,6 +164,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	srv.AroundFields(absentAsNull)
 	srv.Use(dynamoStats{s3: opts.Artifacts != nil || opts.Archive != nil})
 	srv.Use(operationRecorder{})
+	srv.Use(socketOperations{store: store, opts: opts})
 	srv.SetErrorPresenter(errorPresenter(opts.Logger))
 	srv.SetRecoverFunc(func(ctx context.Context, p any) error {
 		opts.Logger.ErrorContext(ctx, "panic in resolver", "panic", fmt.Sprint(p))

@@ -1,11 +1,13 @@
 package graph
 
 import (
+	"bufio"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
 	"log/slog"
+	"net"
 	"net/http"
 	"regexp"
 	"sync"
@@ -172,6 +174,15 @@ func (s *statusRecorder) WriteHeader(code int) {
 	s.ResponseWriter.WriteHeader(code)
 }
 
+// Hijack hands the connection to a WebSocket (status 101).
+func (s *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	c, rw, err := http.NewResponseController(s.ResponseWriter).Hijack()
+	if err == nil {
+		s.status = http.StatusSwitchingProtocols
+	}
+	return c, rw, err
+}
+
 func (s *statusRecorder) Flush() {
 	if f, ok := s.ResponseWriter.(http.Flusher); ok {
 		f.Flush()
@@ -210,6 +221,24 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 				slog.Int("status", rec.status), slog.Float64("durationMs", float64(d.Microseconds())/1000), slog.Int("dynamodbRequests", snap.Requests),
 				slog.String("caller", caller.Name), slog.String("role", caller.Role.String()))
 		}()
+		if opts.Hub != nil && r.Header.Get("Upgrade") != "" {
+			// A WebSocket: no deadline, body bound or request slot (it lives as long as its
+			// subscriptions; the hub bounds connections and subscriptions per key). A key in the
+			// upgrade request is checked now; connection_init's (graphql.initFunc) may replace it.
+			if opts.Auth != nil && r.Header.Get("Authorization") != "" {
+				c, err := opts.Auth.authenticate(r)
+				if err != nil {
+					rec.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
+					writeHTTPError(rec, r, http.StatusUnauthorized, CodeUnauthenticated, err.Error())
+					return
+				}
+				caller = c
+				ctx = context.WithValue(ctx, upgradeCallerKey{}, c)
+			}
+			info.setOperation("websocket")
+			srv.ServeHTTP(rec, r.WithContext(WithCaller(ctx, caller)))
+			return
+		}
 		if opts.Deadline > 0 {
 			// The deadline covers the whole request: reading the body, parsing, validation and
 			// execution. The connection's read deadline follows it, so a client that sends its

@@ -25,6 +25,10 @@ type Instruments struct {
 	rcu, wcu    *prometheus.CounterVec
 	batches     *prometheus.HistogramVec
 
+	subscriptions, connections prometheus.Gauge
+	delivered, dropped         prometheus.Counter
+	polls                      prometheus.Counter
+
 	// names are the operation names given a label of their own so far.
 	mu    sync.Mutex
 	names map[string]bool
@@ -65,7 +69,18 @@ func NewInstruments(reg prometheus.Registerer) *Instruments {
 		batches: prometheus.NewHistogramVec(prometheus.HistogramOpts{Name: "catalogue_loader_batch_size",
 			Help: "Keys per loader batch.", Buckets: []float64{1, 2, 5, 10, 25, 50, 100}}, []string{"loader"}),
 	}
+	m.subscriptions = prometheus.NewGauge(prometheus.GaugeOpts{Name: "catalogue_subscriptions_open",
+		Help: "GraphQL subscriptions open on this server."})
+	m.connections = prometheus.NewGauge(prometheus.GaugeOpts{Name: "catalogue_websocket_connections_open",
+		Help: "WebSocket connections open on this server (after connection_init)."})
+	m.delivered = prometheus.NewCounter(prometheus.CounterOpts{Name: "catalogue_subscription_changes_delivered_total",
+		Help: "Changes queued to subscribers (replayed or live)."})
+	m.dropped = prometheus.NewCounter(prometheus.CounterOpts{Name: "catalogue_subscriptions_dropped_total",
+		Help: "Subscribers closed with SUBSCRIBER_TOO_SLOW."})
+	m.polls = prometheus.NewCounter(prometheus.CounterOpts{Name: "catalogue_change_poll_requests_total",
+		Help: "DynamoDB requests of the subscription hub's poller (index doorbell and partition reads)."})
 	m.names = map[string]bool{}
+	reg.MustRegister(m.subscriptions, m.connections, m.delivered, m.dropped, m.polls)
 	reg.MustRegister(m.operations, m.duration, m.attempts, m.calls, m.retries, m.throttles, m.conditional, m.rcu, m.wcu, m.batches)
 	return m
 }
@@ -234,4 +249,34 @@ func (c *CatalogueCollector) capabilities() ([]*catalog.Capability, error) {
 	}
 	c.cached, c.lastErr, c.at = all, nil, time.Now()
 	return all, nil
+}
+
+func (m *Instruments) subscriptionsOpen(d int) {
+	if m != nil {
+		m.subscriptions.Add(float64(d))
+	}
+}
+
+func (m *Instruments) connectionsOpen(d int) {
+	if m != nil {
+		m.connections.Add(float64(d))
+	}
+}
+
+func (m *Instruments) subscriptionDelivered() {
+	if m != nil {
+		m.delivered.Inc()
+	}
+}
+
+func (m *Instruments) subscriptionDropped() {
+	if m != nil {
+		m.dropped.Inc()
+	}
+}
+
+func (m *Instruments) pollRequests(n int) {
+	if m != nil {
+		m.polls.Add(float64(n))
+	}
 }

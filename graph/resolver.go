@@ -86,4 +86,5 @@ type Resolver struct {
 	now       func() time.Time
 	segments  fieldSegments // what each field reads of the partition, from the schema's @reads
 	schema    *ast.Schema   // the parsed schema (update inputs' clear is checked against it)
+	hub       *Hub          // serves subscriptions; nil without a WebSocket transport
 }

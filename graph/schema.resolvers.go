@@ -546,6 +546,13 @@ func (r *ruleResolver) History(ctx context.Context, obj *catalog.Rule, first *in
 	return connection(p), nil
 }
 
+func (r *subscriptionResolver) Changes(ctx context.Context, capabilityID *string, entities []catalog.ChangeEntity, after *string) (<-chan *catalog.ChangeRecord, error) {
+	if r.hub == nil {
+		return nil, codedError(CodeOperationNotSupported, "this server does not serve subscriptions")
+	}
+	return r.hub.Subscribe(ctx, deref(capabilityID, ""), entities, deref(after, ""))
+}
+
 func (r *targetComponentResolver) Component(ctx context.Context, obj *catalog.TargetComponent) (*catalog.Component, error) {
 	return componentByID(ctx, obj.CapabilityID, obj.ComponentID)
 }
@@ -570,6 +577,8 @@ func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) Rule() RuleResolver { return &ruleResolver{r} }
 
+func (r *Resolver) Subscription() SubscriptionResolver { return &subscriptionResolver{r} }
+
 func (r *Resolver) TargetComponent() TargetComponentResolver { return &targetComponentResolver{r} }
 
 type (
@@ -583,5 +592,6 @@ type (
 	mutationResolver        struct{ *Resolver }
 	queryResolver           struct{ *Resolver }
 	ruleResolver            struct{ *Resolver }
+	subscriptionResolver    struct{ *Resolver }
 	targetComponentResolver struct{ *Resolver }
 )

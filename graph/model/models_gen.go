@@ -41,6 +41,13 @@ type RecordMetricsPayload struct {
 	Components []*catalog.Component `json:"components"`
 }
 
+// Live updates over a WebSocket at `/graphql` (the graphql-transport-ws protocol; the API key in
+// `connection_init`'s payload as `{"Authorization": "Bearer <key>"}`). Only subscriptions are
+// served over the socket: a query or mutation sent there is refused with
+// OPERATION_NOT_SUPPORTED (send it with POST). See docs/api.md#subscriptions.
+type Subscription struct {
+}
+
 // A segment of a capability's partition: the items of one entity, one sort-key range.
 type Segment string
 

@@ -1,0 +1,246 @@
+package graph
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/99designs/gqlgen/graphql"
+	"github.com/99designs/gqlgen/graphql/handler/transport"
+	coderws "github.com/coder/websocket"
+	"github.com/vektah/gqlparser/v2/ast"
+	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/capcat/catalogue/blob"
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+)
+
+// The WebSocket edge of /graphql: subscriptions over graphql-transport-ws (docs/api.md#subscriptions).
+
+// WebSocket close codes beyond RFC 6455's: graphql-transport-ws's 4403 Forbidden; 1013 (Try
+// Again Later) for a key at its limit of connections; 1001 (Going Away) at shutdown.
+const (
+	closeForbidden  = 4403
+	closeTryLater   = 1013
+	closeGoingAway  = 1001
+	wsInitTimeout   = 10 * time.Second
+	wsPingInterval  = 25 * time.Second
+	wsMaxMessage    = 64 << 10
+	goingAwayReason = "going away: the server is shutting down, reconnect"
+)
+
+// websocketTransport returns gqlgen's WebSocket transport bound to the hub: authentication
+// from connection_init, the Origin check on upgrade, the bounds of SubscriptionLimits, and every
+// socket tracked so that shutdown can close it.
+func (h *Hub) websocketTransport(opts Options) transport.Websocket {
+	limit := int64(wsMaxMessage)
+	return transport.Websocket{
+		Implementation: hubImplementation{hub: h, inner: transport.CoderWebsocketImplementation{
+			// coder/websocket refuses an Origin whose host is not the request's Host unless
+			// it matches a pattern: a page on another site cannot open a socket with the
+			// visitor's cookies or network position (cross-site WebSocket hijacking).
+			AcceptOptions: coderws.AcceptOptions{OriginPatterns: opts.WebSocketOrigins},
+		}},
+		InitFunc:              h.initFunc(opts.Auth),
+		InitTimeout:           wsInitTimeout,
+		CloseFunc:             h.closeFunc,
+		KeepAlivePingInterval: wsPingInterval,
+		PingPongInterval:      wsPingInterval,
+		PayloadReadLimit:      &limit,
+		ErrorFunc: func(ctx context.Context, err error) {
+			opts.Logger.DebugContext(ctx, "websocket", "err", err)
+		},
+	}
+}
+
+// connState is one authenticated connection.
+type connState struct {
+	caller        Caller
+	subscriptions int // guarded by Hub.mu
+}
+
+type connStateKey struct{}
+
+func connStateFrom(ctx context.Context) *connState {
+	c, _ := ctx.Value(connStateKey{}).(*connState)
+	return c
+}
+
+// upgradeCallerKey carries the caller of an upgrade request that sent Authorization.
+type upgradeCallerKey struct{}
+
+// initFunc authenticates connection_init: its payload's Authorization (else the upgrade
+// request's, else none: the anonymous role) through the same key check as HTTP. A wrong key
+// closes the socket with 4403 Forbidden; a caller at its limit of connections with 1013.
+func (h *Hub) initFunc(auth *Auth) transport.WebsocketInitFunc {
+	return func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+		caller := CallerFrom(ctx)
+		if auth != nil {
+			c, fromUpgrade := ctx.Value(upgradeCallerKey{}).(Caller)
+			var err error
+			if a := payload.Authorization(); a != "" || !fromUpgrade {
+				c, err = auth.authorize(a)
+			}
+			if err != nil {
+				ctx = transport.WithWebsocketCloseCode(ctx, closeForbidden)
+				return transport.AppendCloseReason(ctx, "Forbidden"), nil, err
+			}
+			caller = c
+		}
+		if !h.openConn(caller.Name) {
+			ctx = transport.WithWebsocketCloseCode(ctx, closeTryLater)
+			reason := fmt.Sprintf("this key holds %d connections, its limit", h.opts.Limits.ConnectionsPerKey)
+			if h.isClosed() {
+				ctx, reason = transport.WithWebsocketCloseCode(ctx, closeGoingAway), goingAwayReason
+			}
+			return transport.AppendCloseReason(ctx, reason), nil, errors.New(reason)
+		}
+		ctx = WithCaller(ctx, caller)
+		ctx = dynamo.WithActor(ctx, catalog.Actor{Name: caller.Name, Role: caller.Role.String()}, "")
+		return context.WithValue(ctx, connStateKey{}, &connState{caller: caller}), nil, nil
+	}
+}
+
+func (h *Hub) closeFunc(ctx context.Context, _ int) {
+	if c := connStateFrom(ctx); c != nil {
+		h.closeConn(c.caller.Name)
+	}
+}
+
+func (h *Hub) isClosed() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.closed
+}
+
+// openConn counts a connection of caller and reports whether it is within the limit.
+func (h *Hub) openConn(caller string) bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.closed || h.conns[caller] >= h.opts.Limits.ConnectionsPerKey {
+		return false
+	}
+	h.conns[caller]++
+	h.opts.Instruments.connectionsOpen(1)
+	return true
+}
+
+func (h *Hub) closeConn(caller string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.conns[caller]--; h.conns[caller] <= 0 {
+		delete(h.conns, caller)
+	}
+	h.opts.Instruments.connectionsOpen(-1)
+}
+
+// hubImplementation accepts sockets with coder/websocket and tracks them in the hub.
+type hubImplementation struct {
+	hub   *Hub
+	inner transport.CoderWebsocketImplementation
+}
+
+func (i hubImplementation) Accept(w http.ResponseWriter, r *http.Request, o transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
+	c, err := i.inner.Accept(w, r, o)
+	if err != nil {
+		return nil, err
+	}
+	hc := &hubConn{WebsocketConn: c, hub: i.hub}
+	i.hub.mu.Lock()
+	closed := i.hub.closed
+	if !closed {
+		i.hub.sockets[hc] = struct{}{}
+	}
+	i.hub.mu.Unlock()
+	if closed {
+		hc.goingAway()
+	}
+	return hc, nil
+}
+
+// hubConn is a tracked socket.
+type hubConn struct {
+	transport.WebsocketConn
+	hub *Hub
+}
+
+var (
+	_ transport.WebsocketReadLimiter   = (*hubConn)(nil)
+	_ transport.WebsocketReadDeadliner = (*hubConn)(nil)
+)
+
+func (c *hubConn) Close() error {
+	c.hub.mu.Lock()
+	delete(c.hub.sockets, c)
+	c.hub.mu.Unlock()
+	return c.WebsocketConn.Close()
+}
+
+func (c *hubConn) SetReadLimit(n int64) {
+	if l, ok := c.WebsocketConn.(transport.WebsocketReadLimiter); ok {
+		l.SetReadLimit(n)
+	}
+}
+
+func (c *hubConn) SetReadDeadline(t time.Time) error {
+	if d, ok := c.WebsocketConn.(transport.WebsocketReadDeadliner); ok {
+		return d.SetReadDeadline(t)
+	}
+	return nil
+}
+
+// goingAway closes the socket with 1001: the transport's reader then ends the connection.
+func (c *hubConn) goingAway() {
+	_ = c.WriteClose(closeGoingAway, goingAwayReason)
+}
+
+// socketOperations serves each operation sent over a socket as a POST is served: fresh loaders,
+// a DynamoDB counter and request info of its own. Only subscriptions are served there: a query
+// or mutation is refused with OPERATION_NOT_SUPPORTED.
+type socketOperations struct {
+	store Store
+	opts  Options
+}
+
+var (
+	_ graphql.HandlerExtension     = socketOperations{}
+	_ graphql.OperationInterceptor = socketOperations{}
+)
+
+func (socketOperations) ExtensionName() string                   { return "SocketOperations" }
+func (socketOperations) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (s socketOperations) InterceptOperation(ctx context.Context, next graphql.OperationHandler) graphql.ResponseHandler {
+	conn := connStateFrom(ctx)
+	op := graphql.GetOperationContext(ctx)
+	if conn == nil {
+		rh := next(ctx)
+		if s.opts.Hub == nil || op.Operation == nil || op.Operation.Operation != ast.Mutation {
+			return rh
+		}
+		// A write of this process: poll now rather than at the next tick (the poll still
+		// reads the index and the partition, as for any other writer's change).
+		return func(ctx context.Context) *graphql.Response {
+			resp := rh(ctx)
+			s.opts.Hub.Ring()
+			return resp
+		}
+	}
+	if op.Operation == nil || op.Operation.Operation != ast.Subscription {
+		return graphql.OneShot(&graphql.Response{Errors: []*gqlerror.Error{codedError(CodeOperationNotSupported,
+			"only subscriptions are served over the WebSocket: send queries and mutations with POST /graphql")}})
+	}
+	info := &requestInfo{id: newRequestID(&http.Request{})}
+	ctx, _ = dynamo.WithStats(ctx)
+	ctx, _ = blob.WithStats(ctx)
+	ctx = context.WithValue(ctx, requestInfoKey{}, info)
+	ctx = WithLoaders(ctx, NewLoaders(s.store, LoaderOptions{Instruments: s.opts.Instruments, BatchWindow: s.opts.BatchWindow, FullItems: s.opts.FullItems, Cache: s.opts.PartitionCache}))
+	s.opts.Logger.LogAttrs(ctx, slog.LevelInfo, "graphql subscription",
+		slog.String("requestId", info.id), slog.String("operation", op.OperationName),
+		slog.String("caller", conn.caller.Name), slog.String("role", conn.caller.Role.String()))
+	return next(ctx)
+}
