@@ -270,7 +270,16 @@ func newSubServer(ctx context.Context, endpoint string, keys *graph.KeyRing) (*s
 		PartitionCache:   graph.NewPartitionCache(graph.DefaultCacheBytes, nil),
 		PersistedQueries: graph.NewPersistedQueries(graph.DefaultPersistedQueryBytes),
 	}
-	return &subServer{reg: reg, handler: graph.NewHandler(store, opts), store: store, count: count, stop: func() {}}, nil
+	// As server.go runs it: one hub per server at the default settings, its poller started with
+	// Run, closed at shutdown.
+	opts.Hub = graph.NewHub(store, graph.HubOptions{Logger: log, Instruments: metrics})
+	hctx, cancel := context.WithCancel(context.Background())
+	go opts.Hub.Run(hctx)
+	stop := func() {
+		opts.Hub.Close()
+		cancel()
+	}
+	return &subServer{reg: reg, handler: graph.NewHandler(store, opts), store: store, count: count, stop: stop}, nil
 }
 
 // The server's own counters the section reads.
@@ -631,18 +640,17 @@ func readFeed(ctx context.Context, inst *subInstance, key, capID string) ([]feed
 
 // subHarness holds the section's servers, clients and writer.
 type subHarness struct {
-	cfg        config
-	logf       func(string, ...any)
-	be         *backend
-	a, b       *subInstance
-	keys       *graph.KeyRing
-	adminKey   string
-	viewerKey  string
-	writer     *subWriter
-	subs       []*subscriber
-	bundles    []*catalog.Bundle
-	items      int
-	changePoll string
+	cfg       config
+	logf      func(string, ...any)
+	be        *backend
+	a, b      *subInstance
+	keys      *graph.KeyRing
+	adminKey  string
+	viewerKey string
+	writer    *subWriter
+	subs      []*subscriber
+	bundles   []*catalog.Bundle
+	items     int
 }
 
 // measureSubscriptions runs the section.
@@ -749,7 +757,8 @@ func measureSubscriptions(ctx context.Context, cfg config, logf func(string, ...
 			return nil, fmt.Errorf("idle subscriptions: %w", err)
 		}
 	}
-	rep.ChangePoll = h.changePoll
+	rep.ChangePoll = fmt.Sprintf(" (-change-poll %v, -change-hold %v)", graph.DefaultChangePoll, graph.DefaultChangeHold)
+	rep.Queue = graph.DefaultQueue
 	return rep, nil
 }
 
@@ -762,7 +771,7 @@ func (h *subHarness) stallPhase(ctx context.Context, rep *subReport) error {
 	}
 	defer conn.closeNow()
 	var stalled []*subscriber
-	for i := range stallSubs {
+	for i := range stallSubs() {
 		s, err := subscribeOn(ctx, conn, h.a, fmt.Sprint("A: catalogue, not reading ", i), "", nil)
 		if err != nil {
 			return err
@@ -993,7 +1002,7 @@ func (h *subHarness) phase(ctx context.Context, name string, stalled []*subscrib
 // stallSubs is how many subscriptions to the whole catalogue the connection that stops reading
 // holds: each change is that many messages on its socket, so that the socket's buffers fill
 // within the phase and then each subscription's queue.
-const stallSubs = 20
+func stallSubs() int { return graph.DefaultSubscriptionLimits.PerConnection }
 
 // unstall reads the stalled connection again and reports how its subscriptions ended.
 func (h *subHarness) unstall(ctx context.Context, subs []*subscriber, ph *subPhase) *stallReport {
@@ -1204,11 +1213,11 @@ func (c *subChild) close() {
 }
 
 // connectionsPerKey is how many WebSocket connections one API key may hold open on a server.
-const connectionsPerKey = 100
+func connectionsPerKey() int { return graph.DefaultSubscriptionLimits.ConnectionsPerKey }
 
 // keysFor returns how many API keys n subscriptions need, one connection each, plus one for
 // the warm-up.
-func keysFor(n int) int { return (n+connectionsPerKey-1)/connectionsPerKey + 1 }
+func keysFor(n int) int { return (n+connectionsPerKey()-1)/connectionsPerKey() + 1 }
 
 // serveSubscriptions is the child's main: a server instance as server.go builds it on the
 // endpoint's table, with keys for subs subscriptions (one connection each), its own memory at
@@ -1350,7 +1359,7 @@ func (h *subHarness) memory(ctx context.Context, n int) (*memReport, error) {
 		}
 	}()
 	for i := range subs {
-		if subs[i], err = subscribe(ctx, inst, keys[i/connectionsPerKey], fmt.Sprint("idle ", i), caps[i%len(caps)], nil, true); err != nil {
+		if subs[i], err = subscribe(ctx, inst, keys[i/connectionsPerKey()], fmt.Sprint("idle ", i), caps[i%len(caps)], nil, true); err != nil {
 			return nil, err
 		}
 	}
@@ -1549,7 +1558,7 @@ func (s *subReport) write(p func(string, ...any)) {
 		} else {
 			p("A third server instance runs in this process (-backend-process=false): the figures include the subscribers' side.")
 		}
-		p("After one warm-up subscription, %d subscriptions, one connection each (a key holds at most %d connections: the subscriptions use %d keys), one per capability of the sample in turn:", m.Subs, connectionsPerKey, keysFor(m.Subs)-1)
+		p("After one warm-up subscription, %d subscriptions, one connection each (a key holds at most %d connections: the subscriptions use %d keys), one per capability of the sample in turn:", m.Subs, connectionsPerKey(), keysFor(m.Subs)-1)
 		p("")
 		p("| | heap in use | heap allocated | goroutines | RSS |")
 		p("|---|---:|---:|---:|---:|")

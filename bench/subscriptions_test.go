@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -268,5 +269,50 @@ func TestStallChecks(t *testing.T) {
 	}
 	if got := endText(&wsEnd{Kind: "closed", Payload: "close 1001"}); got != "closed: close 1001" {
 		t.Errorf("endText(closed) = %q", got)
+	}
+}
+
+// The section end to end, in process and small: two instances on one memdyn, every change read
+// exactly once and in order by every subscriber on either instance, idle subscriptions each
+// reading their change, and the polling counted on both instances. Nothing here is timed. The
+// phase with a connection that stops reading is left out: it lasts until the sockets' buffers
+// (megabytes) and the hub's queues have filled.
+func TestSubscriptionsSection(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes for several seconds")
+	}
+	cfg := config{delay: time.Millisecond, subs: subConfig{enabled: true, rate: 50, duration: 2 * time.Second, idle: 300 * time.Millisecond, idleSubs: 12, caps: 2, target: time.Second}}
+	rep, err := measureSubscriptions(context.Background(), cfg, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.lost(); err != nil {
+		t.Error(err)
+	}
+	if len(rep.Phases) != 1 || rep.Stalled != nil {
+		t.Fatalf("%d phases (stalled %v), want the steady one alone", len(rep.Phases), rep.Stalled)
+	}
+	for _, ph := range rep.Phases {
+		if ph.Writes < 100 || ph.Changes < ph.Writes {
+			t.Errorf("phase %q: %d writes, %d changes: want at least 100 writes and a change for each", ph.Name, ph.Writes, ph.Changes)
+		}
+		if n := len(ph.pooled("A", anyKind, false)); n == 0 {
+			t.Errorf("phase %q: no deliveries on A", ph.Name)
+		}
+	}
+	if m := rep.Memory; m == nil || m.Received != m.Subs || m.After.Goroutines <= m.Before.Goroutines {
+		t.Errorf("idle subscriptions: %+v, want each to read its change and goroutines to grow", m)
+	}
+	for _, r := range rep.Polling {
+		if r.PerMinute <= 0 || r.Poller <= 0 {
+			t.Errorf("polling %s %s: %.0f requests a minute, the poller's %.0f: want both counted", r.Instance, r.State, r.PerMinute, r.Poller)
+		}
+	}
+	var buf strings.Builder
+	rep.write(func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) })
+	for _, want := range []string{"## Subscriptions", "| p99 from commit to a subscriber on another instance", "exactly once, in order", "### Polling cost", "### Idle subscriptions"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("the section lacks %q", want)
+		}
 	}
 }
