@@ -97,9 +97,6 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	if *serveSubs != "" {
 		return serveSubscriptions(*serveSubs, cfg.endpoint, cfg.subs.idleSubs)
 	}
-	if cfg.subs.only {
-		return subscriptionsOnly(cfg, *out, stdout, stderr)
-	}
 	if s.Capabilities < 1 || s.Components < 2 || cfg.n < 1 || cfg.c < 1 || cfg.n1 < 1 || cfg.cpuN < 1 {
 		return errors.New("-caps, -n, -c, -n1 and -cpu-n must be at least 1, -components at least 2")
 	}
@@ -110,6 +107,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	command := "go run ./bench"
 	if len(args) > 0 {
 		command += " " + strings.Join(args, " ")
+	}
+	if cfg.subs.only {
+		return subscriptionsOnly(cfg, command, *out, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "bench: %d capabilities (+%v large), %d items; delay %v, n %d, c %d\n", s.Capabilities, s.Large, s.items(), cfg.delay, cfg.n, cfg.c)
 	start := time.Now()

@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -96,7 +97,9 @@ type subReport struct {
 	Stalled    *stallReport
 	Target     time.Duration
 	ChangePoll string
-	Queue      int // the hub's queue per subscriber
+	Queue      int       // the hub's queue per subscriber
+	Command    string    // set when the section was run alone (-subscriptions-only)
+	At         time.Time // when it was run alone
 }
 
 // pollRow is one instance's DynamoDB requests per minute in one state.
@@ -1432,6 +1435,10 @@ func (r *report) writeSubscriptions(p func(string, ...any)) {
 func (s *subReport) write(p func(string, ...any)) {
 	p("## Subscriptions")
 	p("")
+	if s.Command != "" {
+		p("Measured alone by `%s` on %s; the rest of this file comes from the whole run above.", s.Command, s.At.UTC().Format("2006-01-02 15:04 MST"))
+		p("")
+	}
 	p("Two server instances, A and B, each built as `server.go` builds it (`graph.NewHandler`, its own DynamoDB client and store, its own change hub and poller at the default settings%s), served over loopback HTTP, share one table: memdyn in a child process, holding the sample catalogue (%d items), every DynamoDB request held %v as in the sections above.", s.ChangePoll, s.Items, s.Delay)
 	p("The benchmark writes through B at %.0f mutations a second for %v per phase, to %d capabilities (%s) in turn, cycling through %s, each with its own `X-Request-ID`.", s.Rate, s.Duration, len(s.Caps), strings.Join(s.Caps, ", "), strings.Join(s.Kinds, ", "))
 	p("Its subscribers (graphql-transport-ws over `github.com/coder/websocket`, one connection each, a viewer key in `connection_init`) hold, on A and on B, one subscription per capability written and one to the whole catalogue; A has a third filtered to JOB and METRIC.")
@@ -1470,8 +1477,9 @@ func (s *subReport) write(p func(string, ...any)) {
 		p("| the other subscribers' latency is unaffected by it | A's subscribers p50 / p99: %.0f / %.0f ms without it, %.0f / %.0f ms with it | reported |", ms(a.P50), ms(a.P99), ms(b.P50), ms(b.P99))
 	}
 	if m := s.Memory; m != nil {
-		p("| %d idle subscriptions stay within a stated bound; each still receives a change | %s heap and %.1f goroutines per subscription; %d of %d received their change after %v idle | %s |",
-			m.Subs, kb(float64(int64(m.After.HeapInuse)-int64(m.Before.HeapInuse))/float64(m.Subs)), float64(m.After.Goroutines-m.Before.Goroutines)/float64(m.Subs), m.Received, m.Subs, m.Idle, yesNo(m.Missing == 0 && m.ExtraOrDup == 0))
+		heap := float64(int64(m.After.HeapInuse) - int64(m.Before.HeapInuse))
+		p("| %d idle subscriptions on one server: their memory, and each still receives a change | %.1f MB more heap in use, %d more goroutines (%s and %.1f goroutines per subscription, one connection each); %d of %d received their change after %v idle | %s |",
+			m.Subs, heap/(1<<20), m.After.Goroutines-m.Before.Goroutines, kb(heap/float64(m.Subs)), float64(m.After.Goroutines-m.Before.Goroutines)/float64(m.Subs), m.Received, m.Subs, m.Idle, yesNo(m.Missing == 0 && m.ExtraOrDup == 0))
 	}
 	p("")
 	p("### Delivery latency")
@@ -1490,8 +1498,13 @@ func (s *subReport) write(p func(string, ...any)) {
 		}
 	}
 	p("")
-	p("A negative figure from commit is a change read before the writer read the mutation's response.")
-	p("")
+	for _, ph := range s.Phases {
+		if l := ph.pooled("B", anyKind, false); len(l) > 0 && slices.Min(l) < 0 {
+			p("A negative figure from commit is a change read before the writer read the mutation's response.")
+			p("")
+			break
+		}
+	}
 	p("| phase | subscriber | delivery | p50 | p99 | max |")
 	p("|---|---|---|---:|---:|---:|")
 	for _, ph := range s.Phases {
@@ -1521,7 +1534,7 @@ func (s *subReport) write(p func(string, ...any)) {
 	for _, r := range s.Polling {
 		if r.Note != "" {
 			p("")
-			p("%s under writes: %s.", r.Instance, r.Note)
+			p("%s under writes: %s. Its own writes also ring its hub (`Hub.Ring`), which then polls at once rather than at its next tick.", r.Instance, r.Note)
 		}
 	}
 	p("")
@@ -1631,7 +1644,7 @@ func spliceSection(doc, section string) string {
 
 // subscriptionsOnly runs the section alone, prints it and, unless out is "-", replaces the
 // section of the file out (BENCHMARKS.md) with it, leaving the rest as it is.
-func subscriptionsOnly(cfg config, out string, stdout, stderr io.Writer) error {
+func subscriptionsOnly(cfg config, command, out string, stdout, stderr io.Writer) error {
 	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
 	tune.GC(os.Getenv) // measure the servers as they run
 	start := time.Now()
@@ -1639,6 +1652,7 @@ func subscriptionsOnly(cfg config, out string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("subscriptions: %w", err)
 	}
+	rep.Command, rep.At = command, time.Now()
 	var buf bytes.Buffer
 	rep.write(func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) })
 	logf("bench: subscriptions done in %v", time.Since(start).Round(time.Second))
