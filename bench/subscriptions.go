@@ -411,7 +411,6 @@ type subWriter struct {
 	key    string
 	caps   []*capTarget
 	nonce  string
-	kinds  []string
 	seq    atomic.Int64
 	mu     sync.Mutex
 	writes map[string]*subWrite
@@ -1594,11 +1593,6 @@ func yesNo(ok bool) string {
 
 // mdCode makes s safe inside a Markdown code span.
 func mdCode(s string) string { return strings.ReplaceAll(s, "`", "'") }
-
-// mdCell makes s safe inside a Markdown table cell.
-func mdCell(s string) string {
-	return strings.NewReplacer("|", "\\|", "\n", " ").Replace(s)
-}
 
 // opsText lists counts by operation, largest first.
 func opsText(ops map[string]int) string {

@@ -70,9 +70,6 @@ type wsConn struct {
 	mu   sync.Mutex
 	subs map[string]*wsSub
 	next int
-	done chan struct{} // closed when the read loop ends
-	once sync.Once
-	err  error // why the read loop ended
 }
 
 // dialWS opens a graphql-transport-ws connection to url (http:// or ws://, the /graphql path
@@ -98,7 +95,7 @@ func dialWS(ctx context.Context, url, key string) (*wsConn, error) {
 		return nil, fmt.Errorf("websocket %s: subprotocol %q, want %q", url, conn.Subprotocol(), wsSubprotocol)
 	}
 	conn.SetReadLimit(1 << 20)
-	c := &wsConn{conn: conn, subs: map[string]*wsSub{}, done: make(chan struct{})}
+	c := &wsConn{conn: conn, subs: map[string]*wsSub{}}
 	init, _ := json.Marshal(map[string]any{"Authorization": "Bearer " + key})
 	if err := c.send(dctx, wsMessage{Type: "connection_init", Payload: init}); err != nil {
 		conn.CloseNow()
@@ -165,21 +162,17 @@ func (c *wsConn) subscribe(ctx context.Context, query string, vars map[string]an
 	return s, c.send(ctx, wsMessage{ID: s.id, Type: "subscribe", Payload: p})
 }
 
-// start runs the read loop until the connection ends (close or ctx). A `next` whose payload
-// carries errors ends its subscription as "next with errors" after its callback ran.
+// start runs the read loop until the connection ends (close or ctx), then ends every
+// subscription still running as "closed". A `next` whose payload carries errors ends its
+// subscription as "next with errors" after its callback ran.
 func (c *wsConn) start(ctx context.Context) {
 	go func() {
-		err := c.loop(ctx)
-		c.once.Do(func() {
-			c.err = err
-			e := wsEnd{Kind: "closed", Payload: closeText(err), At: time.Now()}
-			c.mu.Lock()
-			for _, s := range c.subs {
-				s.finish(e)
-			}
-			c.mu.Unlock()
-			close(c.done)
-		})
+		e := wsEnd{Kind: "closed", Payload: closeText(c.loop(ctx)), At: time.Now()}
+		c.mu.Lock()
+		for _, s := range c.subs {
+			s.finish(e)
+		}
+		c.mu.Unlock()
 	}()
 }
 
@@ -232,16 +225,6 @@ func closeText(err error) string {
 		return "closed"
 	}
 	return err.Error()
-}
-
-// close closes the connection normally and waits (briefly) for its read loop.
-func (c *wsConn) close() {
-	_ = c.conn.Close(websocket.StatusNormalClosure, "")
-	select {
-	case <-c.done:
-	case <-time.After(2 * time.Second):
-		c.conn.CloseNow()
-	}
 }
 
 // closeNow drops the connection at once.
