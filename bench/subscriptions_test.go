@@ -281,7 +281,7 @@ func TestSubscriptionsSection(t *testing.T) {
 	if testing.Short() {
 		t.Skip("writes for several seconds")
 	}
-	cfg := config{delay: time.Millisecond, subs: subConfig{enabled: true, rate: 50, duration: 2 * time.Second, idle: 300 * time.Millisecond, idleSubs: 12, caps: 2, target: time.Second}}
+	cfg := config{delay: time.Millisecond, subs: subConfig{enabled: true, rate: 50, duration: 2 * time.Second, idle: time.Second, idleSubs: 12, caps: 2, target: time.Second}}
 	rep, err := measureSubscriptions(context.Background(), cfg, t.Logf)
 	if err != nil {
 		t.Fatal(err)
