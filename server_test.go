@@ -4,12 +4,15 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/coder/websocket"
 )
 
 // syncBuffer collects what run prints, safe to read while run writes.
@@ -231,5 +234,96 @@ func TestCheckCommand(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"check", "-repair", "extra"}, func(string) string { return "" }, &out, io.Discard); err == nil {
 		t.Error("check with a stray argument accepted")
+	}
+}
+
+// TestRunSubscriptionsAndShutdown: the server's WebSocket delivers a change written through
+// its own API, and its graceful shutdown closes the socket with 1001 (going away) and returns.
+func TestRunSubscriptionsAndShutdown(t *testing.T) {
+	base, cancel, done, out := startServer(t, nil, nil)
+	var key string
+	for len(out.lines) > 0 {
+		if _, k, ok := strings.Cut(<-out.lines, "Authorization: Bearer "); ok {
+			key = strings.TrimSpace(k)
+		}
+	}
+	if key == "" {
+		t.Fatal("the banner shows no generated key")
+	}
+	ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(base, "http")+"/graphql", &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.CloseNow()
+	send := func(v any) {
+		b, _ := json.Marshal(v)
+		if err := conn.Write(ctx, websocket.MessageText, b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func() map[string]any {
+		_, b, err := conn.Read(ctx)
+		if err != nil {
+			t.Fatalf("read: %v", err)
+		}
+		var m map[string]any
+		_ = json.Unmarshal(b, &m)
+		return m
+	}
+	send(map[string]any{"type": "connection_init", "payload": map[string]any{"Authorization": "Bearer " + key}})
+	if m := read(); m["type"] != "connection_ack" {
+		t.Fatalf("got %v, want connection_ack", m)
+	}
+	// after: the capability's last change, so that the subscription misses nothing however
+	// soon the write follows.
+	post := func(q string) map[string]any {
+		req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(q))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var v map[string]any
+		_ = json.NewDecoder(resp.Body).Decode(&v)
+		return v
+	}
+	post(`{"query":"mutation { createCapability(input: {capabilityId: \"CAP-RUN-SUBS\", name: \"S\", businessDomain: \"testing\", priority: HIGH}) { revision } }"}`)
+	first := post(`{"query":"{ changes(capabilityId: \"CAP-RUN-SUBS\") { nodes { id } } }"}`)
+	b, _ := json.Marshal(first)
+	var firstOut struct {
+		Data struct {
+			Changes struct{ Nodes []struct{ ID string } }
+		}
+	}
+	_ = json.Unmarshal(b, &firstOut)
+	if len(firstOut.Data.Changes.Nodes) != 1 {
+		t.Fatalf("changes = %s", b)
+	}
+	send(map[string]any{"id": "1", "type": "subscribe", "payload": map[string]any{
+		"query":     `subscription($a: String) { changes(capabilityId: "CAP-RUN-SUBS", after: $a) { action actor { name } } }`,
+		"variables": map[string]any{"a": firstOut.Data.Changes.Nodes[0].ID}}})
+	post(`{"query":"mutation { transitionCapability(id: \"CAP-RUN-SUBS\", to: DEVELOPMENT, expectedRevision: 1) { revision } }"}`)
+	for {
+		m := read()
+		if m["type"] == "ping" {
+			send(map[string]any{"type": "pong"})
+			continue
+		}
+		if m["type"] != "next" || !strings.Contains(fmt.Sprint(m["payload"]), "TRANSITIONED") {
+			t.Fatalf("got %v, want the transition", m)
+		}
+		break
+	}
+	cancel()
+	_, _, err = conn.Read(ctx)
+	if code := websocket.CloseStatus(err); code != websocket.StatusGoingAway {
+		t.Errorf("at shutdown the socket closed with %v (%v), want 1001", code, err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("run: %v", err)
 	}
 }

@@ -108,7 +108,8 @@ type Hub struct {
 	held    []dynamo.FeedChange // changes waiting for catalogue-wide subscribers, by Order
 	closed  bool
 
-	// marks and from belong to the poller (Poll is never run twice at once: pollMu).
+	// marks and from belong to the poller (Poll is never run twice at once: pollMu; a
+	// replay's end reads marks under it too).
 	pollMu  sync.Mutex
 	marks   map[string]string
 	from    time.Time
@@ -186,6 +187,13 @@ func (h *Hub) Ring() {
 	case h.ring <- struct{}{}:
 	default:
 	}
+}
+
+// Subscriptions returns how many subscriptions the hub holds.
+func (h *Hub) Subscriptions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.subs)
 }
 
 // Requests returns how many DynamoDB requests the poller has sent.
@@ -306,9 +314,14 @@ type subscriber struct {
 	// Guarded by Hub.mu.
 	replaying bool
 	pending   []dynamo.FeedChange
-	last      string // the ID of the last change queued
-	failed    *gqlerror.Error
-	done      bool
+	// skip holds, by capability, the position of the last change the replay sent, for the
+	// capabilities whose live changes the hub had not delivered yet when the replay ended:
+	// the hub delivers each change once but may be behind the replay's own read, so what it
+	// offers up to that position was sent already. An entry goes once the hub reaches it.
+	skip   map[string]string
+	last   string // the ID of the last change queued
+	failed *gqlerror.Error
+	done   bool
 }
 
 func (s *subscriber) matches(c dynamo.FeedChange) bool {
@@ -318,7 +331,19 @@ func (s *subscriber) matches(c dynamo.FeedChange) bool {
 // offer queues c for s, or, when its queue is full, ends s with SUBSCRIBER_TOO_SLOW. h.mu is
 // held.
 func (h *Hub) offer(s *subscriber, c dynamo.FeedChange) {
-	if s.done || s.failed != nil || !s.matches(c) {
+	if s.done || s.failed != nil {
+		return
+	}
+	if p, ok := s.skip[c.Record.CapabilityID]; ok {
+		if c.Pos < p {
+			return
+		}
+		delete(s.skip, c.Record.CapabilityID)
+		if c.Pos == p {
+			return
+		}
+	}
+	if !s.matches(c) {
 		return
 	}
 	if s.replaying {
@@ -496,18 +521,48 @@ func (h *Hub) replay(s *subscriber, after string) {
 		}
 	}()
 	for err == nil {
+		// pollMu first (as Poll takes them): no poll is half done, so each mark is what
+		// the hub has offered.
+		h.pollMu.Lock()
 		h.mu.Lock()
 		pending := s.pending
 		s.pending = nil
 		if len(pending) == 0 || s.failed != nil {
+			// Where the hub is past the replay it offers only later changes: no entry needed.
+			// A catalogue-wide subscriber still gets the changes held, so those count as
+			// not yet offered.
+			held := map[string]string{}
+			if s.capabilityID == "" {
+				for _, c := range h.held {
+					if p, ok := held[c.Record.CapabilityID]; !ok || c.Pos < p {
+						held[c.Record.CapabilityID] = c.Pos
+					}
+				}
+			}
+			for id, p := range seen {
+				if oldest, ok := held[id]; h.marks[id] >= p && (!ok || oldest > p) {
+					delete(seen, id)
+				}
+			}
+			if len(seen) > 0 {
+				s.skip = seen
+			}
 			s.replaying = false
 			h.endReplay(s)
 			h.mu.Unlock()
+			h.pollMu.Unlock()
 			return
 		}
 		h.mu.Unlock()
+		h.pollMu.Unlock()
 		for _, c := range pending {
-			if c.Pos <= seen[c.Record.CapabilityID] {
+			// The hub offers each capability's changes in order: once it offered the
+			// replay's last of a capability, or a later one, it is past the replay there.
+			p, ok := seen[c.Record.CapabilityID]
+			if ok && c.Pos >= p {
+				delete(seen, c.Record.CapabilityID)
+			}
+			if ok && c.Pos <= p {
 				continue
 			}
 			if !send(c.Record) {

@@ -123,6 +123,8 @@ type wsClient struct {
 	// closeErr is the error that ended the reader (its close status, for websocket.CloseStatus).
 	closeErr error
 	done     chan struct{}
+	// stash holds messages of other operations that failure read past.
+	stash []wsMessage
 }
 
 // dial opens a socket to s and sends connection_init with payload (nil for none); it does not
@@ -199,10 +201,18 @@ func (c *wsClient) subscribe(id, query string, vars map[string]any) {
 // next returns the next message, failing the test when none comes or the socket closed.
 func (c *wsClient) next() wsMessage {
 	c.tb.Helper()
+	if len(c.stash) > 0 {
+		m := c.stash[0]
+		c.stash = c.stash[1:]
+		return m
+	}
 	select {
 	case m, ok := <-c.msgs:
 		if !ok {
 			c.tb.Fatalf("the socket closed: %v", c.closeErr)
+		}
+		if testing.Verbose() {
+			c.tb.Logf("message %s %s %s", m.ID, m.Type, m.Payload)
 		}
 		return m
 	case <-time.After(waitLimit):
@@ -267,3 +277,32 @@ func (c *wsClient) changes(id string, n int) []changeNode {
 }
 
 const subChangeFields = `id at capabilityId entity entityId action revision actor { name role } requestId fields detail`
+
+// failure reads the next message of operation id, which must be an error (an error message, or
+// a next carrying errors), and returns its code and message.
+func (c *wsClient) failure(id string) (code, msg string) {
+	c.tb.Helper()
+	var other []wsMessage
+	defer func() { c.stash = append(other, c.stash...) }()
+	for {
+		m := c.next()
+		if m.ID != id {
+			other = append(other, m)
+			continue
+		}
+		var errs []gqlError
+		switch m.Type {
+		case "error":
+			_ = json.Unmarshal(m.Payload, &errs)
+		case "next":
+			var p struct{ Errors []gqlError }
+			_ = json.Unmarshal(m.Payload, &p)
+			errs = p.Errors
+		}
+		if len(errs) == 0 {
+			c.tb.Fatalf("operation %s: got %s %s, want an error", id, m.Type, m.Payload)
+		}
+		code, _ = errs[0].Extensions["code"].(string)
+		return code, errs[0].Message
+	}
+}

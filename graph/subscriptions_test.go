@@ -1,11 +1,28 @@
 package graph_test
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/capcat/catalogue/archive"
+	"github.com/capcat/catalogue/blob"
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/dynamo/dynamotest"
+	"github.com/capcat/catalogue/graph"
 )
 
 // writesFeed is the sequence of mutations the subscription tests send through server B.
@@ -92,6 +109,7 @@ func TestSubscriptionAcrossInstances(t *testing.T) {
 	c := connect(t, h.a, "")
 	c.subscribe("cap", `subscription($cap: ID) { changes(capabilityId: $cap) { `+subChangeFields+` } }`, map[string]any{"cap": capID})
 	c.subscribe("all", `subscription { changes { `+subChangeFields+` } }`, nil)
+	waitSubscribed(t, h.a.hub, 2) // graphql-transport-ws acknowledges no subscribe
 	before := allChanges(t, h.b, "", "")
 	writes := writesFeed(capID)
 	for _, w := range writes {
@@ -118,4 +136,601 @@ func TestSubscriptionAcrossInstances(t *testing.T) {
 	sameChanges(t, "catalogue subscription", gotAll, want)
 	allAfter := allChanges(t, h.b, "", "")
 	sameChanges(t, "catalogue subscription against Query.changes", gotAll, allAfter[len(before):])
+}
+
+// testAuth has an admin key (alice), a viewer key (victor) and anonymous viewers.
+func testAuth() *graph.Auth {
+	keys := &graph.KeyRing{}
+	keys.Add("alice-key", graph.RoleAdmin, "alice")
+	keys.Add("victor-key", graph.RoleViewer, "victor")
+	return &graph.Auth{Keys: keys, Anonymous: graph.RoleViewer}
+}
+
+// mustWrite posts a mutation through s and fails on an error.
+func mustWrite(t *testing.T, s *subsServer, key, q string) {
+	t.Helper()
+	if resp := s.post(t, key, q, nil); len(resp.Errors) > 0 {
+		t.Fatalf("%s: %s", q, resp.Body)
+	}
+}
+
+// TestSubscriptionEveryWritePath: a subscriber on A gets, exactly once and in the order of
+// Query.changes, the changes of mutations through B and of what the import and archive-metrics
+// commands run (the same functions, on the same table, from stores of their own).
+func TestSubscriptionEveryWritePath(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{run: true})
+	c := connect(t, h.a, "")
+	c.subscribe("all", `subscription { changes { `+subChangeFields+` } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	before := allChanges(t, h.b, "", "")
+	received := 0
+	check := func(what string) {
+		t.Helper()
+		all := allChanges(t, h.b, "", "")
+		want := all[len(before)+received:]
+		if len(want) == 0 {
+			t.Fatalf("%s recorded no change", what)
+		}
+		sameChanges(t, what, c.changes("all", len(want)), want)
+		received += len(want)
+	}
+
+	// Mutations through B.
+	for _, w := range writesFeed("CAP-SUBS-PATHS") {
+		mustWrite(t, h.b, "", w)
+	}
+	check("mutations through B")
+
+	// import, from a file another table exported.
+	src := dynamotest.New(t, dynamotest.Options{})
+	if _, err := src.Store.CreateCapability(context.Background(), &catalog.Capability{CapabilityID: "CAP-SUBS-IMPORTED", Name: "Imported", BusinessDomain: "testing", Priority: catalog.PriorityHigh, Status: catalog.CapabilityPlanning}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	var file bytes.Buffer
+	if _, err := src.Store.Export(context.Background(), &file); err != nil {
+		t.Fatal(err)
+	}
+	importer := dynamo.New(h.env.Client, dynamo.Options{Table: h.env.Table, CursorSecret: []byte("test-secret"), Logger: testLogger()})
+	if _, err := importer.Import(context.Background(), &file, 4); err != nil {
+		t.Fatal(err)
+	}
+	check("import")
+
+	// archive-metrics, as the command runs it.
+	objects, emb, err := blob.OpenEmbedded(context.Background(), blob.Options{MinArchiveAge: 10 * time.Minute})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = emb.Close() })
+	archiver := archive.New(dynamo.New(h.env.Client, dynamo.Options{Table: h.env.Table, CursorSecret: []byte("test-secret"), Logger: testLogger()}), objects, archive.Options{})
+	var out bytes.Buffer
+	if err := archive.RunCommand(context.Background(), []string{"-before", time.Now().UTC().Add(-time.Hour).Format(time.RFC3339)}, &out, archiver); err != nil {
+		t.Fatalf("archive-metrics: %v\n%s", err, out.String())
+	}
+	check("archive-metrics")
+
+	// Nothing more, nothing twice: the next change is the next write.
+	mustWrite(t, h.b, "", `mutation { transitionCapability(id: "CAP-SUBS-PATHS", to: DEVELOPMENT, expectedRevision: 2) { revision } }`)
+	check("a last mutation")
+}
+
+// TestSubscriptionFailedMutationDeliversNothing: a mutation that fails (a stale revision)
+// commits nothing and so delivers nothing; the next event is the next write that committed.
+func TestSubscriptionFailedMutationDeliversNothing(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{})
+	const capID = "CAP-SUBS-FAIL"
+	mustWrite(t, h.b, "", writesFeed(capID)[0])
+	// The hub reads the creation before the subscription starts (a subscription without
+	// after gets what the hub reads after it started).
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := connect(t, h.a, "")
+	c.subscribe("s", `subscription($cap: ID) { changes(capabilityId: $cap) { `+subChangeFields+` } }`, map[string]any{"cap": capID})
+	if resp := h.b.post(t, "", `mutation { updateCapability(id: "CAP-SUBS-FAIL", expectedRevision: 7, input: {owner: "x"}) { revision } }`, nil); resp.code(0) != "CONFLICT" {
+		t.Fatalf("stale update: %s", resp.Body)
+	}
+	mustWrite(t, h.b, "", writesFeed(capID)[1])
+	waitSubscribed(t, h.a.hub, 1)
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	got := c.changes("s", 1)
+	all := allChanges(t, h.b, capID, "")
+	if len(all) != 2 || got[0].ID != all[1].ID || got[0].Action != "UPDATED" {
+		t.Fatalf("first event %s; the capability's changes %v", got[0], all)
+	}
+}
+
+// TestSubscriptionResume: a client that drops its connection and resubscribes with the last
+// id it received gets every change written meanwhile (and during the replay), none twice, for
+// a capability and for the catalogue.
+func TestSubscriptionResume(t *testing.T) {
+	for _, scope := range []string{"capability", "catalogue"} {
+		t.Run(scope, func(t *testing.T) {
+			h := newSubsHarness(t, subsConfig{run: true})
+			capID := "CAP-SUBS-RESUME"
+			var vars map[string]any
+			q := `subscription($after: String) { changes(after: $after) { ` + subChangeFields + ` } }`
+			if scope == "capability" {
+				q = `subscription($cap: ID, $after: String) { changes(capabilityId: $cap, after: $after) { ` + subChangeFields + ` } }`
+				vars = map[string]any{"cap": capID}
+			}
+			with := func(after string) map[string]any {
+				v := map[string]any{"after": after}
+				for k, x := range vars {
+					v[k] = x
+				}
+				if after == "" {
+					delete(v, "after")
+				}
+				return v
+			}
+			before := allChanges(t, h.b, "", "")
+			c := connect(t, h.a, "")
+			c.subscribe("s", q, with(""))
+			waitSubscribed(t, h.a.hub, 1)
+			writes := writesFeed(capID)
+			mustWrite(t, h.b, "", writes[0])
+			first := c.changes("s", 1)
+			_ = c.conn.CloseNow()
+
+			// Written while no one listens.
+			mustWrite(t, h.b, "", writes[1])
+			mustWrite(t, h.b, "", writes[2])
+			c2 := connect(t, h.a, "")
+			c2.subscribe("s", q, with(first[0].ID))
+			// Written while the replay runs (or just after).
+			mustWrite(t, h.b, "", `mutation { transitionCapability(id: "CAP-SUBS-RESUME", to: DEVELOPMENT, expectedRevision: 2) { revision } }`)
+			all := allChanges(t, h.b, "", "")[len(before):]
+			if len(all) != 4 {
+				t.Fatalf("Query.changes lists %d changes, want 4", len(all))
+			}
+			got := c2.changes("s", 3)
+			sameChanges(t, "resumed", got, all[1:])
+			// Nothing repeated after the seam: the next event is the next write.
+			mustWrite(t, h.b, "", `mutation { updateCapability(id: "CAP-SUBS-RESUME", expectedRevision: 3, input: {owner: "y"}) { revision } }`)
+			next := c2.changes("s", 1)
+			last := allChanges(t, h.b, capID, "")
+			if next[0].ID != last[len(last)-1].ID {
+				t.Fatalf("after the replay got %s, want the last write %s", next[0], last[len(last)-1])
+			}
+		})
+	}
+}
+
+// TestSubscriptionCursorBeyondRetention: a cursor older than the retention is BAD_USER_INPUT
+// naming the oldest change available; a cursor of another capability too.
+func TestSubscriptionCursorBeyondRetention(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{})
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-OLD")[0])
+	id := allChanges(t, h.b, "CAP-SUBS-OLD", "")[0].ID
+	// A server that keeps changes a millisecond: the change is already past it.
+	short := dynamo.New(h.env.Client, dynamo.Options{Table: h.env.Table, CursorSecret: []byte("test-secret"), ChangeRetention: time.Millisecond, Logger: testLogger()})
+	hub := graph.NewHub(short, graph.HubOptions{Logger: testLogger()})
+	t.Cleanup(hub.Close)
+	s := &subsServer{store: short, hub: hub, h: graph.NewHandler(short, graph.Options{Logger: testLogger(), Hub: hub})}
+	s.http = httptest.NewServer(s.h)
+	t.Cleanup(s.http.Close)
+	time.Sleep(2 * time.Millisecond)
+	c := connect(t, s, "")
+	for i, tc := range []struct {
+		cap, want string
+	}{
+		{"CAP-SUBS-OLD", "older than the change retention"},
+		{"", "older than the change retention"},
+	} {
+		opID := fmt.Sprint(i)
+		c.subscribe(opID, `subscription($cap: ID, $after: String) { changes(capabilityId: $cap, after: $after) { id } }`, map[string]any{"cap": nilIfEmpty(tc.cap), "after": id})
+		code, msg := c.failure(opID)
+		if code != "BAD_USER_INPUT" || !strings.Contains(msg, tc.want) || !strings.Contains(msg, "oldest change available is from") {
+			t.Errorf("cap %q: %s %q", tc.cap, code, msg)
+		}
+	}
+	c2 := connect(t, h.a, "")
+	c2.subscribe("x", `subscription($after: String) { changes(capabilityId: "CAP-FRAUD-DET-001", after: $after) { id } }`, map[string]any{"after": id})
+	if code, msg := c2.failure("x"); code != "BAD_USER_INPUT" {
+		t.Errorf("another capability's cursor: %s %q", code, msg)
+	}
+}
+
+func nilIfEmpty(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// TestSubscriptionActorVisibility: a viewer's events show the writer's role, not its key's
+// name; an admin's show the name.
+func TestSubscriptionActorVisibility(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{run: true, auth: testAuth()})
+	viewer := connect(t, h.a, "victor-key")
+	admin := connect(t, h.a, "alice-key")
+	anon := connect(t, h.a, "")
+	for _, c := range []*wsClient{viewer, admin, anon} {
+		c.subscribe("s", `subscription { changes(capabilityId: "CAP-SUBS-ACTOR") { actor { name role } } }`, nil)
+	}
+	waitSubscribed(t, h.a.hub, 3)
+	mustWrite(t, h.b, "alice-key", writesFeed("CAP-SUBS-ACTOR")[0])
+	for _, tc := range []struct {
+		c    *wsClient
+		want string
+	}{{viewer, "hidden/admin"}, {admin, "alice/admin"}, {anon, "hidden/admin"}} {
+		got := tc.c.changes("s", 1)[0].Actor
+		if got.Name+"/"+got.Role != tc.want {
+			t.Errorf("actor %+v, want %s", got, tc.want)
+		}
+	}
+}
+
+// TestSubscriptionAuthentication: a wrong key in connection_init closes with 4403; a wrong key
+// in the upgrade request is HTTP 401; the upgrade's key serves when connection_init has none.
+func TestSubscriptionAuthentication(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{auth: testAuth()})
+	bad := dial(t, h.a, nil, map[string]any{"Authorization": "Bearer wrong"})
+	if code := bad.closed(); code != 4403 {
+		t.Errorf("wrong key: close %d, want 4403", code)
+	}
+	noKeys := &graph.Auth{Anonymous: graph.RoleNone}
+	s := newSubsServer(t, h.env, subsConfig{auth: noKeys}, false)
+	if code := dial(t, s, nil, nil).closed(); code != 4403 {
+		t.Errorf("no key where one is required: close %d, want 4403", code)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	_, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.a.http.URL, "http")+"/graphql", &websocket.DialOptions{
+		Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: http.Header{"Authorization": {"Bearer wrong"}}})
+	if err == nil || resp == nil || resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("wrong key on upgrade: %v %v", resp, err)
+	}
+	c := dial(t, h.a, http.Header{"Authorization": {"Bearer alice-key"}}, nil)
+	if m := c.next(); m.Type != "connection_ack" {
+		t.Fatalf("upgrade with a key: %s %s", m.Type, m.Payload)
+	}
+	c.subscribe("s", `subscription { changes(capabilityId: "CAP-SUBS-AUTH") { actor { name } } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	mustWrite(t, h.b, "alice-key", writesFeed("CAP-SUBS-AUTH")[0])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.changes("s", 1)[0].Actor.Name; got != "alice" {
+		t.Errorf("the upgrade's admin key sees actor %q, want alice", got)
+	}
+}
+
+// TestSubscriptionOrigin: a page of another origin cannot open a socket (cross-site WebSocket
+// hijacking) unless configured; the server's own origin can.
+func TestSubscriptionOrigin(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{configure: func(o *graph.Options) { o.WebSocketOrigins = []string{"app.example.com"} }})
+	for _, tc := range []struct {
+		origin string
+		ok     bool
+	}{{"https://evil.example.net", false}, {"https://app.example.com", true}, {h.a.http.URL, true}} {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.a.http.URL, "http")+"/graphql", &websocket.DialOptions{
+			Subprotocols: []string{"graphql-transport-ws"}, HTTPHeader: http.Header{"Origin": {tc.origin}}})
+		cancel()
+		if (err == nil) != tc.ok {
+			t.Errorf("origin %s: %v %v, want allowed %v", tc.origin, resp, err, tc.ok)
+		}
+		if conn != nil {
+			_ = conn.CloseNow()
+		}
+	}
+}
+
+// TestSubscriptionOperationsOverSocket: queries and mutations sent over the socket are refused
+// with OPERATION_NOT_SUPPORTED and write nothing; a subscription over POST likewise.
+func TestSubscriptionOperationsOverSocket(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{})
+	c := connect(t, h.a, "")
+	c.subscribe("q", `{ capability(id: "CAP-FRAUD-DET-001") { name } }`, nil)
+	c.subscribe("m", writesFeed("CAP-SUBS-NOTHING")[0], nil)
+	for _, id := range []string{"q", "m"} {
+		if code, msg := c.failure(id); code != "OPERATION_NOT_SUPPORTED" {
+			t.Errorf("%s over the socket: %s %q", id, code, msg)
+		}
+	}
+	if all := allChanges(t, h.b, "CAP-SUBS-NOTHING", ""); len(all) != 0 {
+		t.Errorf("a mutation over the socket wrote %d changes", len(all))
+	}
+	if resp := h.a.post(t, "", `subscription { changes { id } }`, nil); resp.code(0) != "OPERATION_NOT_SUPPORTED" {
+		t.Errorf("subscription over POST: %s", resp.Body)
+	}
+}
+
+// TestSubscriptionDocumentLimits: a subscription's document meets the limits a query's does,
+// and a message over 64 KiB closes the socket (1009).
+func TestSubscriptionDocumentLimits(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{})
+	c := connect(t, h.a, "")
+	var aliases []string
+	for i := range 31 {
+		aliases = append(aliases, fmt.Sprintf("a%d: id", i))
+	}
+	c.subscribe("a", `subscription { changes { `+strings.Join(aliases, " ")+` } }`, nil)
+	if code, msg := c.failure("a"); code != "ALIAS_LIMIT_EXCEEDED" {
+		t.Errorf("31 aliases: %s %q", code, msg)
+	}
+	c.subscribe("b", `subscription { changes { id } }`, map[string]any{"pad": strings.Repeat("x", 70<<10)})
+	if code := c.closed(); code != websocket.StatusMessageTooBig {
+		t.Errorf("a message of 70 KiB: close %d, want 1009", code)
+	}
+}
+
+// TestSubscriptionLimits: subscriptions per connection, per key and connections per key.
+func TestSubscriptionLimits(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{auth: testAuth(), hub: graph.HubOptions{Limits: graph.SubscriptionLimits{PerConnection: 2, PerKey: 3, ConnectionsPerKey: 2}}})
+	const q = `subscription { changes { id } }`
+	c1 := connect(t, h.a, "alice-key")
+	// One at a time: the transport starts each operation in a goroutine of its own.
+	c1.subscribe("1", q, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	c1.subscribe("2", q, nil)
+	waitSubscribed(t, h.a.hub, 2)
+	c1.subscribe("3", q, nil)
+	if code, _ := c1.failure("3"); code != "TOO_MANY_SUBSCRIPTIONS" {
+		t.Errorf("third on one connection: %s", code)
+	}
+	c2 := connect(t, h.a, "alice-key")
+	c2.subscribe("4", q, nil)
+	waitSubscribed(t, h.a.hub, 3)
+	c2.subscribe("5", q, nil)
+	if code, msg := c2.failure("5"); code != "TOO_MANY_SUBSCRIPTIONS" || !strings.Contains(msg, "API key") {
+		t.Errorf("fourth of one key: %s %q", code, msg)
+	}
+	if code := dial(t, h.a, nil, map[string]any{"Authorization": "Bearer alice-key"}).closed(); code != 1013 {
+		t.Errorf("third connection of one key: close %d, want 1013", code)
+	}
+	// Another key has its own bounds.
+	v := connect(t, h.a, "victor-key")
+	v.subscribe("v", q, nil)
+	waitSubscribed(t, h.a.hub, 4)
+	mustWrite(t, h.b, "alice-key", writesFeed("CAP-SUBS-LIMITS")[0])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	v.changes("v", 1)
+	// A subscription that ends frees its place.
+	c1.send(wsMessage{ID: "1", Type: "complete"})
+	waitSubscribed(t, h.a.hub, 3)
+	c2.subscribe("6", q, nil)
+	waitSubscribed(t, h.a.hub, 4)
+	mustWrite(t, h.b, "alice-key", writesFeed("CAP-SUBS-LIMITS")[1])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for {
+		m := c2.next()
+		if m.ID == "6" {
+			c2.decode(m)
+			break
+		}
+	}
+}
+
+// TestSubscriptionSlowSubscriber: a subscriber whose queue overflows is closed with
+// SUBSCRIBER_TOO_SLOW and the last id it was sent; another keeps receiving everything.
+func TestSubscriptionSlowSubscriber(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Queue: 1}})
+	const capID = "CAP-SUBS-SLOW"
+	mustWrite(t, h.b, "", writesFeed(capID)[0])
+	mustWrite(t, h.b, "", writesFeed(capID)[2])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	slow := connect(t, h.a, "")
+	slow.subscribe("s", `subscription { changes(capabilityId: "CAP-SUBS-SLOW") { id } }`, nil)
+	// A queue of one, and one poll delivering a burst: a change per component of one
+	// recordMetrics call.
+	big := graph.HubOptions{Queue: 100, Poll: time.Hour, Hold: -1, Logger: testLogger()}
+	other := newSubsServer(t, h.env, subsConfig{hub: big}, false)
+	if err := other.hub.Poll(context.Background()); err != nil { // its first look at the capability
+		t.Fatal(err)
+	}
+	fast := connect(t, other, "")
+	fast.subscribe("f", `subscription { changes(capabilityId: "CAP-SUBS-SLOW") { id } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	waitSubscribed(t, other.hub, 1)
+	var inputs []string
+	for i := range 10 {
+		mustWrite(t, h.b, "", fmt.Sprintf(`mutation { addComponent(capabilityId: %q, input: {componentId: "slow-%d", name: "C", componentType: "api-server", order: %d}) { revision } }`, capID, i, i+2))
+		inputs = append(inputs, fmt.Sprintf(`{capabilityId: %q, componentId: "slow-%d", metricType: PERFORMANCE, timestamp: %q, interval: "1m", values: {availability: {value: 99}}}`, capID, i, time.Now().UTC().Add(-time.Minute).Format(time.RFC3339)))
+	}
+	mustWrite(t, h.b, "", `mutation { recordMetrics(inputs: [`+strings.Join(inputs, ",")+`]) { recorded } }`)
+	for _, hub := range []*graph.Hub{h.a.hub, other.hub} {
+		if err := hub.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := allChanges(t, h.b, capID, "")[2:]
+	if got := fast.changes("f", len(want)); !slices.Equal(ids(got), ids(want)) {
+		t.Errorf("the fast subscriber got %d changes, want %d", len(got), len(want))
+	}
+	var last string
+	for {
+		m := slow.next()
+		if m.Type == "next" {
+			last = slow.decode(m).ID
+			continue
+		}
+		var errs []gqlError
+		if err := json.Unmarshal(m.Payload, &errs); err != nil || m.Type != "error" || len(errs) != 1 {
+			t.Fatalf("slow subscriber got %s %s", m.Type, m.Payload)
+		}
+		if errs[0].Extensions["code"] != "SUBSCRIBER_TOO_SLOW" || errs[0].Extensions["lastId"] != last || last == "" {
+			t.Fatalf("slow subscriber's error %+v after %q", errs[0], last)
+		}
+		break
+	}
+	waitSubscribed(t, h.a.hub, 0)
+}
+
+// waitSubscribed waits until the hub holds n subscriptions.
+func waitSubscribed(t *testing.T, hub *graph.Hub, n int) {
+	t.Helper()
+	deadline := time.Now().Add(waitLimit)
+	for hub.Subscriptions() != n {
+		if time.Now().After(deadline) {
+			t.Fatalf("the hub holds %d subscriptions, want %d", hub.Subscriptions(), n)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestSubscriptionShutdown: closing the hub (what the server's shutdown does) closes every
+// socket with 1001 Going Away, and a new socket is turned away the same way.
+func TestSubscriptionShutdown(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{})
+	c := connect(t, h.a, "")
+	c.subscribe("s", `subscription { changes { id } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	h.a.hub.Close()
+	if code := c.closed(); code != websocket.StatusGoingAway {
+		t.Errorf("open socket closed with %d, want 1001", code)
+	}
+	if code := dial(t, h.a, nil, nil).closed(); code != websocket.StatusGoingAway {
+		t.Errorf("new socket closed with %d, want 1001", code)
+	}
+	waitSubscribed(t, h.a.hub, 0)
+}
+
+// TestSubscriptionPollRequests counts the poller's DynamoDB requests: one Query of the index
+// per poll when nothing changed, and one more per capability that did.
+func TestSubscriptionPollRequests(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{})
+	hub := h.a.hub
+	poll := func(want int64, what string) {
+		t.Helper()
+		before, calls := hub.Requests(), h.env.Counter.Total()
+		if err := hub.Poll(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if got := hub.Requests() - before; got != want {
+			t.Errorf("%s: %d requests, want %d", what, got, want)
+		}
+		if got := h.env.Counter.Total() - calls; int64(got) != want {
+			t.Errorf("%s: the backend saw %d requests, want %d", what, got, want)
+		}
+	}
+	for range 3 {
+		poll(1, "an idle poll")
+	}
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-POLL-1")[0])
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-POLL-2")[0])
+	poll(3, "two capabilities changed")
+	poll(1, "an idle poll with those changes still in the overlap window")
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-POLL-1")[1])
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-POLL-1")[2])
+	poll(2, "one capability changed twice")
+	poll(1, "an idle poll")
+}
+
+// TestSubscriptionMetrics: /metrics counts open subscriptions and connections, changes
+// delivered and the poller's requests.
+func TestSubscriptionMetrics(t *testing.T) {
+	reg := prometheus.NewRegistry()
+	metrics := graph.NewInstruments(reg)
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Instruments: metrics}})
+	c := connect(t, h.a, "")
+	c.subscribe("s", `subscription { changes(capabilityId: "CAP-SUBS-METRICS") { id } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-METRICS")[0])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c.changes("s", 1)
+	values := map[string]float64{}
+	families, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range families {
+		for _, m := range f.GetMetric() {
+			values[f.GetName()] += m.GetGauge().GetValue() + m.GetCounter().GetValue()
+		}
+	}
+	// Both servers' hubs share the instruments here: B's holds nothing and did not poll.
+	for name, want := range map[string]float64{
+		"catalogue_subscriptions_open":                   1,
+		"catalogue_websocket_connections_open":           1,
+		"catalogue_subscription_changes_delivered_total": 1,
+		"catalogue_subscriptions_dropped_total":          0,
+		"catalogue_change_poll_requests_total":           2, // the index, and the capability's partition
+	} {
+		if got := values[name]; got != want {
+			t.Errorf("%s = %v, want %v", name, got, want)
+		}
+	}
+}
+
+// TestSubscriptionIdleCost: 1,000 idle subscriptions (10 connections of 100) add no goroutine
+// of the hub's (the transport's one per operation and a few per connection) and no request to
+// the poll, which stays one Query of the index.
+func TestSubscriptionIdleCost(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Limits: graph.SubscriptionLimits{PerConnection: 100, PerKey: 1000, ConnectionsPerKey: 10}}})
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	const conns, per = 10, 100
+	for i := range conns {
+		c := connect(t, h.a, "")
+		for j := range per {
+			c.subscribe(fmt.Sprint(j), `subscription { changes { id } }`, nil)
+		}
+		waitSubscribed(t, h.a.hub, (i+1)*per)
+	}
+	const perConnection = 12 // the server's and the test client's goroutines of one socket
+	t.Logf("goroutines added: %d", runtime.NumGoroutine()-before)
+	if got := runtime.NumGoroutine() - before; got > conns*per+conns*perConnection {
+		t.Errorf("1000 subscriptions on %d connections added %d goroutines, want at most %d", conns, got, conns*per+conns*perConnection)
+	}
+	r := h.a.hub.Requests()
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if got := h.a.hub.Requests() - r; got != 1 {
+		t.Errorf("an idle poll with 1000 subscribers made %d requests, want 1", got)
+	}
+}
+
+// TestSubscriptionCatalogueOrder: a change whose index entry arrives after a later-timed one
+// (a writer whose clock is behind) still reaches catalogue-wide subscribers in the order of
+// Query.changes, thanks to the hold; a capability subscriber gets it at once.
+func TestSubscriptionCatalogueOrder(t *testing.T) {
+	var offset atomic.Int64 // the hubs' clock runs ahead of the real one by this much
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Hold: time.Second, Now: clock}})
+	c := connect(t, h.a, "")
+	c.subscribe("all", `subscription { changes { `+subChangeFields+` } }`, nil)
+	c.subscribe("y", `subscription { changes(capabilityId: "CAP-SUBS-ORDER-Y") { `+subChangeFields+` } }`, nil)
+	waitSubscribed(t, h.a.hub, 2)
+	before := allChanges(t, h.b, "", "")
+
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-ORDER-X")[0])
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// A writer 300 ms behind: its change sorts before X's in the catalogue's order.
+	behind := dynamo.New(h.env.Client, dynamo.Options{Table: h.env.Table, CursorSecret: []byte("test-secret"), Logger: testLogger(),
+		Now: func() time.Time { return time.Now().Add(-300 * time.Millisecond) }})
+	if _, err := behind.CreateCapability(context.Background(), &catalog.Capability{CapabilityID: "CAP-SUBS-ORDER-Y", Name: "Y", BusinessDomain: "testing", Priority: catalog.PriorityHigh, Status: catalog.CapabilityPlanning}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	// The capability subscriber is not held.
+	y := c.changes("y", 1)
+	offset.Store(int64(2 * time.Second))
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := allChanges(t, h.b, "", "")[len(before):]
+	if len(want) != 2 || want[0].CapabilityID != "CAP-SUBS-ORDER-Y" || want[0].ID != y[0].ID {
+		t.Fatalf("Query.changes lists %v", want)
+	}
+	sameChanges(t, "catalogue subscription", c.changes("all", 2), want)
 }

@@ -218,6 +218,10 @@ func (s socketOperations) InterceptOperation(ctx context.Context, next graphql.O
 	conn := connStateFrom(ctx)
 	op := graphql.GetOperationContext(ctx)
 	if conn == nil {
+		if op.Operation != nil && op.Operation.Operation == ast.Subscription {
+			return graphql.OneShot(&graphql.Response{Errors: []*gqlerror.Error{codedError(CodeOperationNotSupported,
+				"subscriptions are served over a WebSocket at /graphql (graphql-transport-ws), not over POST or GET")}})
+		}
 		rh := next(ctx)
 		if s.opts.Hub == nil || op.Operation == nil || op.Operation.Operation != ast.Mutation {
 			return rh
@@ -235,6 +239,9 @@ func (s socketOperations) InterceptOperation(ctx context.Context, next graphql.O
 			"only subscriptions are served over the WebSocket: send queries and mutations with POST /graphql")}})
 	}
 	info := &requestInfo{id: newRequestID(&http.Request{})}
+	if conn := requestInfoFrom(ctx); conn != nil {
+		info.setCost(conn.getCost()) // the limiter priced the document on the connection's info
+	}
 	ctx, _ = dynamo.WithStats(ctx)
 	ctx, _ = blob.WithStats(ctx)
 	ctx = context.WithValue(ctx, requestInfoKey{}, info)
