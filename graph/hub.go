@@ -112,6 +112,7 @@ type Hub struct {
 	// replay's end reads marks under it too).
 	pollMu  sync.Mutex
 	marks   map[string]string
+	retry   map[string]bool // capabilities whose last read failed
 	from    time.Time
 	started time.Time
 
@@ -152,7 +153,7 @@ func NewHub(feed Feed, opts HubOptions) *Hub {
 	opts.Limits = opts.Limits.withDefaults()
 	now := opts.Now()
 	return &Hub{feed: feed, opts: opts, subs: map[*subscriber]struct{}{}, perKey: map[string]int{}, conns: map[string]int{},
-		sockets: map[*hubConn]struct{}{}, marks: map[string]string{}, started: now, from: now.Add(-opts.Overlap),
+		sockets: map[*hubConn]struct{}{}, marks: map[string]string{}, retry: map[string]bool{}, started: now, from: now.Add(-opts.Overlap),
 		ring: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
 
@@ -201,7 +202,8 @@ func (h *Hub) Requests() int64 { return h.requests.Load() }
 
 // Poll reads the index once and delivers what changed: one Query of the index (two around
 // midnight UTC) and one strongly consistent Query per capability whose newest change in the
-// index is past its mark. After an error the next poll reads the same range again.
+// index is past its mark. When the index cannot be read the next poll reads the same range
+// again; a capability whose partition cannot be read is read again at the next poll.
 func (h *Hub) Poll(ctx context.Context) error {
 	h.pollMu.Lock()
 	defer h.pollMu.Unlock()
@@ -222,11 +224,14 @@ func (h *Hub) Poll(ctx context.Context) error {
 			newest[b.CapabilityID] = b.Pos
 		}
 	}
-	ids := make([]string, 0, len(newest))
+	ids := make([]string, 0, len(newest)+len(h.retry))
 	for id, pos := range newest {
-		if mark, ok := h.marks[id]; !ok || pos > mark {
+		if mark, ok := h.marks[id]; !h.retry[id] && (!ok || pos > mark) {
 			ids = append(ids, id)
 		}
+	}
+	for id := range h.retry {
+		ids = append(ids, id)
 	}
 	sort.Strings(ids)
 	var batch []dynamo.FeedChange
@@ -234,9 +239,13 @@ func (h *Hub) Poll(ctx context.Context) error {
 	for _, id := range ids {
 		changes, err := h.read(ctx, id)
 		if err != nil {
+			// Read again at the next poll, whether or not the index still shows it: the
+			// window moves on, the mark does not.
+			h.retry[id] = true
 			failed = errors.Join(failed, err)
 			continue
 		}
+		delete(h.retry, id)
 		if len(changes) > 0 {
 			h.marks[id] = changes[len(changes)-1].Pos
 			batch = append(batch, changes...)
@@ -244,9 +253,7 @@ func (h *Hub) Poll(ctx context.Context) error {
 			h.marks[id] = newest[id]
 		}
 	}
-	if failed == nil {
-		h.from = start.Add(-h.opts.Overlap)
-	}
+	h.from = start.Add(-h.opts.Overlap)
 	h.deliver(batch, h.opts.Now())
 	return failed
 }

@@ -420,6 +420,27 @@ func TestSubscriptionOrigin(t *testing.T) {
 	}
 }
 
+// TestSubscriptionLoopbackOnly: with LoopbackOnly (the generated-key default) an upgrade
+// addressed by a name that is not loopback is refused, as every route is (DNS rebinding).
+func TestSubscriptionLoopbackOnly(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{configure: func(o *graph.Options) { o.LoopbackOnly = true }})
+	for _, tc := range []struct {
+		host string
+		ok   bool
+	}{{"rebound.example.com", false}, {"localhost", true}} {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		conn, resp, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.a.http.URL, "http")+"/graphql", &websocket.DialOptions{
+			Subprotocols: []string{"graphql-transport-ws"}, Host: tc.host})
+		cancel()
+		if (err == nil) != tc.ok || (!tc.ok && (resp == nil || resp.StatusCode != http.StatusForbidden)) {
+			t.Errorf("Host %s: %v %v, want allowed %v", tc.host, resp, err, tc.ok)
+		}
+		if conn != nil {
+			_ = conn.CloseNow()
+		}
+	}
+}
+
 // TestSubscriptionOperationsOverSocket: queries and mutations sent over the socket are refused
 // with OPERATION_NOT_SUPPORTED and write nothing; a subscription over POST likewise.
 func TestSubscriptionOperationsOverSocket(t *testing.T) {
@@ -733,4 +754,37 @@ func TestSubscriptionCatalogueOrder(t *testing.T) {
 		t.Fatalf("Query.changes lists %v", want)
 	}
 	sameChanges(t, "catalogue subscription", c.changes("all", 2), want)
+}
+
+// TestSubscriptionPartitionReadFails: a capability whose partition cannot be read at a poll is
+// read again at the next, even when its index entry has left the poll's window by then: its
+// change is delivered once, late rather than never.
+func TestSubscriptionPartitionReadFails(t *testing.T) {
+	var offset atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Now: clock}})
+	h.env.RequireFaults(t)
+	c := connect(t, h.a, "")
+	c.subscribe("s", `subscription { changes(capabilityId: "CAP-SUBS-RETRY") { `+subChangeFields+` } }`, nil)
+	waitSubscribed(t, h.a.hub, 1)
+	mustWrite(t, h.b, "", writesFeed("CAP-SUBS-RETRY")[0])
+	h.env.EmulateIndexFailure("", true) // the table fails, the index answers
+	if err := h.a.hub.Poll(context.Background()); err == nil {
+		t.Fatal("a poll whose partition read failed reported no error")
+	}
+	h.env.EmulateIndexFailure("", false)
+	offset.Store(int64(time.Minute)) // the change's index entry is out of the next poll's window
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	want := allChanges(t, h.b, "CAP-SUBS-RETRY", "")
+	sameChanges(t, "after a failed read", c.changes("s", 1), want)
+	// Read once: the next poll has nothing to retry.
+	r := h.a.hub.Requests()
+	if err := h.a.hub.Poll(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if n := h.a.hub.Requests() - r; n != 1 {
+		t.Errorf("the poll after the retry made %d requests, want 1", n)
+	}
 }
