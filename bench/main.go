@@ -82,6 +82,8 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.BoolVar(&cfg.embedded, "embedded", true, "measure the embedded default (memdyn in process, the sample catalogue) against { __typename } on the same server")
 	fs.IntVar(&cfg.embN1, "emb-n1", 200, "runs per embedded-default operation at concurrency 1 (half for cold reads)")
 	fs.IntVar(&cfg.embN16, "emb-n16", 800, "runs per embedded-default operation at concurrency 16 (half for cold reads)")
+	registerSubFlags(fs, &cfg.subs)
+	serveSubs := fs.String("serve-subscriptions", "", "serve one server instance on -endpoint's table on this address, its memory at /_bench/mem, and do nothing else (the child process of the subscriptions section)")
 	serve := fs.String("serve-backend", "", "serve the delaying, counting backend on this address and do nothing else (the child process mode; also usable behind an outside proxy)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -91,6 +93,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	}
 	if *serve != "" {
 		return serveBackend(*serve, cfg.backend, cfg.delay)
+	}
+	if *serveSubs != "" {
+		return serveSubscriptions(*serveSubs, cfg.endpoint, cfg.subs.idleSubs)
 	}
 	if s.Capabilities < 1 || s.Components < 2 || cfg.n < 1 || cfg.c < 1 || cfg.n1 < 1 || cfg.cpuN < 1 {
 		return errors.New("-caps, -n, -c, -n1 and -cpu-n must be at least 1, -components at least 2")
@@ -103,6 +108,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	if len(args) > 0 {
 		command += " " + strings.Join(args, " ")
 	}
+	if cfg.subs.only {
+		return subscriptionsOnly(cfg, command, *out, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "bench: %d capabilities (+%v large), %d items; delay %v, n %d, c %d\n", s.Capabilities, s.Large, s.items(), cfg.delay, cfg.n, cfg.c)
 	start := time.Now()
 	rep, err := run(context.Background(), cfg)
@@ -113,13 +121,18 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	rep.write(&buf, command)
 	fmt.Fprintf(stderr, "bench: done in %v\n", time.Since(start).Round(time.Second))
 	if *out == "-" || *out == "" {
-		_, err := stdout.Write(buf.Bytes())
-		return err
+		if _, err := stdout.Write(buf.Bytes()); err != nil {
+			return err
+		}
+		return rep.subs.lost()
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	return os.WriteFile(*out, buf.Bytes(), 0o644)
+	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
+		return err
+	}
+	return rep.subs.lost()
 }
 
 // defaultShape is the default catalogue of the benchmark: 200 capabilities, each with 8 components, 12

@@ -196,6 +196,7 @@ func (r *report) write(w io.Writer, command string) {
 	r.writeLarge(p)
 
 	r.writePersisted(p)
+	r.writeSubscriptions(p)
 
 	p("## What each operation asks and what the baseline sends")
 	p("")

@@ -70,6 +70,8 @@ type config struct {
 	// embN1 runs per operation at concurrency 1 and embN16 at 16.
 	embedded      bool
 	embN1, embN16 int
+	// subs is the subscriptions section (subscriptions.go).
+	subs subConfig
 
 	log io.Writer // progress
 	now time.Time // the catalogue's "now"; zero means time.Now()
@@ -121,6 +123,7 @@ type report struct {
 	cpuIncludes  string // what the CPU figures include besides the server
 	gogc         int    // the GOGC the measurements ran with
 	embedded     *embReport
+	subs         *subReport
 }
 
 type harness struct {
@@ -240,6 +243,11 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if cfg.embedded {
 		if rep.embedded, err = measureEmbedded(ctx, cfg, h.logf); err != nil {
 			return nil, fmt.Errorf("embedded default: %w", err)
+		}
+	}
+	if cfg.subs.enabled {
+		if rep.subs, err = measureSubscriptions(ctx, cfg, h.logf); err != nil {
+			return nil, fmt.Errorf("subscriptions: %w", err)
 		}
 	}
 	rep.loadAfter = loadAverage()
