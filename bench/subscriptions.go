@@ -1519,7 +1519,7 @@ func (s *subReport) write(p func(string, ...any)) {
 	p("")
 	p("### Polling cost")
 	p("")
-	p("DynamoDB requests each instance sent, per minute: counted by an observer on its own client (every HTTP attempt), and by the server itself (`catalogue_change_poll_requests_total`, its poller's requests only). The README's \"What subscriptions cost\" gives the model to hold them to: one index Query a poll, and one partition Query per capability that changed since the last poll.")
+	p("DynamoDB requests each instance sent, per minute: counted by an observer on its own client (every HTTP attempt), and by the server itself (`catalogue_change_poll_requests_total`, its poller's requests only). The README's \"What subscriptions cost\" gives the model to hold them to: nothing while an instance holds no subscription, else one index Query a poll and one partition Query per capability that changed since the last poll.")
 	p("")
 	p("| instance | state | requests per minute | of them the poller's | by operation | counted over |")
 	p("|---|---|---:|---:|---|---:|")

@@ -304,7 +304,12 @@ func TestSubscriptionsSection(t *testing.T) {
 		t.Errorf("idle subscriptions: %+v, want each to read its change and goroutines to grow", m)
 	}
 	for _, r := range rep.Polling {
-		if r.PerMinute <= 0 || r.Poller <= 0 {
+		// An instance nobody subscribes to sends nothing; one with subscribers polls.
+		none := r.State == "idle, no subscription"
+		if none && (r.PerMinute != 0 || r.Poller != 0) {
+			t.Errorf("polling %s %s: %.0f requests a minute, the poller's %.0f: want none", r.Instance, r.State, r.PerMinute, r.Poller)
+		}
+		if !none && (r.PerMinute <= 0 || r.Poller <= 0) {
 			t.Errorf("polling %s %s: %.0f requests a minute, the poller's %.0f: want both counted", r.Instance, r.State, r.PerMinute, r.Poller)
 		}
 	}
