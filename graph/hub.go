@@ -110,10 +110,12 @@ type Hub struct {
 
 	// marks and from belong to the poller (Poll is never run twice at once: pollMu; a
 	// replay's end reads marks under it too).
-	pollMu  sync.Mutex
-	marks   map[string]string
-	retry   map[string]bool // capabilities whose last read failed
-	paused  bool            // Run skipped a poll: nobody subscribed
+	pollMu sync.Mutex
+	marks  map[string]string
+	retry  map[string]bool // capabilities whose last read failed
+	// primed says the marks are current: set by prime (the first subscription after the
+	// hub started or sat idle, or a poll by hand), cleared when Run finds nobody subscribed.
+	primed  bool
 	from    time.Time
 	started time.Time
 
@@ -175,10 +177,8 @@ func (h *Hub) Run(ctx context.Context) {
 			case <-t.C:
 			case <-h.ring:
 			}
-			if h.Subscriptions() == 0 {
-				// Nobody listens: no request. The next poll starts afresh (pause).
-				h.pause()
-				continue
+			if h.pauseIfIdle() {
+				continue // nobody listens: no request
 			}
 			if err := h.Poll(ctx); err != nil && ctx.Err() == nil {
 				h.opts.Logger.WarnContext(ctx, "change poll failed; the next poll reads the same range", "err", err)
@@ -187,11 +187,57 @@ func (h *Hub) Run(ctx context.Context) {
 	})
 }
 
-// pause notes that Run skipped a poll because the hub held no subscription.
-func (h *Hub) pause() {
+// pauseIfIdle reports whether the hub holds no subscription, and then marks it unprimed: the
+// marks go stale while nobody polls, so the next subscription primes them again. Subscribe
+// primes and registers under pollMu, so no subscription slips in between the check and the
+// mark.
+func (h *Hub) pauseIfIdle() bool {
 	h.pollMu.Lock()
-	h.paused = true
-	h.pollMu.Unlock()
+	defer h.pollMu.Unlock()
+	h.mu.Lock()
+	idle := len(h.subs) == 0
+	h.mu.Unlock()
+	if idle {
+		h.primed = false
+	}
+	return idle
+}
+
+// prime makes the marks current without delivering anything: one read of the index from now
+// less the overlap, each capability's mark its newest entry there. It runs (under pollMu) for
+// the first subscription after the hub started or sat idle, before that subscription is
+// registered: marks kept from before an idle spell would be read from and hand old changes to
+// new subscribers, and a hub that had not read the index would hand a new subscriber the last
+// overlap's changes as if they were new. A change committed after prime is past its
+// capability's mark and delivered; one committed just before it whose index entry was late
+// may be too (a subscription without after: may include changes from just before it).
+func (h *Hub) prime(ctx context.Context) error {
+	if h.primed {
+		return nil
+	}
+	now := h.opts.Now()
+	ctx, stats := dynamo.WithStats(ctx)
+	defer func() {
+		n := stats.Snapshot().Requests
+		h.requests.Add(int64(n))
+		h.opts.Instruments.pollRequests(n)
+	}()
+	bells, err := h.feed.ChangeBells(ctx, now.Add(-h.opts.Overlap))
+	if err != nil {
+		return err
+	}
+	clear(h.marks)
+	clear(h.retry)
+	for _, b := range bells {
+		if b.Pos > h.marks[b.CapabilityID] {
+			h.marks[b.CapabilityID] = b.Pos
+		}
+	}
+	h.started, h.from, h.primed = now, now.Add(-h.opts.Overlap), true
+	h.mu.Lock()
+	h.held = nil // held for subscribers that are gone
+	h.mu.Unlock()
+	return nil
 }
 
 // Ring makes the poller poll now rather than at its next tick: this process committed a write.
@@ -222,19 +268,12 @@ func (h *Hub) Requests() int64 { return h.requests.Load() }
 func (h *Hub) Poll(ctx context.Context) error {
 	h.pollMu.Lock()
 	defer h.pollMu.Unlock()
-	start := h.opts.Now()
-	if h.paused {
-		// After an idle spell the marks are stale: a capability written meanwhile would be
-		// read from its old mark and its old changes handed to new subscribers. Start as a
-		// new hub does, from now less the overlap.
-		h.paused = false
-		clear(h.marks)
-		clear(h.retry)
-		h.started, h.from = start, start.Add(-h.opts.Overlap)
-		h.mu.Lock()
-		h.held = nil // held for subscribers that are gone
-		h.mu.Unlock()
+	if !h.primed {
+		// Nobody subscribed since the hub started or sat idle (a poll by hand): the marks
+		// are made current, and nothing before them is delivered.
+		return h.prime(ctx)
 	}
+	start := h.opts.Now()
 	ctx, stats := dynamo.WithStats(ctx)
 	defer func() {
 		n := stats.Snapshot().Requests
@@ -470,6 +509,13 @@ func (h *Hub) Subscribe(ctx context.Context, capabilityID string, entities []cat
 	conn := connStateFrom(ctx)
 	s := &subscriber{ctx: ctx, caller: caller, conn: conn, capabilityID: capabilityID, entities: entities,
 		ch: make(chan *catalog.ChangeRecord, h.opts.Queue), replaying: after != ""}
+	// The first subscription after the hub started or sat idle primes the marks before it is
+	// registered (prime), under pollMu so that Run cannot find the hub idle in between.
+	h.pollMu.Lock()
+	defer h.pollMu.Unlock()
+	if err := h.prime(ctx); err != nil {
+		return nil, fmt.Errorf("read the change feed: %w", err)
+	}
 	h.mu.Lock()
 	switch {
 	case h.closed:

@@ -694,7 +694,7 @@ func TestSubscriptionMetrics(t *testing.T) {
 		"catalogue_websocket_connections_open":           1,
 		"catalogue_subscription_changes_delivered_total": 1,
 		"catalogue_subscriptions_dropped_total":          0,
-		"catalogue_change_poll_requests_total":           2, // the index, and the capability's partition
+		"catalogue_change_poll_requests_total":           3, // the index when the subscription primed the hub; the poll's index, and the capability's partition
 	} {
 		if got := values[name]; got != want {
 			t.Errorf("%s = %v, want %v", name, got, want)
@@ -845,5 +845,30 @@ func TestSubscriptionIdleHubSendsNothing(t *testing.T) {
 	mustWrite(t, h.b, "", writesFeed(capID)[2])
 	if got := c2.changes("s2", 1); got[0].Entity != "COMPONENT" {
 		t.Errorf("after the idle spell the subscription got %+v first, want the COMPONENT written after it", got)
+	}
+}
+
+// TestSubscriptionStartsAtItsSubscribe: a subscription without after: gets what is written
+// after it, not the changes of the overlap window before it, whether it is the hub's first
+// (a new server whose poller ran with nobody subscribed) or comes after an idle spell.
+func TestSubscriptionStartsAtItsSubscribe(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{run: true})
+	const capID = "CAP-SUBS-START"
+	mustWrite(t, h.b, "", writesFeed(capID)[0]) // within the overlap window of the first subscribe
+	mustWrite(t, h.b, "", writesFeed(capID)[1])
+	for round, w := range []struct{ write, entity, action string }{
+		{writesFeed(capID)[2], "COMPONENT", "CREATED"},
+		{fmt.Sprintf(`mutation { updateCapability(id: %q, expectedRevision: 2, input: {description: "again"}) { revision } }`, capID), "CAPABILITY", "UPDATED"},
+	} {
+		c := connect(t, h.a, "")
+		c.subscribe("s", `subscription { changes(capabilityId: "`+capID+`") { entity action } }`, nil)
+		waitSubscribed(t, h.a.hub, 1)
+		mustWrite(t, h.b, "", w.write)
+		if got := c.changes("s", 1)[0]; got.Entity != w.entity || got.Action != w.action {
+			t.Errorf("round %d: the subscription's first change is %s %s, want the write after it (%s %s)", round, got.Entity, got.Action, w.entity, w.action)
+		}
+		c.send(wsMessage{ID: "s", Type: "complete"})
+		waitSubscribed(t, h.a.hub, 0)
+		time.Sleep(30 * time.Millisecond) // the poller finds the hub idle
 	}
 }
