@@ -298,6 +298,9 @@ test('components by type list the components of one type across capabilities', a
 test('the console runs a query and shows its DynamoDB cost', async () => {
   await open('#/console');
   await page.selectOption('[data-testid=console-example]', 'list-capabilities');
+  // A write first: the embedded store answers a list that nothing has changed since from its
+  // read memo, with no DynamoDB request to show.
+  await setOwner('CAP-FRAUD-DET-001', 'console-test');
   await page.click('[data-testid=console-run]');
   const cost = page.locator('[data-testid=console-cost]');
   await cost.waitFor();
