@@ -236,7 +236,9 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 				ctx = context.WithValue(ctx, upgradeCallerKey{}, c)
 			}
 			info.setOperation("websocket")
-			srv.ServeHTTP(rec, r.WithContext(WithCaller(ctx, caller)))
+			sctx, end := opts.Hub.socketContext(WithCaller(ctx, caller))
+			defer end()
+			srv.ServeHTTP(rec, r.WithContext(sctx))
 			return
 		}
 		if opts.Deadline > 0 {

@@ -124,6 +124,10 @@ type Hub struct {
 	done     chan struct{}
 	runOnce  sync.Once
 	stopOnce sync.Once
+	// gone ends when Close has closed every socket with 1001: the sockets' contexts end then
+	// (socketContext), not before.
+	gone    context.Context
+	endGone context.CancelFunc
 
 	requests  atomic.Int64 // DynamoDB requests of the poller
 	delivered atomic.Int64
@@ -155,7 +159,8 @@ func NewHub(feed Feed, opts HubOptions) *Hub {
 	}
 	opts.Limits = opts.Limits.withDefaults()
 	now := opts.Now()
-	return &Hub{feed: feed, opts: opts, subs: map[*subscriber]struct{}{}, perKey: map[string]int{}, conns: map[string]int{},
+	gone, endGone := context.WithCancel(context.Background())
+	return &Hub{gone: gone, endGone: endGone, feed: feed, opts: opts, subs: map[*subscriber]struct{}{}, perKey: map[string]int{}, conns: map[string]int{},
 		sockets: map[*hubConn]struct{}{}, marks: map[string]string{}, retry: map[string]bool{}, started: now, from: now.Add(-opts.Overlap),
 		ring: make(chan struct{}, 1), stop: make(chan struct{}), done: make(chan struct{})}
 }
@@ -684,6 +689,7 @@ func (h *Hub) Close() {
 		for _, c := range sockets {
 			c.goingAway()
 		}
+		h.endGone()
 	})
 }
 

@@ -212,6 +212,18 @@ func (c *hubConn) SetReadDeadline(t time.Time) error {
 	return nil
 }
 
+// socketContext returns the context a socket is served with: ctx's values without its
+// cancellation, ended when the hub has closed its sockets. The server's base context ends as
+// shutdown begins, and gqlgen's transport closes a socket whose context ends with 1000 (normal
+// closure, "terminated"): clients would take that for a deliberate end and not reconnect. The
+// hub's Close sends 1001 (going away) first, and only then ends the sockets' contexts. A socket
+// whose client goes away ends on the transport's read error, as before.
+func (h *Hub) socketContext(ctx context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(h.gone, cancel)
+	return ctx, func() { stop(); cancel() }
+}
+
 // goingAway closes the socket with 1001: the transport's reader then ends the connection.
 func (c *hubConn) goingAway() {
 	_ = c.WriteClose(closeGoingAway, goingAwayReason)
