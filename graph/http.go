@@ -221,7 +221,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 				slog.Int("status", rec.status), slog.Float64("durationMs", float64(d.Microseconds())/1000), slog.Int("dynamodbRequests", snap.Requests),
 				slog.String("caller", caller.Name), slog.String("role", caller.Role.String()))
 		}()
-		if opts.Hub != nil && r.Header.Get("Upgrade") != "" {
+		if opts.Hub != nil && isWebSocketUpgrade(r) {
 			// A WebSocket: no deadline, body bound or request slot (it lives as long as its
 			// subscriptions; the hub bounds connections and subscriptions per key). A key in the
 			// upgrade request is checked now; connection_init's (graphql.initFunc) may replace it.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
@@ -458,6 +459,21 @@ func TestSubscriptionOperationsOverSocket(t *testing.T) {
 	}
 	if resp := h.a.post(t, "", `subscription { changes { id } }`, nil); resp.code(0) != "OPERATION_NOT_SUPPORTED" {
 		t.Errorf("subscription over POST: %s", resp.Body)
+	}
+	// A POST that offers another protocol (curl --http2 sends Upgrade: h2c) is served as a POST.
+	req, _ := http.NewRequest(http.MethodPost, h.a.http.URL+"/graphql", strings.NewReader(`{"query":"{ capability(id: \"CAP-FRAUD-DET-001\") { name } }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Connection", "Upgrade, HTTP2-Settings")
+	req.Header.Set("Upgrade", "h2c")
+	req.Header.Set("HTTP2-Settings", "AAMAAABkAARAAAAAAAIAAAAA")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || !strings.Contains(string(body), `"name"`) {
+		t.Errorf("POST with Upgrade: h2c = %d %s", resp.StatusCode, body)
 	}
 }
 

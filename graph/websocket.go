@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -33,12 +34,30 @@ const (
 	goingAwayReason = "going away: the server is shutting down, reconnect"
 )
 
+// socketTransport is gqlgen's WebSocket transport for WebSocket upgrades only: gqlgen's claims
+// any request with an Upgrade header, which would take a POST that offers h2c (curl --http2)
+// away from the HTTP transport.
+type socketTransport struct{ transport.Websocket }
+
+// Supports reports whether r asks for a WebSocket.
+func (socketTransport) Supports(r *http.Request) bool { return isWebSocketUpgrade(r) }
+
+// isWebSocketUpgrade reports whether r asks to upgrade to a WebSocket.
+func isWebSocketUpgrade(r *http.Request) bool {
+	for _, v := range strings.Split(r.Header.Get("Upgrade"), ",") {
+		if strings.EqualFold(strings.TrimSpace(v), "websocket") {
+			return true
+		}
+	}
+	return false
+}
+
 // websocketTransport returns gqlgen's WebSocket transport bound to the hub: authentication
 // from connection_init, the Origin check on upgrade, the bounds of SubscriptionLimits, and every
 // socket tracked so that shutdown can close it.
-func (h *Hub) websocketTransport(opts Options) transport.Websocket {
+func (h *Hub) websocketTransport(opts Options) socketTransport {
 	limit := int64(wsMaxMessage)
-	return transport.Websocket{
+	return socketTransport{transport.Websocket{
 		Implementation: hubImplementation{hub: h, inner: transport.CoderWebsocketImplementation{
 			// coder/websocket refuses an Origin whose host is not the request's Host unless
 			// it matches a pattern: a page on another site cannot open a socket with the
@@ -54,7 +73,7 @@ func (h *Hub) websocketTransport(opts Options) transport.Websocket {
 		ErrorFunc: func(ctx context.Context, err error) {
 			opts.Logger.DebugContext(ctx, "websocket", "err", err)
 		},
-	}
+	}}
 }
 
 // connState is one authenticated connection.
