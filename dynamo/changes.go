@@ -245,20 +245,30 @@ func (s *Store) CapabilityChanges(ctx context.Context, capabilityID string, f Ch
 		return nil, err
 	}
 	if after != "" {
-		c, _, err := s.decodeChangeCursor(after)
-		if err != nil {
+		if err := s.startAtChange(&q, capabilityID, "after", after); err != nil {
 			return nil, err
 		}
-		if c.S == "" || c.C != capabilityID {
-			return nil, catalog.Invalid("after", "cursor is not valid for this query")
-		}
-		q.start = keyOf(q.pk, c.S)
 	}
 	items, more, err := s.run(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("read changes of %s: %w", capabilityID, err)
 	}
 	return s.changePage(items, more)
+}
+
+// startAtChange starts q, a Query of the capability's changes, past the change that cursor
+// (the argument named field: after or before) names; a cursor of another capability, or of no
+// change, is a *catalog.ValidationError on field.
+func (s *Store) startAtChange(q *query, capabilityID, field, cursor string) error {
+	c, _, err := s.decodeChangeCursorOf(field, cursor)
+	if err != nil {
+		return err
+	}
+	if c.S == "" || c.C != capabilityID {
+		return catalog.Invalid(field, "cursor is not valid for this query")
+	}
+	q.start = keyOf(q.pk, c.S)
+	return nil
 }
 
 // capabilityChangeQuery is the Query of a capability's changes that f selects, want at a time.
@@ -299,14 +309,9 @@ func (s *Store) CapabilityChangesBefore(ctx context.Context, capabilityID string
 	}
 	q.reverse = true
 	if before != "" {
-		c, _, err := s.decodeChangeCursorOf("before", before)
-		if err != nil {
+		if err := s.startAtChange(&q, capabilityID, "before", before); err != nil {
 			return nil, err
 		}
-		if c.S == "" || c.C != capabilityID {
-			return nil, catalog.Invalid("before", "cursor is not valid for this query")
-		}
-		q.start = keyOf(q.pk, c.S)
 	}
 	items, more, err := s.run(ctx, q)
 	if err != nil {

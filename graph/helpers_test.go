@@ -89,10 +89,9 @@ func (h *harness) do(tb testing.TB, query string, vars map[string]any) *gqlRespo
 	return h.doAs(tb, "", query, vars)
 }
 
-// doAs posts an operation with an API key (none when empty).
-func (h *harness) doAs(tb testing.TB, key, query string, vars map[string]any) *gqlResponse {
+// postAs posts an operation to handler with an API key (none when empty) and decodes the answer.
+func postAs(tb testing.TB, handler http.Handler, key, query string, vars map[string]any) *gqlResponse {
 	tb.Helper()
-	h.env.Counter.Reset()
 	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
 	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
@@ -100,11 +99,19 @@ func (h *harness) doAs(tb testing.TB, key, query string, vars map[string]any) *g
 		req.Header.Set("Authorization", "Bearer "+key)
 	}
 	w := httptest.NewRecorder()
-	h.handler.ServeHTTP(w, req)
+	handler.ServeHTTP(w, req)
 	resp := &gqlResponse{Status: w.Code, Body: w.Body.String(), Header: w.Header()}
 	if err := json.Unmarshal(w.Body.Bytes(), resp); err != nil {
 		tb.Fatalf("decode response %q: %v", w.Body.String(), err)
 	}
+	return resp
+}
+
+// doAs posts an operation with an API key (none when empty).
+func (h *harness) doAs(tb testing.TB, key, query string, vars map[string]any) *gqlResponse {
+	tb.Helper()
+	h.env.Counter.Reset()
+	resp := postAs(tb, h.handler, key, query, vars)
 	for _, op := range []string{"TransactWriteItems", "BatchWriteItem", "PutItem", "DeleteItem", "UpdateItem"} {
 		h.wrote = h.wrote || resp.Extensions.DynamoDB.Operations[op] > 0
 	}

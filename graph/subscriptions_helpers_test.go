@@ -1,7 +1,6 @@
 package graph_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"net/http"
@@ -92,19 +91,7 @@ func newSubsServer(tb testing.TB, env *dynamotest.Env, cfg subsConfig, run bool)
 // post sends one GraphQL operation over HTTP with an API key (none when empty).
 func (s *subsServer) post(tb testing.TB, key, query string, vars map[string]any) *gqlResponse {
 	tb.Helper()
-	body, _ := json.Marshal(map[string]any{"query": query, "variables": vars})
-	req := httptest.NewRequest(http.MethodPost, "/graphql", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
-	}
-	w := httptest.NewRecorder()
-	s.h.ServeHTTP(w, req)
-	resp := &gqlResponse{Status: w.Code, Body: w.Body.String(), Header: w.Header()}
-	if err := json.Unmarshal(w.Body.Bytes(), resp); err != nil {
-		tb.Fatalf("decode response %q: %v", w.Body.String(), err)
-	}
-	return resp
+	return postAs(tb, s.h, key, query, vars)
 }
 
 // wsMessage is a graphql-transport-ws message.
