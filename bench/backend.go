@@ -153,30 +153,41 @@ func startLocal(kind string) (*backend, error) {
 	return &backend{URL: "http://" + ln.Addr().String(), Kind: kind, local: dc, srv: srv}, nil
 }
 
-// startChild runs the backend in a child process (this binary with -serve-backend) and reads
-// the URL it prints. The child exits when its stdin closes, so it does not outlive this process.
-func startChild(kind string) (*backend, error) {
+// startSelf runs this binary with args in a child process (one that exits when its stdin
+// closes) and returns it, its stdin and the first line it prints (where it listens).
+func startSelf(what string, args ...string) (*exec.Cmd, io.WriteCloser, string, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
-	cmd := exec.Command(exe, "-serve-backend", "127.0.0.1:0", "-backend", kind, "-delay", "0")
+	cmd := exec.Command(exe, args...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	if err := cmd.Start(); err != nil {
-		return nil, err
+		return nil, nil, "", err
 	}
 	line, err := bufio.NewReader(stdout).ReadString('\n')
 	if err != nil {
 		_ = cmd.Process.Kill()
-		return nil, fmt.Errorf("backend child: %w", err)
+		_ = cmd.Wait()
+		return nil, nil, "", fmt.Errorf("%s child: %w", what, err)
+	}
+	return cmd, stdin, line, nil
+}
+
+// startChild runs the backend in a child process (this binary with -serve-backend) and reads
+// the URL it prints. The child exits when its stdin closes, so it does not outlive this process.
+func startChild(kind string) (*backend, error) {
+	cmd, stdin, line, err := startSelf("backend", "-serve-backend", "127.0.0.1:0", "-backend", kind, "-delay", "0")
+	if err != nil {
+		return nil, err
 	}
 	url := strings.TrimSpace(strings.TrimPrefix(line, "LISTEN "))
 	return &backend{URL: url, Kind: kind, control: url, cmd: cmd, stdin: stdin}, nil

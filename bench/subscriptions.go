@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -1160,28 +1159,9 @@ type subChild struct {
 
 // startSubChild starts a server instance in a child process on the endpoint.
 func startSubChild(endpoint string, subs int) (*subChild, error) {
-	exe, err := os.Executable()
+	cmd, stdin, line, err := startSelf("subscription server", "-serve-subscriptions", "127.0.0.1:0", "-endpoint", endpoint, "-sub-idle-subs", fmt.Sprint(subs))
 	if err != nil {
 		return nil, err
-	}
-	cmd := exec.Command(exe, "-serve-subscriptions", "127.0.0.1:0", "-endpoint", endpoint, "-sub-idle-subs", fmt.Sprint(subs))
-	cmd.Stderr = os.Stderr
-	stdin, err := cmd.StdinPipe()
-	if err != nil {
-		return nil, err
-	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		return nil, err
-	}
-	if err := cmd.Start(); err != nil {
-		return nil, err
-	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
-	if err != nil {
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
-		return nil, fmt.Errorf("subscription server child: %w", err)
 	}
 	var url, keys string
 	if _, err := fmt.Sscanf(line, "LISTEN %s KEYS %s", &url, &keys); err != nil {
