@@ -515,6 +515,11 @@ func TestSubscriptionDocumentLimits(t *testing.T) {
 	if code, msg := c.failure("a"); code != "ALIAS_LIMIT_EXCEEDED" {
 		t.Errorf("31 aliases: %s %q", code, msg)
 	}
+	// Two aliases of changes are two root fields: a validation error, not an internal one.
+	c.subscribe("two", `subscription { a: changes { id } b: changes { id } }`, nil)
+	if code, msg := c.failure("two"); code != graph.CodeValidationFailed {
+		t.Errorf("two aliased root fields: %s %q", code, msg)
+	}
 	c.subscribe("b", `subscription { changes { id } }`, map[string]any{"pad": strings.Repeat("x", 70<<10)})
 	if code := c.closed(); code != websocket.StatusMessageTooBig {
 		t.Errorf("a message of 70 KiB: close %d, want 1009", code)

@@ -294,6 +294,12 @@ func (s socketOperations) InterceptOperation(ctx context.Context, next graphql.O
 		return graphql.OneShot(&graphql.Response{Errors: []*gqlerror.Error{codedError(CodeOperationNotSupported,
 			"only subscriptions are served over the WebSocket: send queries and mutations with POST /graphql")}})
 	}
+	if keys := graphql.CollectFields(op, op.Operation.SelectionSet, []string{"Subscription"}); len(keys) != 1 {
+		// gqlparser's rule counts top-level field names, not response keys: `a: changes
+		// b: changes` passed validation and gqlgen failed it as an internal error.
+		return graphql.OneShot(&graphql.Response{Errors: []*gqlerror.Error{codedError(CodeValidationFailed,
+			"a subscription must select exactly one top-level field (aliases count apart)")}})
+	}
 	info := &requestInfo{id: newRequestID(&http.Request{})}
 	if conn := requestInfoFrom(ctx); conn != nil {
 		info.setCost(conn.getCost()) // the limiter priced the document on the connection's info
