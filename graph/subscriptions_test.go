@@ -400,6 +400,31 @@ func TestSubscriptionAuthentication(t *testing.T) {
 	}
 }
 
+// TestSubscriptionInitPayloadNotObject: a connection_init whose payload is not a JSON object
+// closes the socket with 4400. gqlgen's transport gave up on such a socket without closing it:
+// it stayed open, unauthenticated and uncounted, past the init timeout and past its client.
+func TestSubscriptionInitPayloadNotObject(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{auth: testAuth()})
+	for _, payload := range []string{`["Bearer alice-key"]`, `"Bearer alice-key"`, `42`} {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		conn, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.a.http.URL, "http")+"/graphql", &websocket.DialOptions{
+			Subprotocols: []string{"graphql-transport-ws"}})
+		if err != nil {
+			cancel()
+			t.Fatalf("dial: %v", err)
+		}
+		if err := conn.Write(ctx, websocket.MessageText, []byte(`{"type":"connection_init","payload":`+payload+`}`)); err != nil {
+			t.Fatalf("write: %v", err)
+		}
+		_, data, err := conn.Read(ctx) // bounded by waitLimit: without the fix no message and no close came
+		if code := websocket.CloseStatus(err); code != 4400 {
+			t.Errorf("payload %s: got %q, %v; want close 4400", payload, data, err)
+		}
+		_ = conn.CloseNow()
+		cancel()
+	}
+}
+
 // TestSubscriptionOrigin: a page of another origin cannot open a socket (cross-site WebSocket
 // hijacking) unless configured; the server's own origin can.
 func TestSubscriptionOrigin(t *testing.T) {
@@ -489,6 +514,11 @@ func TestSubscriptionDocumentLimits(t *testing.T) {
 	c.subscribe("a", `subscription { changes { `+strings.Join(aliases, " ")+` } }`, nil)
 	if code, msg := c.failure("a"); code != "ALIAS_LIMIT_EXCEEDED" {
 		t.Errorf("31 aliases: %s %q", code, msg)
+	}
+	// Two aliases of changes are two root fields: a validation error, not an internal one.
+	c.subscribe("two", `subscription { a: changes { id } b: changes { id } }`, nil)
+	if code, msg := c.failure("two"); code != graph.CodeValidationFailed {
+		t.Errorf("two aliased root fields: %s %q", code, msg)
 	}
 	c.subscribe("b", `subscription { changes { id } }`, map[string]any{"pad": strings.Repeat("x", 70<<10)})
 	if code := c.closed(); code != websocket.StatusMessageTooBig {

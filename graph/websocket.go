@@ -26,6 +26,7 @@ import (
 // Again Later) for a key at its limit of connections; 1001 (Going Away) at shutdown.
 const (
 	closeForbidden  = 4403
+	closeBadMessage = 4400
 	closeTryLater   = 1013
 	closeGoingAway  = 1001
 	wsInitTimeout   = 10 * time.Second
@@ -41,6 +42,25 @@ type socketTransport struct{ transport.Websocket }
 
 // Supports reports whether r asks for a WebSocket.
 func (socketTransport) Supports(r *http.Request) bool { return isWebSocketUpgrade(r) }
+
+// Do serves one socket with gqlgen's transport and closes it when the transport is done with
+// it. gqlgen's returns without closing the socket when connection_init's payload is not a JSON
+// object (`"payload": []`): nobody would read or close it again, so before any key is checked
+// or counted a client could hold sockets (file descriptors) past the init timeout, and past
+// its own going away, without bound. Such a socket is closed with 4400 (graphql-transport-ws's
+// invalid message); after a socket's normal end the close is a no-op.
+func (t socketTransport) Do(w http.ResponseWriter, r *http.Request, exec graphql.GraphExecutor) {
+	var accepted *hubConn
+	if impl, ok := t.Implementation.(hubImplementation); ok {
+		impl.accepted = &accepted
+		t.Implementation = impl
+	}
+	t.Websocket.Do(w, r, exec)
+	if accepted != nil {
+		_ = accepted.WriteClose(closeBadMessage, "invalid connection_init payload: want an object")
+		_ = accepted.Close()
+	}
+}
 
 // isWebSocketUpgrade reports whether r asks to upgrade to a WebSocket.
 func isWebSocketUpgrade(r *http.Request) bool {
@@ -161,6 +181,8 @@ func (h *Hub) closeConn(caller string) {
 type hubImplementation struct {
 	hub   *Hub
 	inner transport.CoderWebsocketImplementation
+	// accepted, when set, receives the socket accepted (socketTransport.Do closes it).
+	accepted **hubConn
 }
 
 func (i hubImplementation) Accept(w http.ResponseWriter, r *http.Request, o transport.WebsocketAcceptOptions) (transport.WebsocketConn, error) {
@@ -169,6 +191,9 @@ func (i hubImplementation) Accept(w http.ResponseWriter, r *http.Request, o tran
 		return nil, err
 	}
 	hc := &hubConn{WebsocketConn: c, hub: i.hub}
+	if i.accepted != nil {
+		*i.accepted = hc
+	}
 	i.hub.mu.Lock()
 	closed := i.hub.closed
 	if !closed {
@@ -268,6 +293,12 @@ func (s socketOperations) InterceptOperation(ctx context.Context, next graphql.O
 	if op.Operation == nil || op.Operation.Operation != ast.Subscription {
 		return graphql.OneShot(&graphql.Response{Errors: []*gqlerror.Error{codedError(CodeOperationNotSupported,
 			"only subscriptions are served over the WebSocket: send queries and mutations with POST /graphql")}})
+	}
+	if keys := graphql.CollectFields(op, op.Operation.SelectionSet, []string{"Subscription"}); len(keys) != 1 {
+		// gqlparser's rule counts top-level field names, not response keys: `a: changes
+		// b: changes` passed validation and gqlgen failed it as an internal error.
+		return graphql.OneShot(&graphql.Response{Errors: []*gqlerror.Error{codedError(CodeValidationFailed,
+			"a subscription must select exactly one top-level field (aliases count apart)")}})
 	}
 	info := &requestInfo{id: newRequestID(&http.Request{})}
 	if conn := requestInfoFrom(ctx); conn != nil {
