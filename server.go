@@ -68,12 +68,12 @@ type config struct {
 	// changeRetention is how long the change feed keeps a change (-change-retention).
 	changeRetention time.Duration
 	// changePoll, changeHold and the subscription limits configure the subscription hub.
-	changePoll, changeHold               time.Duration
-	subsPerConn, subsPerKey, connsPerKey int
-	wsOrigins                            string
-	metricsAddr                          string
-	tlsCert                              string
-	tlsKey                               string
+	changePoll, changeHold                                time.Duration
+	subsPerConn, subsPerKey, connsPerKey, connsBeforeInit int
+	wsOrigins                                             string
+	metricsAddr                                           string
+	tlsCert                                               string
+	tlsKey                                                string
 	// dataFile keeps the embedded backend's data across restarts (-data, DATA_FILE).
 	dataFile string
 	// emptyEmbedded starts the embedded backend without the sample when it has no data file
@@ -125,6 +125,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.IntVar(&c.subsPerConn, "subscriptions-per-connection", envInt("SUBSCRIPTIONS_PER_CONNECTION", graph.DefaultSubscriptionLimits.PerConnection), "most subscriptions on one WebSocket (env SUBSCRIPTIONS_PER_CONNECTION)")
 	fs.IntVar(&c.subsPerKey, "subscriptions-per-key", envInt("SUBSCRIPTIONS_PER_KEY", graph.DefaultSubscriptionLimits.PerKey), "most subscriptions of one API key, and of all callers without a key together (env SUBSCRIPTIONS_PER_KEY)")
 	fs.IntVar(&c.connsPerKey, "connections-per-key", envInt("CONNECTIONS_PER_KEY", graph.DefaultSubscriptionLimits.ConnectionsPerKey), "most WebSockets of one API key, and of all callers without a key together (env CONNECTIONS_PER_KEY)")
+	fs.IntVar(&c.connsBeforeInit, "connections-before-init", envInt("CONNECTIONS_BEFORE_INIT", graph.DefaultSubscriptionLimits.Unauthenticated), "most WebSockets that have not finished connection_init, all callers together; beyond it an upgrade is HTTP 503 (env CONNECTIONS_BEFORE_INIT)")
 	fs.StringVar(&c.wsOrigins, "websocket-origins", getenv("WEBSOCKET_ORIGINS"), "comma-separated host patterns of other origins whose pages may open a WebSocket, e.g. app.example.com,*.example.com (env WEBSOCKET_ORIGINS); the server's own origin always may")
 	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
 	fs.IntVar(&c.apqBytes, "apq-cache-bytes", envInt("APQ_CACHE_BYTES", graph.DefaultPersistedQueryBytes), "bytes of automatic persisted queries kept (env APQ_CACHE_BYTES); 0 turns them off")
@@ -279,7 +280,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		PartitionCache:   graph.NewPartitionCache(cfg.cacheBytes, reg),
 		LoopbackOnly:     generatedKey != "",
 		Hub: graph.NewHub(store, graph.HubOptions{Poll: cfg.changePoll, Hold: cfg.changeHold, Logger: log, Instruments: metrics,
-			Limits: graph.SubscriptionLimits{PerConnection: cfg.subsPerConn, PerKey: cfg.subsPerKey, ConnectionsPerKey: cfg.connsPerKey}}),
+			Limits: graph.SubscriptionLimits{PerConnection: cfg.subsPerConn, PerKey: cfg.subsPerKey, ConnectionsPerKey: cfg.connsPerKey, Unauthenticated: cfg.connsBeforeInit}}),
 		WebSocketOrigins: splitList(cfg.wsOrigins),
 	}
 	go opts.Hub.Run(ctx)

@@ -236,6 +236,14 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 				ctx = context.WithValue(ctx, upgradeCallerKey{}, c)
 			}
 			info.setOperation("websocket")
+			leave, ok := opts.Hub.enterPending()
+			if !ok {
+				rec.Header().Set("Retry-After", "1")
+				writeHTTPError(rec, r, http.StatusServiceUnavailable, CodeOverloaded, "too many WebSocket connections are waiting for connection_init: retry in a moment")
+				return
+			}
+			defer leave()
+			ctx = context.WithValue(ctx, pendingKey{}, leave)
 			sctx, end := opts.Hub.socketContext(WithCaller(ctx, caller))
 			defer end()
 			srv.ServeHTTP(rec, r.WithContext(sctx))

@@ -73,10 +73,15 @@ type SubscriptionLimits struct {
 	PerConnection     int // subscriptions on one connection
 	PerKey            int // subscriptions of one API key, over all its connections
 	ConnectionsPerKey int // open connections of one API key
+	// Unauthenticated bounds the sockets that have not finished connection_init yet (their
+	// caller is not known, so no key's limit holds them): all callers together. Beyond it an
+	// upgrade is answered HTTP 503 OVERLOADED with Retry-After; each such socket is closed
+	// after the init timeout (10 s) anyway.
+	Unauthenticated int
 }
 
 // DefaultSubscriptionLimits are the limits unless configured.
-var DefaultSubscriptionLimits = SubscriptionLimits{PerConnection: 20, PerKey: 500, ConnectionsPerKey: 100}
+var DefaultSubscriptionLimits = SubscriptionLimits{PerConnection: 20, PerKey: 500, ConnectionsPerKey: 100, Unauthenticated: 256}
 
 func (l SubscriptionLimits) withDefaults() SubscriptionLimits {
 	d := DefaultSubscriptionLimits
@@ -88,6 +93,9 @@ func (l SubscriptionLimits) withDefaults() SubscriptionLimits {
 	}
 	if l.ConnectionsPerKey > 0 {
 		d.ConnectionsPerKey = l.ConnectionsPerKey
+	}
+	if l.Unauthenticated > 0 {
+		d.Unauthenticated = l.Unauthenticated
 	}
 	return d
 }
@@ -104,6 +112,7 @@ type Hub struct {
 	subs    map[*subscriber]struct{}
 	perKey  map[string]int // open subscriptions by caller name
 	conns   map[string]int // open connections by caller name
+	pending int            // sockets before connection_init (enterPending)
 	sockets map[*hubConn]struct{}
 	held    []dynamo.FeedChange // changes waiting for catalogue-wide subscribers, by Order
 	closed  bool

@@ -902,3 +902,70 @@ func TestSubscriptionStartsAtItsSubscribe(t *testing.T) {
 		time.Sleep(30 * time.Millisecond) // the poller finds the hub idle
 	}
 }
+
+// TestSubscriptionSocketsBeforeInit: sockets that have not finished connection_init are bounded
+// for all callers together (no key's limit can hold them yet): beyond the bound an upgrade is
+// HTTP 503 OVERLOADED with Retry-After, and a socket that finishes its init, or goes away,
+// frees its place.
+func TestSubscriptionSocketsBeforeInit(t *testing.T) {
+	h := newSubsHarness(t, subsConfig{hub: graph.HubOptions{Limits: graph.SubscriptionLimits{Unauthenticated: 2}}})
+	url := "ws" + strings.TrimPrefix(h.a.http.URL, "http") + "/graphql"
+	raw := func() (*websocket.Conn, *http.Response, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+		defer cancel()
+		c, resp, err := websocket.Dial(ctx, url, &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+		if c != nil {
+			t.Cleanup(func() { _ = c.CloseNow() })
+		}
+		return c, resp, err
+	}
+	refused := func(what string) {
+		t.Helper()
+		_, resp, err := raw()
+		if err == nil || resp == nil || resp.StatusCode != http.StatusServiceUnavailable || resp.Header.Get("Retry-After") == "" {
+			status := 0
+			if resp != nil {
+				status = resp.StatusCode
+			}
+			t.Fatalf("%s: upgrade answered %d (%v), want 503 with Retry-After", what, status, err)
+		}
+	}
+	accepted := func(what string) *websocket.Conn {
+		t.Helper()
+		c, _, err := raw()
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		return c
+	}
+	first := accepted("first socket without init")
+	accepted("second socket without init")
+	refused("third socket while two wait for connection_init")
+
+	// One finishes its init: its place is free (its key's limits hold it now).
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	if err := first.Write(ctx, websocket.MessageText, []byte(`{"type":"connection_init"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if _, data, err := first.Read(ctx); err != nil || !strings.Contains(string(data), "connection_ack") {
+		t.Fatalf("init: %s, %v", data, err)
+	}
+	third := accepted("a socket after one finished its init")
+	refused("again two waiting")
+
+	// One that goes away frees its place too.
+	_ = third.CloseNow()
+	deadline := time.Now().Add(waitLimit)
+	for {
+		c, _, err := raw()
+		if err == nil {
+			_ = c.CloseNow()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("a socket that went away before its init kept its place")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -112,11 +113,41 @@ func connStateFrom(ctx context.Context) *connState {
 // upgradeCallerKey carries the caller of an upgrade request that sent Authorization.
 type upgradeCallerKey struct{}
 
+// pendingKey carries the function that ends a socket's count among those before
+// connection_init (enterPending).
+type pendingKey struct{}
+
+// enterPending counts a socket among those that have not finished connection_init, and
+// reports false when Limits.Unauthenticated are already: a caller is known only after
+// connection_init, so until then no key's limit holds the socket, and without this bound any
+// client could hold sockets (goroutines, descriptors, buffers) for the init timeout each, as
+// many as it can open. leave ends the count (once; at connection_init, whatever its outcome,
+// or when the socket ends).
+func (h *Hub) enterPending() (leave func(), ok bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.pending >= h.opts.Limits.Unauthenticated {
+		return nil, false
+	}
+	h.pending++
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			h.mu.Lock()
+			h.pending--
+			h.mu.Unlock()
+		})
+	}, true
+}
+
 // initFunc authenticates connection_init: its payload's Authorization (else the upgrade
 // request's, else none: the anonymous role) through the same key check as HTTP. A wrong key
 // closes the socket with 4403 Forbidden; a caller at its limit of connections with 1013.
 func (h *Hub) initFunc(auth *Auth) transport.WebsocketInitFunc {
 	return func(ctx context.Context, payload transport.InitPayload) (context.Context, *transport.InitPayload, error) {
+		if leave, ok := ctx.Value(pendingKey{}).(func()); ok {
+			leave() // past connection_init: the key's limits hold it from here
+		}
 		caller := CallerFrom(ctx)
 		if auth != nil {
 			c, fromUpgrade := ctx.Value(upgradeCallerKey{}).(Caller)
