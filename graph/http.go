@@ -244,9 +244,17 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			}
 			defer leave()
 			ctx = context.WithValue(ctx, pendingKey{}, leave)
+			// The socket's log line (written when it ends) names the caller connection_init
+			// authenticated; until then, with keys, nobody is.
+			logged := &socketCaller{c: caller}
+			if opts.Auth != nil && r.Header.Get("Authorization") == "" {
+				logged.c = Caller{Name: unauthenticatedCaller, Role: RoleNone}
+			}
+			ctx = context.WithValue(ctx, socketCallerKey{}, logged)
 			sctx, end := opts.Hub.socketContext(WithCaller(ctx, caller))
 			defer end()
 			srv.ServeHTTP(rec, r.WithContext(sctx))
+			caller = logged.get()
 			return
 		}
 		if opts.Deadline > 0 {

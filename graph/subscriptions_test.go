@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -967,5 +969,73 @@ func TestSubscriptionSocketsBeforeInit(t *testing.T) {
 			t.Fatal("a socket that went away before its init kept its place")
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's concurrent writes.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// TestSubscriptionSocketLogNamesItsCaller: a socket's log line names the caller that
+// connection_init authenticated, and "unauthenticated" for one that never finished it; it named
+// the server's default caller ("local", admin) for every upgrade without a key in its header.
+func TestSubscriptionSocketLogNamesItsCaller(t *testing.T) {
+	logs := &syncBuffer{}
+	h := newSubsHarness(t, subsConfig{auth: testAuth(), configure: func(o *graph.Options) {
+		o.Logger = slog.New(slog.NewJSONHandler(logs, nil))
+	}})
+	socketLines := func() []map[string]any {
+		var out []map[string]any
+		for _, line := range strings.Split(logs.String(), "\n") {
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "graphql request" && m["operation"] == "websocket" {
+				out = append(out, m)
+			}
+		}
+		return out
+	}
+	waitLines := func(n int) []map[string]any {
+		t.Helper()
+		deadline := time.Now().Add(waitLimit)
+		for {
+			if lines := socketLines(); len(lines) >= n {
+				return lines
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%d socket log lines, want %d:\n%s", len(socketLines()), n, logs.String())
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}
+	c := connect(t, h.a, "victor-key")
+	_ = c.conn.Close(websocket.StatusNormalClosure, "")
+	got := waitLines(1)[0]
+	if got["caller"] != "victor" || got["role"] != "viewer" {
+		t.Errorf("an authenticated socket logs caller %v role %v, want victor viewer", got["caller"], got["role"])
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), waitLimit)
+	defer cancel()
+	raw, _, err := websocket.Dial(ctx, "ws"+strings.TrimPrefix(h.a.http.URL, "http")+"/graphql", &websocket.DialOptions{Subprotocols: []string{"graphql-transport-ws"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = raw.Close(websocket.StatusNormalClosure, "")
+	got = waitLines(2)[1]
+	if got["caller"] != "unauthenticated" || got["role"] != "none" {
+		t.Errorf("a socket that never sent connection_init logs caller %v role %v, want unauthenticated none", got["caller"], got["role"])
 	}
 }

@@ -113,6 +113,31 @@ func connStateFrom(ctx context.Context) *connState {
 // upgradeCallerKey carries the caller of an upgrade request that sent Authorization.
 type upgradeCallerKey struct{}
 
+// unauthenticatedCaller names, in a socket's log line, a caller that never finished
+// connection_init on a server with keys.
+const unauthenticatedCaller = "unauthenticated"
+
+// socketCaller is the caller a socket's log line names: set by connection_init (initFunc),
+// read when the socket ends.
+type socketCaller struct {
+	mu sync.Mutex
+	c  Caller
+}
+
+func (s *socketCaller) set(c Caller) {
+	s.mu.Lock()
+	s.c = c
+	s.mu.Unlock()
+}
+
+func (s *socketCaller) get() Caller {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.c
+}
+
+type socketCallerKey struct{}
+
 // pendingKey carries the function that ends a socket's count among those before
 // connection_init (enterPending).
 type pendingKey struct{}
@@ -160,6 +185,9 @@ func (h *Hub) initFunc(auth *Auth) transport.WebsocketInitFunc {
 				return transport.AppendCloseReason(ctx, "Forbidden"), nil, err
 			}
 			caller = c
+		}
+		if logged, ok := ctx.Value(socketCallerKey{}).(*socketCaller); ok {
+			logged.set(caller)
 		}
 		if !h.openConn(caller.Name) {
 			ctx = transport.WithWebsocketCloseCode(ctx, closeTryLater)
