@@ -32,6 +32,9 @@ type requestInfo struct {
 	// apqHash and apqQuery are a persisted query that the request registers, stored once the
 	// request passes every check before execution (PersistedQueries.commitPersisted).
 	apqHash, apqQuery string
+	// caller is the caller a WebSocket's log line names: set at the upgrade and again by
+	// connection_init (initFunc), read when the socket ends.
+	caller Caller
 }
 
 type requestInfoKey struct{}
@@ -51,6 +54,18 @@ func (i *requestInfo) getCost() int {
 	i.mu.Lock()
 	defer i.mu.Unlock()
 	return i.cost
+}
+
+func (i *requestInfo) setCaller(c Caller) {
+	i.mu.Lock()
+	i.caller = c
+	i.mu.Unlock()
+}
+
+func (i *requestInfo) getCaller() Caller {
+	i.mu.Lock()
+	defer i.mu.Unlock()
+	return i.caller
 }
 
 func (i *requestInfo) setOperation(name string) {
@@ -189,6 +204,18 @@ func (s *statusRecorder) Flush() {
 	}
 }
 
+// authenticateOr401 returns the caller of r's key, or answers 401 with WWW-Authenticate and
+// reports false.
+func authenticateOr401(w http.ResponseWriter, r *http.Request, auth *Auth) (Caller, bool) {
+	c, err := auth.authenticate(r)
+	if err != nil {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
+		writeHTTPError(w, r, http.StatusUnauthorized, CodeUnauthenticated, err.Error())
+		return Caller{}, false
+	}
+	return c, true
+}
+
 // serveGraphQL is the per-request chain in front of the executor: request ID, body bounds,
 // authentication, the deadline, per-request loaders and DynamoDB counter, then one structured
 // log line and the metrics.
@@ -226,10 +253,8 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			// subscriptions; the hub bounds connections and subscriptions per key). A key in the
 			// upgrade request is checked now; connection_init's (graphql.initFunc) may replace it.
 			if opts.Auth != nil && r.Header.Get("Authorization") != "" {
-				c, err := opts.Auth.authenticate(r)
-				if err != nil {
-					rec.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
-					writeHTTPError(rec, r, http.StatusUnauthorized, CodeUnauthenticated, err.Error())
+				c, ok := authenticateOr401(rec, r, opts.Auth)
+				if !ok {
 					return
 				}
 				caller = c
@@ -246,15 +271,14 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			ctx = context.WithValue(ctx, pendingKey{}, leave)
 			// The socket's log line (written when it ends) names the caller connection_init
 			// authenticated; until then, with keys, nobody is.
-			logged := &socketCaller{c: caller}
+			info.setCaller(caller)
 			if opts.Auth != nil && r.Header.Get("Authorization") == "" {
-				logged.c = Caller{Name: unauthenticatedCaller, Role: RoleNone}
+				info.setCaller(Caller{Name: unauthenticatedCaller, Role: RoleNone})
 			}
-			ctx = context.WithValue(ctx, socketCallerKey{}, logged)
 			sctx, end := opts.Hub.socketContext(WithCaller(ctx, caller))
 			defer end()
 			srv.ServeHTTP(rec, r.WithContext(sctx))
-			caller = logged.get()
+			caller = info.getCaller()
 			return
 		}
 		if opts.Deadline > 0 {
@@ -268,10 +292,8 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 		}
 		// The key is checked before the body is read: a wrong key costs one header.
 		if opts.Auth != nil {
-			c, err := opts.Auth.authenticate(r)
-			if err != nil {
-				rec.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
-				writeHTTPError(rec, r, http.StatusUnauthorized, CodeUnauthenticated, err.Error())
+			c, ok := authenticateOr401(rec, r, opts.Auth)
+			if !ok {
 				return
 			}
 			caller = c

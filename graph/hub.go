@@ -230,12 +230,8 @@ func (h *Hub) prime(ctx context.Context) error {
 		return nil
 	}
 	now := h.opts.Now()
-	ctx, stats := dynamo.WithStats(ctx)
-	defer func() {
-		n := stats.Snapshot().Requests
-		h.requests.Add(int64(n))
-		h.opts.Instruments.pollRequests(n)
-	}()
+	ctx, counted := h.countRequests(ctx)
+	defer counted()
 	bells, err := h.feed.ChangeBells(ctx, now.Add(-h.opts.Overlap))
 	if err != nil {
 		return err
@@ -252,6 +248,17 @@ func (h *Hub) prime(ctx context.Context) error {
 	h.held = nil // held for subscribers that are gone
 	h.mu.Unlock()
 	return nil
+}
+
+// countRequests returns ctx counting DynamoDB requests, and the func that adds them to the
+// poller's count and metric (prime and Poll defer it).
+func (h *Hub) countRequests(ctx context.Context) (context.Context, func()) {
+	ctx, stats := dynamo.WithStats(ctx)
+	return ctx, func() {
+		n := stats.Snapshot().Requests
+		h.requests.Add(int64(n))
+		h.opts.Instruments.pollRequests(n)
+	}
 }
 
 // Ring makes the poller poll now rather than at its next tick: this process committed a write.
@@ -288,12 +295,8 @@ func (h *Hub) Poll(ctx context.Context) error {
 		return h.prime(ctx)
 	}
 	start := h.opts.Now()
-	ctx, stats := dynamo.WithStats(ctx)
-	defer func() {
-		n := stats.Snapshot().Requests
-		h.requests.Add(int64(n))
-		h.opts.Instruments.pollRequests(n)
-	}()
+	ctx, counted := h.countRequests(ctx)
+	defer counted()
 	bells, err := h.feed.ChangeBells(ctx, h.from)
 	if err != nil {
 		return err

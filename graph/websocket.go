@@ -117,27 +117,6 @@ type upgradeCallerKey struct{}
 // connection_init on a server with keys.
 const unauthenticatedCaller = "unauthenticated"
 
-// socketCaller is the caller a socket's log line names: set by connection_init (initFunc),
-// read when the socket ends.
-type socketCaller struct {
-	mu sync.Mutex
-	c  Caller
-}
-
-func (s *socketCaller) set(c Caller) {
-	s.mu.Lock()
-	s.c = c
-	s.mu.Unlock()
-}
-
-func (s *socketCaller) get() Caller {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.c
-}
-
-type socketCallerKey struct{}
-
 // pendingKey carries the function that ends a socket's count among those before
 // connection_init (enterPending).
 type pendingKey struct{}
@@ -186,8 +165,8 @@ func (h *Hub) initFunc(auth *Auth) transport.WebsocketInitFunc {
 			}
 			caller = c
 		}
-		if logged, ok := ctx.Value(socketCallerKey{}).(*socketCaller); ok {
-			logged.set(caller)
+		if info := requestInfoFrom(ctx); info != nil {
+			info.setCaller(caller) // the socket's log line names it
 		}
 		if !h.openConn(caller.Name) {
 			ctx = transport.WithWebsocketCloseCode(ctx, closeTryLater)
