@@ -137,6 +137,7 @@ func (r *floorRoot) Dependency() graph.DependencyResolver         { return floor
 func (r *floorRoot) Job() graph.JobResolver                       { return nil }
 func (r *floorRoot) Metric() graph.MetricResolver                 { return nil }
 func (r *floorRoot) Mutation() graph.MutationResolver             { return nil }
+func (r *floorRoot) Owner() graph.OwnerResolver                   { return nil }
 func (r *floorRoot) Query() graph.QueryResolver                   { return floorQuery{d: r.d} }
 func (r *floorRoot) Rule() graph.RuleResolver                     { return nil }
 func (r *floorRoot) Subscription() graph.SubscriptionResolver     { return nil }
@@ -153,7 +154,7 @@ func (q floorQuery) Capability(_ context.Context, id string) (*catalog.Capabilit
 	return q.d.caps[id], nil
 }
 
-func (q floorQuery) Capabilities(_ context.Context, _ *string, _ *int, _ *string) (*model.Connection[*catalog.Capability], error) {
+func (q floorQuery) Capabilities(_ context.Context, _ *model.CapabilityFilter, _ *model.CapabilityOrder, _ *string, _ *int, _ *string) (*model.Connection[*catalog.Capability], error) {
 	return q.d.list, nil
 }
 

@@ -21,7 +21,10 @@ func fill(v reflect.Value, name string) {
 	case reflect.String:
 		v.SetString(strings.Repeat("é", textLimit(name)))
 	case reflect.Map, reflect.Interface:
-		v.Set(reflect.ValueOf(map[string]any{"k": strings.Repeat("j", MaxJSONBytes-8)}))
+		free := reflect.ValueOf(map[string]any{"k": strings.Repeat("j", MaxJSONBytes-8)})
+		if free.Type().AssignableTo(v.Type()) { // a free-form JSON value, not a server-kept tally
+			v.Set(free)
+		}
 	case reflect.Slice:
 		if v.Type().Elem().Kind() == reflect.Interface {
 			v.Set(reflect.ValueOf([]any{strings.Repeat("j", MaxJSONBytes-4)}))

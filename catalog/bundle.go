@@ -65,6 +65,7 @@ func Aggregate(a *Aggregates, components []*Component, dependencies int, jobs []
 		}
 	}
 	a.HealthScore, a.HealthStatus = HealthScore(components, a.TotalIncidents)
+	a.Components = TallyComponents(components)
 }
 
 // JobSucceeded is 1 for a status counted in successfulJobs, else 0.

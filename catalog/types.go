@@ -76,6 +76,9 @@ type Aggregates struct {
 	LastDeployment         *Timestamp   `json:"lastDeployment"`
 	MonthlyOperationalCost float64      `json:"monthlyOperationalCost"`
 	UserCount              int          `json:"userCount"`
+	// Components tallies the components by team, type and health (TallyComponents), kept with
+	// the other counters; not part of the GraphQL schema.
+	Components *ComponentTally `json:"componentTally,omitempty"`
 }
 
 // ReportedHealthScore returns the health score, or nil when no component reports health: the

@@ -97,6 +97,7 @@ func withComponents(c *catalog.Capability, comps []*catalog.Component) {
 		}
 	}
 	a.HealthScore, a.HealthStatus = catalog.HealthScore(comps, a.TotalIncidents)
+	a.Components = catalog.TallyComponents(comps)
 }
 
 func activeRule(r *catalog.Rule) int {

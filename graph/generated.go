@@ -40,6 +40,7 @@ type ResolverRoot interface {
 	Job() JobResolver
 	Metric() MetricResolver
 	Mutation() MutationResolver
+	Owner() OwnerResolver
 	Query() QueryResolver
 	Rule() RuleResolver
 	Subscription() SubscriptionResolver
@@ -192,14 +193,20 @@ type ComplexityRoot struct {
 	}
 
 	CapabilityConnection struct {
-		Edges    func(childComplexity int) int
-		Nodes    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	CapabilityEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	CapabilityStatusCount struct {
+		Count  func(childComplexity int) int
+		Status func(childComplexity int) int
 	}
 
 	CapabilityVersion struct {
@@ -236,6 +243,20 @@ type ComplexityRoot struct {
 	CapabilityVersionEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	CatalogueSummary struct {
+		ActiveJobs               func(childComplexity int) int
+		ActiveJobsByType         func(childComplexity int) int
+		ByDomain                 func(childComplexity int) int
+		ByHealthStatus           func(childComplexity int) int
+		ByPriority               func(childComplexity int) int
+		ByStatus                 func(childComplexity int) int
+		CapabilityCount          func(childComplexity int) int
+		ComponentCount           func(childComplexity int) int
+		ComponentsByHealthStatus func(childComplexity int) int
+		ComponentsByType         func(childComplexity int) int
+		MeanHealthScore          func(childComplexity int) int
 	}
 
 	Change struct {
@@ -297,9 +318,10 @@ type ComplexityRoot struct {
 	}
 
 	ComponentConnection struct {
-		Edges    func(childComplexity int) int
-		Nodes    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	ComponentEdge struct {
@@ -326,6 +348,11 @@ type ComplexityRoot struct {
 		ResponseTime    func(childComplexity int) int
 		ResponseTimeMet func(childComplexity int) int
 		Target          func(childComplexity int) int
+	}
+
+	ComponentTypeCount struct {
+		Count func(childComplexity int) int
+		Type  func(childComplexity int) int
 	}
 
 	Condition struct {
@@ -404,6 +431,11 @@ type ComplexityRoot struct {
 		Type      func(childComplexity int) int
 	}
 
+	DomainCount struct {
+		Count  func(childComplexity int) int
+		Domain func(childComplexity int) int
+	}
+
 	Endpoint struct {
 		HealthCheck func(childComplexity int) int
 		Port        func(childComplexity int) int
@@ -424,6 +456,11 @@ type ComplexityRoot struct {
 		Retries         func(childComplexity int) int
 		Strategy        func(childComplexity int) int
 		Timeout         func(childComplexity int) int
+	}
+
+	HealthStatusCount struct {
+		Count  func(childComplexity int) int
+		Status func(childComplexity int) int
 	}
 
 	Impact struct {
@@ -469,9 +506,10 @@ type ComplexityRoot struct {
 	}
 
 	JobConnection struct {
-		Edges    func(childComplexity int) int
-		Nodes    func(childComplexity int) int
-		PageInfo func(childComplexity int) int
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
 	}
 
 	JobEdge struct {
@@ -485,6 +523,11 @@ type ComplexityRoot struct {
 		Downtime               func(childComplexity int) int
 		RollbacksTriggered     func(childComplexity int) int
 		TotalArtifactsDeployed func(childComplexity int) int
+	}
+
+	JobTypeCount struct {
+		Count   func(childComplexity int) int
+		JobType func(childComplexity int) int
 	}
 
 	LatencyValue struct {
@@ -566,6 +609,26 @@ type ComplexityRoot struct {
 		UpdateRule           func(childComplexity int, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) int
 	}
 
+	Owner struct {
+		Capabilities    func(childComplexity int, first *int, after *string) int
+		CapabilityCount func(childComplexity int) int
+		ComponentCount  func(childComplexity int) int
+		Components      func(childComplexity int, first *int, after *string) int
+		Name            func(childComplexity int) int
+	}
+
+	OwnerConnection struct {
+		Edges      func(childComplexity int) int
+		Nodes      func(childComplexity int) int
+		PageInfo   func(childComplexity int) int
+		TotalCount func(childComplexity int) int
+	}
+
+	OwnerEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
+	}
+
 	Ownership struct {
 		LeadEngineer   func(childComplexity int) int
 		OncallRotation func(childComplexity int) int
@@ -597,18 +660,28 @@ type ComplexityRoot struct {
 		SmokeTests   func(childComplexity int) int
 	}
 
+	PriorityCount struct {
+		Count    func(childComplexity int) int
+		Priority func(childComplexity int) int
+	}
+
 	Query struct {
-		Capabilities         func(childComplexity int, domain *string, first *int, after *string) int
+		ActiveJobs           func(childComplexity int, jobTypes []catalog.JobType, first *int, after *string) int
+		Capabilities         func(childComplexity int, filter *model.CapabilityFilter, orderBy *model.CapabilityOrder, domain *string, first *int, after *string) int
 		CapabilitiesByDomain func(childComplexity int, domain string, first *int, after *string) int
 		CapabilitiesByHealth func(childComplexity int, status catalog.HealthStatus, first *int, after *string) int
 		Capability           func(childComplexity int, id string) int
 		CapabilityHistory    func(childComplexity int, id string, first *int, after *string) int
+		CatalogueSummary     func(childComplexity int) int
 		Changes              func(childComplexity int, capabilityID *string, entities []catalog.ChangeEntity, since *catalog.Timestamp, first *int, after *string, last *int, before *string) int
 		ComponentMetrics     func(childComplexity int, componentID string, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) int
+		Components           func(childComplexity int, filter *model.ComponentFilter, first *int, after *string) int
 		ComponentsByType     func(childComplexity int, typeArg string, first *int, after *string) int
 		Job                  func(childComplexity int, id string) int
 		Node                 func(childComplexity int, id string) int
 		Nodes                func(childComplexity int, ids []string) int
+		Owner                func(childComplexity int, name string) int
+		Owners               func(childComplexity int, first *int, after *string) int
 	}
 
 	RecordMetricsPayload struct {
@@ -867,11 +940,20 @@ type MutationResolver interface {
 	CreateArtifactUpload(ctx context.Context, jobID string, name string, contentType string) (*blob.PresignedRequest, error)
 	ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*archive.Report, error)
 }
+type OwnerResolver interface {
+	Capabilities(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Capability], error)
+	Components(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Component], error)
+}
 type QueryResolver interface {
 	Node(ctx context.Context, id string) (catalog.Node, error)
 	Nodes(ctx context.Context, ids []string) ([]catalog.Node, error)
 	Capability(ctx context.Context, id string) (*catalog.Capability, error)
-	Capabilities(ctx context.Context, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error)
+	Capabilities(ctx context.Context, filter *model.CapabilityFilter, orderBy *model.CapabilityOrder, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error)
+	Components(ctx context.Context, filter *model.ComponentFilter, first *int, after *string) (*model.Connection[*catalog.Component], error)
+	ActiveJobs(ctx context.Context, jobTypes []catalog.JobType, first *int, after *string) (*model.Connection[*catalog.Job], error)
+	Owners(ctx context.Context, first *int, after *string) (*model.Connection[*model.Owner], error)
+	Owner(ctx context.Context, name string) (*model.Owner, error)
+	CatalogueSummary(ctx context.Context) (*model.CatalogueSummary, error)
 	CapabilitiesByDomain(ctx context.Context, domain string, first *int, after *string) (*model.Connection[*catalog.Capability], error)
 	CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first *int, after *string) (*model.Connection[*catalog.Capability], error)
 	ComponentsByType(ctx context.Context, typeArg string, first *int, after *string) (*model.Connection[*catalog.Component], error)
@@ -1583,6 +1665,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CapabilityConnection.PageInfo(childComplexity), true
+	case "CapabilityConnection.totalCount":
+		if e.ComplexityRoot.CapabilityConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityConnection.TotalCount(childComplexity), true
 
 	case "CapabilityEdge.cursor":
 		if e.ComplexityRoot.CapabilityEdge.Cursor == nil {
@@ -1596,6 +1684,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CapabilityEdge.Node(childComplexity), true
+
+	case "CapabilityStatusCount.count":
+		if e.ComplexityRoot.CapabilityStatusCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityStatusCount.Count(childComplexity), true
+	case "CapabilityStatusCount.status":
+		if e.ComplexityRoot.CapabilityStatusCount.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CapabilityStatusCount.Status(childComplexity), true
 
 	case "CapabilityVersion.actor":
 		if e.ComplexityRoot.CapabilityVersion.Actor == nil {
@@ -1761,6 +1862,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.CapabilityVersionEdge.Node(childComplexity), true
+
+	case "CatalogueSummary.activeJobs":
+		if e.ComplexityRoot.CatalogueSummary.ActiveJobs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ActiveJobs(childComplexity), true
+	case "CatalogueSummary.activeJobsByType":
+		if e.ComplexityRoot.CatalogueSummary.ActiveJobsByType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ActiveJobsByType(childComplexity), true
+	case "CatalogueSummary.byDomain":
+		if e.ComplexityRoot.CatalogueSummary.ByDomain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ByDomain(childComplexity), true
+	case "CatalogueSummary.byHealthStatus":
+		if e.ComplexityRoot.CatalogueSummary.ByHealthStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ByHealthStatus(childComplexity), true
+	case "CatalogueSummary.byPriority":
+		if e.ComplexityRoot.CatalogueSummary.ByPriority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ByPriority(childComplexity), true
+	case "CatalogueSummary.byStatus":
+		if e.ComplexityRoot.CatalogueSummary.ByStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ByStatus(childComplexity), true
+	case "CatalogueSummary.capabilityCount":
+		if e.ComplexityRoot.CatalogueSummary.CapabilityCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.CapabilityCount(childComplexity), true
+	case "CatalogueSummary.componentCount":
+		if e.ComplexityRoot.CatalogueSummary.ComponentCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ComponentCount(childComplexity), true
+	case "CatalogueSummary.componentsByHealthStatus":
+		if e.ComplexityRoot.CatalogueSummary.ComponentsByHealthStatus == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ComponentsByHealthStatus(childComplexity), true
+	case "CatalogueSummary.componentsByType":
+		if e.ComplexityRoot.CatalogueSummary.ComponentsByType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.ComponentsByType(childComplexity), true
+	case "CatalogueSummary.meanHealthScore":
+		if e.ComplexityRoot.CatalogueSummary.MeanHealthScore == nil {
+			break
+		}
+
+		return e.ComplexityRoot.CatalogueSummary.MeanHealthScore(childComplexity), true
 
 	case "Change.action":
 		if e.ComplexityRoot.Change.Action == nil {
@@ -2048,6 +2216,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ComponentConnection.PageInfo(childComplexity), true
+	case "ComponentConnection.totalCount":
+		if e.ComplexityRoot.ComponentConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentConnection.TotalCount(childComplexity), true
 
 	case "ComponentEdge.cursor":
 		if e.ComplexityRoot.ComponentEdge.Cursor == nil {
@@ -2153,6 +2327,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ComponentSla.Target(childComplexity), true
+
+	case "ComponentTypeCount.count":
+		if e.ComplexityRoot.ComponentTypeCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentTypeCount.Count(childComplexity), true
+	case "ComponentTypeCount.type":
+		if e.ComplexityRoot.ComponentTypeCount.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentTypeCount.Type(childComplexity), true
 
 	case "Condition.field":
 		if e.ComplexityRoot.Condition.Field == nil {
@@ -2474,6 +2661,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Deployment.Type(childComplexity), true
 
+	case "DomainCount.count":
+		if e.ComplexityRoot.DomainCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DomainCount.Count(childComplexity), true
+	case "DomainCount.domain":
+		if e.ComplexityRoot.DomainCount.Domain == nil {
+			break
+		}
+
+		return e.ComplexityRoot.DomainCount.Domain(childComplexity), true
+
 	case "Endpoint.healthCheck":
 		if e.ComplexityRoot.Endpoint.HealthCheck == nil {
 			break
@@ -2554,6 +2754,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Fallback.Timeout(childComplexity), true
+
+	case "HealthStatusCount.count":
+		if e.ComplexityRoot.HealthStatusCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HealthStatusCount.Count(childComplexity), true
+	case "HealthStatusCount.status":
+		if e.ComplexityRoot.HealthStatusCount.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.HealthStatusCount.Status(childComplexity), true
 
 	case "Impact.affected":
 		if e.ComplexityRoot.Impact.Affected == nil {
@@ -2757,6 +2970,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.JobConnection.PageInfo(childComplexity), true
+	case "JobConnection.totalCount":
+		if e.ComplexityRoot.JobConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobConnection.TotalCount(childComplexity), true
 
 	case "JobEdge.cursor":
 		if e.ComplexityRoot.JobEdge.Cursor == nil {
@@ -2801,6 +3020,19 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.JobMetrics.TotalArtifactsDeployed(childComplexity), true
+
+	case "JobTypeCount.count":
+		if e.ComplexityRoot.JobTypeCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobTypeCount.Count(childComplexity), true
+	case "JobTypeCount.jobType":
+		if e.ComplexityRoot.JobTypeCount.JobType == nil {
+			break
+		}
+
+		return e.ComplexityRoot.JobTypeCount.JobType(childComplexity), true
 
 	case "LatencyValue.max":
 		if e.ComplexityRoot.LatencyValue.Max == nil {
@@ -3208,6 +3440,85 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.Mutation.UpdateRule(childComplexity, args["capabilityId"].(string), args["ruleId"].(string), args["expectedRevision"].(int), args["input"].(map[string]any), args["clientRequestToken"].(*string)), true
 
+	case "Owner.capabilities":
+		if e.ComplexityRoot.Owner.Capabilities == nil {
+			break
+		}
+
+		args, err := ec.field_Owner_capabilities_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Owner.Capabilities(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Owner.capabilityCount":
+		if e.ComplexityRoot.Owner.CapabilityCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Owner.CapabilityCount(childComplexity), true
+	case "Owner.componentCount":
+		if e.ComplexityRoot.Owner.ComponentCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Owner.ComponentCount(childComplexity), true
+	case "Owner.components":
+		if e.ComplexityRoot.Owner.Components == nil {
+			break
+		}
+
+		args, err := ec.field_Owner_components_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Owner.Components(childComplexity, args["first"].(*int), args["after"].(*string)), true
+	case "Owner.name":
+		if e.ComplexityRoot.Owner.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Owner.Name(childComplexity), true
+
+	case "OwnerConnection.edges":
+		if e.ComplexityRoot.OwnerConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnerConnection.Edges(childComplexity), true
+	case "OwnerConnection.nodes":
+		if e.ComplexityRoot.OwnerConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnerConnection.Nodes(childComplexity), true
+	case "OwnerConnection.pageInfo":
+		if e.ComplexityRoot.OwnerConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnerConnection.PageInfo(childComplexity), true
+	case "OwnerConnection.totalCount":
+		if e.ComplexityRoot.OwnerConnection.TotalCount == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnerConnection.TotalCount(childComplexity), true
+
+	case "OwnerEdge.cursor":
+		if e.ComplexityRoot.OwnerEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnerEdge.Cursor(childComplexity), true
+	case "OwnerEdge.node":
+		if e.ComplexityRoot.OwnerEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.OwnerEdge.Node(childComplexity), true
+
 	case "Ownership.leadEngineer":
 		if e.ComplexityRoot.Ownership.LeadEngineer == nil {
 			break
@@ -3309,6 +3620,30 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.PreDeployment.SmokeTests(childComplexity), true
 
+	case "PriorityCount.count":
+		if e.ComplexityRoot.PriorityCount.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriorityCount.Count(childComplexity), true
+	case "PriorityCount.priority":
+		if e.ComplexityRoot.PriorityCount.Priority == nil {
+			break
+		}
+
+		return e.ComplexityRoot.PriorityCount.Priority(childComplexity), true
+
+	case "Query.activeJobs":
+		if e.ComplexityRoot.Query.ActiveJobs == nil {
+			break
+		}
+
+		args, err := ec.field_Query_activeJobs_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.ActiveJobs(childComplexity, args["jobTypes"].([]catalog.JobType), args["first"].(*int), args["after"].(*string)), true
 	case "Query.capabilities":
 		if e.ComplexityRoot.Query.Capabilities == nil {
 			break
@@ -3319,7 +3654,7 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 			return 0, false
 		}
 
-		return e.ComplexityRoot.Query.Capabilities(childComplexity, args["domain"].(*string), args["first"].(*int), args["after"].(*string)), true
+		return e.ComplexityRoot.Query.Capabilities(childComplexity, args["filter"].(*model.CapabilityFilter), args["orderBy"].(*model.CapabilityOrder), args["domain"].(*string), args["first"].(*int), args["after"].(*string)), true
 	case "Query.capabilitiesByDomain":
 		if e.ComplexityRoot.Query.CapabilitiesByDomain == nil {
 			break
@@ -3364,6 +3699,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.CapabilityHistory(childComplexity, args["id"].(string), args["first"].(*int), args["after"].(*string)), true
+	case "Query.catalogueSummary":
+		if e.ComplexityRoot.Query.CatalogueSummary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.CatalogueSummary(childComplexity), true
 	case "Query.changes":
 		if e.ComplexityRoot.Query.Changes == nil {
 			break
@@ -3386,6 +3727,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.ComponentMetrics(childComplexity, args["componentId"].(string), args["from"].(*catalog.Timestamp), args["to"].(*catalog.Timestamp), args["first"].(*int), args["after"].(*string)), true
+	case "Query.components":
+		if e.ComplexityRoot.Query.Components == nil {
+			break
+		}
+
+		args, err := ec.field_Query_components_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Components(childComplexity, args["filter"].(*model.ComponentFilter), args["first"].(*int), args["after"].(*string)), true
 	case "Query.componentsByType":
 		if e.ComplexityRoot.Query.ComponentsByType == nil {
 			break
@@ -3431,6 +3783,28 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Nodes(childComplexity, args["ids"].([]string)), true
+	case "Query.owner":
+		if e.ComplexityRoot.Query.Owner == nil {
+			break
+		}
+
+		args, err := ec.field_Query_owner_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Owner(childComplexity, args["name"].(string)), true
+	case "Query.owners":
+		if e.ComplexityRoot.Query.Owners == nil {
+			break
+		}
+
+		args, err := ec.field_Query_owners_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Query.Owners(childComplexity, args["first"].(*int), args["after"].(*string)), true
 
 	case "RecordMetricsPayload.components":
 		if e.ComplexityRoot.RecordMetricsPayload.Components == nil {
@@ -4224,7 +4598,10 @@ func (e *executableSchema) Exec(ctx context.Context) graphql.ResponseHandler {
 			graphql.NewInputUnmarshaler("AvailabilityValueInput", ec.unmarshalInputAvailabilityValueInput),
 			graphql.NewInputUnmarshaler("BusinessMetricsInput", ec.unmarshalInputBusinessMetricsInput),
 			graphql.NewInputUnmarshaler("CanaryInput", ec.unmarshalInputCanaryInput),
+			graphql.NewInputUnmarshaler("CapabilityFilter", ec.unmarshalInputCapabilityFilter),
+			graphql.NewInputUnmarshaler("CapabilityOrder", ec.unmarshalInputCapabilityOrder),
 			graphql.NewInputUnmarshaler("ComplianceInput", ec.unmarshalInputComplianceInput),
+			graphql.NewInputUnmarshaler("ComponentFilter", ec.unmarshalInputComponentFilter),
 			graphql.NewInputUnmarshaler("ComponentHealthInput", ec.unmarshalInputComponentHealthInput),
 			graphql.NewInputUnmarshaler("ComponentInput", ec.unmarshalInputComponentInput),
 			graphql.NewInputUnmarshaler("ConditionInput", ec.unmarshalInputConditionInput),
@@ -4443,8 +4820,27 @@ type Query {
   nodes(ids: [ID!]!): [Node]!
   "The capability with this ID, or null when there is none."
   capability(id: ID!): Capability
-  "Every capability (the CAPABILITIES index), ordered by business domain, priority and name; ` + "`" + `domain` + "`" + ` narrows to one domain."
-  capabilities(domain: String, first: Int = 50, after: String): CapabilityConnection!
+  """
+  Find capabilities: every filter of ` + "`" + `filter` + "`" + ` must hold (each list matches any of its values;
+  ` + "`" + `tags` + "`" + ` must all be present), ordered by ` + "`" + `orderBy` + "`" + `. Without ` + "`" + `filter` + "`" + ` and ` + "`" + `orderBy` + "`" + `, every
+  capability (the CAPABILITIES index) ordered by business domain, priority and name, as before;
+  ` + "`" + `domain` + "`" + ` narrows to one domain (the same as ` + "`" + `filter.domains: [domain]` + "`" + `). With ` + "`" + `filter.search` + "`" + `
+  and no ` + "`" + `orderBy` + "`" + `, the order is relevance: the capability whose ID is the search first, then
+  those whose name starts with it, then those with a word starting with each of its words, each
+  group in name order. With any other filter and no ` + "`" + `orderBy` + "`" + `, name order. Each shape is served
+  by key-range reads of the table or GSI1, never a Scan: docs/api.md states what each reads.
+  """
+  capabilities(filter: CapabilityFilter, orderBy: CapabilityOrder, domain: String, first: Int = 50, after: String): CapabilityConnection!
+  "Components across the catalogue that match every filter of ` + "`" + `filter` + "`" + `, ordered by capability and component ID."
+  components(filter: ComponentFilter, first: Int = 50, after: String): ComponentConnection!
+  "The jobs PENDING or RUNNING now across the catalogue, oldest start first, optionally of some types."
+  activeJobs(jobTypes: [JobType!], first: Int = 50, after: String): JobConnection!
+  "Every owner: a capability's ` + "`" + `owner` + "`" + ` or a component's ` + "`" + `ownership.team` + "`" + `, in name order, with their counts."
+  owners(first: Int = 100, after: String): OwnerConnection!
+  "One owner (matched case- and accent-insensitively), or null when nothing is owned under that name."
+  owner(name: String!): Owner
+  "The catalogue in numbers: exact counts after every committed write."
+  catalogueSummary: CatalogueSummary!
   "The capabilities of one business domain (the DOMAIN# index), ordered by priority and name."
   capabilitiesByDomain(domain: String!, first: Int = 50, after: String): CapabilityConnection!
   "The capabilities in one health status (the HEALTH# index), lowest health score first."
@@ -4509,6 +4905,8 @@ type CapabilityConnection {
   nodes: [Capability!]!
   "Where the page ends."
   pageInfo: PageInfo!
+  "How many capabilities the whole connection holds (every page), exactly; computed only when asked for."
+  totalCount: Int!
 }
 
 "A capability and its cursor."
@@ -4527,6 +4925,8 @@ type ComponentConnection {
   nodes: [Component!]!
   "Where the page ends."
   pageInfo: PageInfo!
+  "How many components the whole connection holds (every page), exactly; computed only when asked for."
+  totalCount: Int!
 }
 
 "A component and its cursor."
@@ -4545,6 +4945,8 @@ type JobConnection {
   nodes: [Job!]!
   "Where the page ends."
   pageInfo: PageInfo!
+  "How many jobs the whole connection holds (every page), exactly; computed only when asked for."
+  totalCount: Int!
 }
 
 "A job and its cursor."
@@ -4571,6 +4973,174 @@ type MetricEdge {
   cursor: String!
   "The sample."
   node: Metric!
+}
+
+"What ` + "`" + `Query.capabilities` + "`" + ` keeps: every given filter must hold."
+input CapabilityFilter {
+  "Case- and accent-insensitive; each word must start a word of the name, capabilityId, tags or owner: ` + "`" + `alert man` + "`" + ` finds ` + "`" + `Alert Management` + "`" + `."
+  search: String
+  "Any of these business domains."
+  domains: [String!]
+  "Any of these lifecycle stages."
+  statuses: [CapabilityStatus!]
+  "Any of these priorities."
+  priorities: [Priority!]
+  "Any of these health statuses."
+  healthStatuses: [HealthStatus!]
+  "The capability's owner or the ` + "`" + `ownership.team` + "`" + ` of one of its components (case- and accent-insensitive)."
+  owner: String
+  "All of these tags (case-insensitive)."
+  tags: [String!]
+}
+
+"What ` + "`" + `Query.capabilities` + "`" + ` can be ordered by; ties are broken by name, then capabilityId."
+enum CapabilityOrderField {
+  "Name, case- and accent-insensitively."
+  NAME
+  "Priority, critical first (ascending), then name."
+  PRIORITY
+  "Health score; capabilities with no reported score come last either way."
+  HEALTH_SCORE
+  "When the capability was last changed."
+  UPDATED_AT
+}
+
+"A sort direction."
+enum OrderDirection {
+  "Smallest first."
+  ASC
+  "Largest first."
+  DESC
+}
+
+"The order of ` + "`" + `Query.capabilities` + "`" + `."
+input CapabilityOrder {
+  "What to order by."
+  field: CapabilityOrderField!
+  "Ascending or descending."
+  direction: OrderDirection = ASC
+}
+
+"What ` + "`" + `Query.components` + "`" + ` keeps: every given filter must hold."
+input ComponentFilter {
+  "Case- and accent-insensitive; each word must start a word of the component's ID, name or type."
+  search: String
+  "Any of these component types."
+  types: [String!]
+  "Any of these component statuses."
+  statuses: [ComponentStatus!]
+  "Any of these health statuses (a component that reports no health is UNKNOWN)."
+  healthStatuses: [HealthStatus!]
+  "The component's ` + "`" + `ownership.team` + "`" + ` (case- and accent-insensitive)."
+  team: String
+}
+
+"Someone who owns capabilities or components: a capability's ` + "`" + `owner` + "`" + ` or a component's ` + "`" + `ownership.team` + "`" + `."
+type Owner {
+  "The owner's name, folded (lower case, accents removed) as every owner match is."
+  name: String!
+  "Capabilities owned: their owner is this name or one of their components' team is."
+  capabilityCount: Int!
+  "Components whose ` + "`" + `ownership.team` + "`" + ` is this name."
+  componentCount: Int!
+  "The capabilities owned, in name order."
+  capabilities(first: Int = 50, after: String): CapabilityConnection! @reads(segments: [])
+  "The components owned, ordered by capability and component ID."
+  components(first: Int = 50, after: String): ComponentConnection! @reads(segments: [])
+}
+
+"A page of owners."
+type OwnerConnection {
+  "The owners with their cursors."
+  edges: [OwnerEdge!]!
+  "The owners of the page."
+  nodes: [Owner!]!
+  "Where the page ends."
+  pageInfo: PageInfo!
+  "How many owners there are."
+  totalCount: Int!
+}
+
+"An owner and its cursor."
+type OwnerEdge {
+  "Opaque position of this item: valid only as ` + "`" + `after` + "`" + ` of the same query."
+  cursor: String!
+  "The owner."
+  node: Owner!
+}
+
+"How many capabilities are in one business domain."
+type DomainCount {
+  "The business domain."
+  domain: String!
+  "Its capabilities."
+  count: Int!
+}
+
+"How many capabilities are in one lifecycle stage."
+type CapabilityStatusCount {
+  "The stage."
+  status: CapabilityStatus!
+  "Its capabilities."
+  count: Int!
+}
+
+"How many capabilities have one priority."
+type PriorityCount {
+  "The priority."
+  priority: Priority!
+  "Its capabilities."
+  count: Int!
+}
+
+"How many capabilities (or components) are in one health status."
+type HealthStatusCount {
+  "The health status."
+  status: HealthStatus!
+  "How many."
+  count: Int!
+}
+
+"How many components are of one type."
+type ComponentTypeCount {
+  "The component type."
+  type: String!
+  "Its components."
+  count: Int!
+}
+
+"How many jobs of one type are PENDING or RUNNING."
+type JobTypeCount {
+  "The job type."
+  jobType: JobType!
+  "Its active jobs."
+  count: Int!
+}
+
+"The catalogue in numbers, exact after every committed write (sharded counters kept in the writes' own transactions)."
+type CatalogueSummary {
+  "Capabilities in the catalogue."
+  capabilityCount: Int!
+  "Components in the catalogue."
+  componentCount: Int!
+  "Capabilities per business domain, in domain order (domains with none left out)."
+  byDomain: [DomainCount!]!
+  "Capabilities per lifecycle stage, in the enum's order (every stage, zeros included)."
+  byStatus: [CapabilityStatusCount!]!
+  "Capabilities per priority, critical first (every priority, zeros included)."
+  byPriority: [PriorityCount!]!
+  "Capabilities per health status, in the enum's order (every status, zeros included)."
+  byHealthStatus: [HealthStatusCount!]!
+  "The mean health score of the capabilities that report one; null when none does."
+  meanHealthScore: Float
+  "Components per type, in type order (types with none left out)."
+  componentsByType: [ComponentTypeCount!]!
+  "Components per health status, in the enum's order (every status, zeros included)."
+  componentsByHealthStatus: [HealthStatusCount!]!
+  "Jobs PENDING or RUNNING now."
+  activeJobs: Int!
+  "Jobs PENDING or RUNNING now, per job type (every type, zeros included)."
+  activeJobsByType: [JobTypeCount!]!
 }
 
 "A capability's lifecycle stage: planning -> development -> active -> deprecated -> retiring."
@@ -7141,6 +7711,8 @@ func (ec *executionContext) childFields_CapabilityConnection(ctx context.Context
 		return ec.fieldContext_CapabilityConnection_nodes(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_CapabilityConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_CapabilityConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CapabilityConnection", field.Name)
 }
@@ -7153,6 +7725,16 @@ func (ec *executionContext) childFields_CapabilityEdge(ctx context.Context, fiel
 		return ec.fieldContext_CapabilityEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CapabilityEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CapabilityStatusCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_CapabilityStatusCount_status(ctx, field)
+	case "count":
+		return ec.fieldContext_CapabilityStatusCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CapabilityStatusCount", field.Name)
 }
 
 func (ec *executionContext) childFields_CapabilityVersion(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7225,6 +7807,34 @@ func (ec *executionContext) childFields_CapabilityVersionEdge(ctx context.Contex
 		return ec.fieldContext_CapabilityVersionEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type CapabilityVersionEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_CatalogueSummary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "capabilityCount":
+		return ec.fieldContext_CatalogueSummary_capabilityCount(ctx, field)
+	case "componentCount":
+		return ec.fieldContext_CatalogueSummary_componentCount(ctx, field)
+	case "byDomain":
+		return ec.fieldContext_CatalogueSummary_byDomain(ctx, field)
+	case "byStatus":
+		return ec.fieldContext_CatalogueSummary_byStatus(ctx, field)
+	case "byPriority":
+		return ec.fieldContext_CatalogueSummary_byPriority(ctx, field)
+	case "byHealthStatus":
+		return ec.fieldContext_CatalogueSummary_byHealthStatus(ctx, field)
+	case "meanHealthScore":
+		return ec.fieldContext_CatalogueSummary_meanHealthScore(ctx, field)
+	case "componentsByType":
+		return ec.fieldContext_CatalogueSummary_componentsByType(ctx, field)
+	case "componentsByHealthStatus":
+		return ec.fieldContext_CatalogueSummary_componentsByHealthStatus(ctx, field)
+	case "activeJobs":
+		return ec.fieldContext_CatalogueSummary_activeJobs(ctx, field)
+	case "activeJobsByType":
+		return ec.fieldContext_CatalogueSummary_activeJobsByType(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type CatalogueSummary", field.Name)
 }
 
 func (ec *executionContext) childFields_Change(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7351,6 +7961,8 @@ func (ec *executionContext) childFields_ComponentConnection(ctx context.Context,
 		return ec.fieldContext_ComponentConnection_nodes(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_ComponentConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_ComponentConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ComponentConnection", field.Name)
 }
@@ -7405,6 +8017,16 @@ func (ec *executionContext) childFields_ComponentSla(ctx context.Context, field 
 		return ec.fieldContext_ComponentSla_met(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ComponentSla", field.Name)
+}
+
+func (ec *executionContext) childFields_ComponentTypeCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_ComponentTypeCount_type(ctx, field)
+	case "count":
+		return ec.fieldContext_ComponentTypeCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ComponentTypeCount", field.Name)
 }
 
 func (ec *executionContext) childFields_Condition(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7559,6 +8181,16 @@ func (ec *executionContext) childFields_Deployment(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Deployment", field.Name)
 }
 
+func (ec *executionContext) childFields_DomainCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "domain":
+		return ec.fieldContext_DomainCount_domain(ctx, field)
+	case "count":
+		return ec.fieldContext_DomainCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type DomainCount", field.Name)
+}
+
 func (ec *executionContext) childFields_Endpoint(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "type":
@@ -7601,6 +8233,16 @@ func (ec *executionContext) childFields_Fallback(ctx context.Context, field grap
 		return ec.fieldContext_Fallback_backupComponent(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Fallback", field.Name)
+}
+
+func (ec *executionContext) childFields_HealthStatusCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "status":
+		return ec.fieldContext_HealthStatusCount_status(ctx, field)
+	case "count":
+		return ec.fieldContext_HealthStatusCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type HealthStatusCount", field.Name)
 }
 
 func (ec *executionContext) childFields_Impact(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7697,6 +8339,8 @@ func (ec *executionContext) childFields_JobConnection(ctx context.Context, field
 		return ec.fieldContext_JobConnection_nodes(ctx, field)
 	case "pageInfo":
 		return ec.fieldContext_JobConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_JobConnection_totalCount(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type JobConnection", field.Name)
 }
@@ -7725,6 +8369,16 @@ func (ec *executionContext) childFields_JobMetrics(ctx context.Context, field gr
 		return ec.fieldContext_JobMetrics_totalArtifactsDeployed(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type JobMetrics", field.Name)
+}
+
+func (ec *executionContext) childFields_JobTypeCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "jobType":
+		return ec.fieldContext_JobTypeCount_jobType(ctx, field)
+	case "count":
+		return ec.fieldContext_JobTypeCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type JobTypeCount", field.Name)
 }
 
 func (ec *executionContext) childFields_LatencyValue(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7845,6 +8499,46 @@ func (ec *executionContext) childFields_Monitoring(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Monitoring", field.Name)
 }
 
+func (ec *executionContext) childFields_Owner(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Owner_name(ctx, field)
+	case "capabilityCount":
+		return ec.fieldContext_Owner_capabilityCount(ctx, field)
+	case "componentCount":
+		return ec.fieldContext_Owner_componentCount(ctx, field)
+	case "capabilities":
+		return ec.fieldContext_Owner_capabilities(ctx, field)
+	case "components":
+		return ec.fieldContext_Owner_components(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Owner", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnerConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_OwnerConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_OwnerConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_OwnerConnection_pageInfo(ctx, field)
+	case "totalCount":
+		return ec.fieldContext_OwnerConnection_totalCount(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnerConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_OwnerEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_OwnerEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_OwnerEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type OwnerEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Ownership(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "team":
@@ -7905,6 +8599,16 @@ func (ec *executionContext) childFields_PreDeployment(ctx context.Context, field
 		return ec.fieldContext_PreDeployment_securityScan(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type PreDeployment", field.Name)
+}
+
+func (ec *executionContext) childFields_PriorityCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "priority":
+		return ec.fieldContext_PriorityCount_priority(ctx, field)
+	case "count":
+		return ec.fieldContext_PriorityCount_count(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type PriorityCount", field.Name)
 }
 
 func (ec *executionContext) childFields_RecordMetricsPayload(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9319,6 +10023,50 @@ func (ec *executionContext) field_Mutation_updateRule_args(ctx context.Context, 
 	return args, nil
 }
 
+func (ec *executionContext) field_Owner_capabilities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
+func (ec *executionContext) field_Owner_components_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9330,6 +10078,36 @@ func (ec *executionContext) field_Query___type_args(ctx context.Context, rawArgs
 		return nil, err
 	}
 	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_activeJobs_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "jobTypes",
+		func(ctx context.Context, v any) ([]catalog.JobType, error) {
+			return ec.unmarshalOJobType2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobTypeᚄ(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["jobTypes"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
 	return args, nil
 }
 
@@ -9396,30 +10174,46 @@ func (ec *executionContext) field_Query_capabilitiesByHealth_args(ctx context.Co
 func (ec *executionContext) field_Query_capabilities_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
-	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "domain",
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.CapabilityFilter, error) {
+			return ec.unmarshalOCapabilityFilter2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "orderBy",
+		func(ctx context.Context, v any) (*model.CapabilityOrder, error) {
+			return ec.unmarshalOCapabilityOrder2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityOrder(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["orderBy"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "domain",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["domain"] = arg0
-	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+	args["domain"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "first",
 		func(ctx context.Context, v any) (*int, error) {
 			return ec.unmarshalOInt2ᚖint(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["first"] = arg1
-	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+	args["first"] = arg3
+	arg4, err := graphql.ProcessArgField(ctx, rawArgs, "after",
 		func(ctx context.Context, v any) (*string, error) {
 			return ec.unmarshalOString2ᚖstring(ctx, v)
 		})
 	if err != nil {
 		return nil, err
 	}
-	args["after"] = arg2
+	args["after"] = arg4
 	return args, nil
 }
 
@@ -9605,6 +10399,36 @@ func (ec *executionContext) field_Query_componentsByType_args(ctx context.Contex
 	return args, nil
 }
 
+func (ec *executionContext) field_Query_components_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "filter",
+		func(ctx context.Context, v any) (*model.ComponentFilter, error) {
+			return ec.unmarshalOComponentFilter2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentFilter(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["filter"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg2
+	return args, nil
+}
+
 func (ec *executionContext) field_Query_job_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9644,6 +10468,42 @@ func (ec *executionContext) field_Query_nodes_args(ctx context.Context, rawArgs 
 		return nil, err
 	}
 	args["ids"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_owner_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "name",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNString2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["name"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Query_owners_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
 	return args, nil
 }
 
@@ -12441,6 +13301,29 @@ func (ec *executionContext) fieldContext_CapabilityConnection_pageInfo(_ context
 	return fc, nil
 }
 
+func (ec *executionContext) _CapabilityConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Capability]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityConnection", field, true, false, "Int")
+}
+
 func (ec *executionContext) _CapabilityEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Capability]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -12494,6 +13377,52 @@ func (ec *executionContext) fieldContext_CapabilityEdge_node(_ context.Context, 
 		},
 	}
 	return fc, nil
+}
+
+func (ec *executionContext) _CapabilityStatusCount_status(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityStatusCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityStatusCount_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.CapabilityStatus) graphql.Marshaler {
+			return ec.marshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityStatusCount_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityStatusCount", field, false, false, "CapabilityStatus")
+}
+
+func (ec *executionContext) _CapabilityStatusCount_count(ctx context.Context, field graphql.CollectedField, obj *model.CapabilityStatusCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CapabilityStatusCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CapabilityStatusCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CapabilityStatusCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _CapabilityVersion_id(ctx context.Context, field graphql.CollectedField, obj *catalog.CapabilityVersion) (ret graphql.Marshaler) {
@@ -13202,6 +14131,322 @@ func (ec *executionContext) fieldContext_CapabilityVersionEdge_node(_ context.Co
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_CapabilityVersion(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CatalogueSummary_capabilityCount(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_capabilityCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CapabilityCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_capabilityCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogueSummary", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CatalogueSummary_componentCount(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_componentCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ComponentCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_componentCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogueSummary", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CatalogueSummary_byDomain(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_byDomain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByDomain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.DomainCount) graphql.Marshaler {
+			return ec.marshalNDomainCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐDomainCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_byDomain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CatalogueSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_DomainCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CatalogueSummary_byStatus(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_byStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.CapabilityStatusCount) graphql.Marshaler {
+			return ec.marshalNCapabilityStatusCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityStatusCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_byStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CatalogueSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapabilityStatusCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CatalogueSummary_byPriority(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_byPriority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByPriority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.PriorityCount) graphql.Marshaler {
+			return ec.marshalNPriorityCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPriorityCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_byPriority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CatalogueSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PriorityCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CatalogueSummary_byHealthStatus(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_byHealthStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ByHealthStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.HealthStatusCount) graphql.Marshaler {
+			return ec.marshalNHealthStatusCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐHealthStatusCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_byHealthStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CatalogueSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HealthStatusCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CatalogueSummary_meanHealthScore(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_meanHealthScore(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.MeanHealthScore, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_meanHealthScore(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogueSummary", field, false, false, "Float")
+}
+
+func (ec *executionContext) _CatalogueSummary_componentsByType(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_componentsByType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ComponentsByType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.ComponentTypeCount) graphql.Marshaler {
+			return ec.marshalNComponentTypeCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentTypeCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_componentsByType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CatalogueSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ComponentTypeCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CatalogueSummary_componentsByHealthStatus(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_componentsByHealthStatus(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ComponentsByHealthStatus, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.HealthStatusCount) graphql.Marshaler {
+			return ec.marshalNHealthStatusCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐHealthStatusCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_componentsByHealthStatus(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CatalogueSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_HealthStatusCount(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _CatalogueSummary_activeJobs(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_activeJobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActiveJobs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_activeJobs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("CatalogueSummary", field, false, false, "Int")
+}
+
+func (ec *executionContext) _CatalogueSummary_activeJobsByType(ctx context.Context, field graphql.CollectedField, obj *model.CatalogueSummary) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_CatalogueSummary_activeJobsByType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ActiveJobsByType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.JobTypeCount) graphql.Marshaler {
+			return ec.marshalNJobTypeCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobTypeCountᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_CatalogueSummary_activeJobsByType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "CatalogueSummary",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobTypeCount(ctx, field)
 		},
 	}
 	return fc, nil
@@ -14448,6 +15693,29 @@ func (ec *executionContext) fieldContext_ComponentConnection_pageInfo(_ context.
 	return fc, nil
 }
 
+func (ec *executionContext) _ComponentConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Component]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentConnection", field, true, false, "Int")
+}
+
 func (ec *executionContext) _ComponentEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Component]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -14864,6 +16132,52 @@ func (ec *executionContext) _ComponentSla_met(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_ComponentSla_met(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ComponentTypeCount_type(ctx context.Context, field graphql.CollectedField, obj *model.ComponentTypeCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentTypeCount_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentTypeCount_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentTypeCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _ComponentTypeCount_count(ctx context.Context, field graphql.CollectedField, obj *model.ComponentTypeCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentTypeCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentTypeCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentTypeCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Condition_field(ctx context.Context, field graphql.CollectedField, obj *catalog.Condition) (ret graphql.Marshaler) {
@@ -16188,6 +17502,52 @@ func (ec *executionContext) fieldContext_Deployment_endpoints(_ context.Context,
 	return fc, nil
 }
 
+func (ec *executionContext) _DomainCount_domain(ctx context.Context, field graphql.CollectedField, obj *model.DomainCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DomainCount_domain(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Domain, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DomainCount_domain(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DomainCount", field, false, false, "String")
+}
+
+func (ec *executionContext) _DomainCount_count(ctx context.Context, field graphql.CollectedField, obj *model.DomainCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_DomainCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_DomainCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("DomainCount", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Endpoint_type(ctx context.Context, field graphql.CollectedField, obj *catalog.Endpoint) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16485,6 +17845,52 @@ func (ec *executionContext) _Fallback_backupComponent(ctx context.Context, field
 }
 func (ec *executionContext) fieldContext_Fallback_backupComponent(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Fallback", field, false, false, "String")
+}
+
+func (ec *executionContext) _HealthStatusCount_status(ctx context.Context, field graphql.CollectedField, obj *model.HealthStatusCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HealthStatusCount_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.HealthStatus) graphql.Marshaler {
+			return ec.marshalNHealthStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HealthStatusCount_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HealthStatusCount", field, false, false, "HealthStatus")
+}
+
+func (ec *executionContext) _HealthStatusCount_count(ctx context.Context, field graphql.CollectedField, obj *model.HealthStatusCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_HealthStatusCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_HealthStatusCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("HealthStatusCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _Impact_root(ctx context.Context, field graphql.CollectedField, obj *catalog.ImpactResult) (ret graphql.Marshaler) {
@@ -17404,6 +18810,29 @@ func (ec *executionContext) fieldContext_JobConnection_pageInfo(_ context.Contex
 	return fc, nil
 }
 
+func (ec *executionContext) _JobConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Job]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobConnection", field, true, false, "Int")
+}
+
 func (ec *executionContext) _JobEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Job]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -17572,6 +19001,52 @@ func (ec *executionContext) _JobMetrics_totalArtifactsDeployed(ctx context.Conte
 }
 func (ec *executionContext) fieldContext_JobMetrics_totalArtifactsDeployed(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("JobMetrics", field, false, false, "Int")
+}
+
+func (ec *executionContext) _JobTypeCount_jobType(ctx context.Context, field graphql.CollectedField, obj *model.JobTypeCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobTypeCount_jobType(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.JobType, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.JobType) graphql.Marshaler {
+			return ec.marshalNJobType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobType(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobTypeCount_jobType(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobTypeCount", field, false, false, "JobType")
+}
+
+func (ec *executionContext) _JobTypeCount_count(ctx context.Context, field graphql.CollectedField, obj *model.JobTypeCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_JobTypeCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_JobTypeCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("JobTypeCount", field, false, false, "Int")
 }
 
 func (ec *executionContext) _LatencyValue_p50(ctx context.Context, field graphql.CollectedField, obj *catalog.LatencyValue) (ret graphql.Marshaler) {
@@ -19577,6 +21052,337 @@ func (ec *executionContext) fieldContext_Mutation_archiveMetrics(ctx context.Con
 	return fc, nil
 }
 
+func (ec *executionContext) _Owner_name(ctx context.Context, field graphql.CollectedField, obj *model.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Owner_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Owner_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Owner", field, false, false, "String")
+}
+
+func (ec *executionContext) _Owner_capabilityCount(ctx context.Context, field graphql.CollectedField, obj *model.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Owner_capabilityCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CapabilityCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Owner_capabilityCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Owner", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Owner_componentCount(ctx context.Context, field graphql.CollectedField, obj *model.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Owner_componentCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ComponentCount, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Owner_componentCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Owner", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Owner_capabilities(ctx context.Context, field graphql.CollectedField, obj *model.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Owner_capabilities(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Owner().Capabilities(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Capability]) graphql.Marshaler {
+			return ec.marshalNCapabilityConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Owner_capabilities(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Owner",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CapabilityConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Owner_capabilities_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Owner_components(ctx context.Context, field graphql.CollectedField, obj *model.Owner) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Owner_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Owner().Components(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Component]) graphql.Marshaler {
+			return ec.marshalNComponentConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Owner_components(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Owner",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ComponentConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Owner_components_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnerConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*model.Owner]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnerConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*model.Owner]) graphql.Marshaler {
+			return ec.marshalNOwnerEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnerConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnerConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnerEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnerConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*model.Owner]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnerConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Owner) graphql.Marshaler {
+			return ec.marshalNOwner2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOwnerᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnerConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnerConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Owner(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnerConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*model.Owner]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnerConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnerConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnerConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _OwnerConnection_totalCount(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*model.Owner]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnerConnection_totalCount(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.TotalCount(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnerConnection_totalCount(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnerConnection", field, true, false, "Int")
+}
+
+func (ec *executionContext) _OwnerEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*model.Owner]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnerEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnerEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("OwnerEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _OwnerEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*model.Owner]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_OwnerEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Owner) graphql.Marshaler {
+			return ec.marshalNOwner2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOwner(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_OwnerEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "OwnerEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Owner(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Ownership_team(ctx context.Context, field graphql.CollectedField, obj *catalog.Ownership) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -19945,6 +21751,52 @@ func (ec *executionContext) fieldContext_PreDeployment_securityScan(_ context.Co
 	return graphql.NewScalarFieldContext("PreDeployment", field, false, false, "String")
 }
 
+func (ec *executionContext) _PriorityCount_priority(ctx context.Context, field graphql.CollectedField, obj *model.PriorityCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriorityCount_priority(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Priority, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Priority) graphql.Marshaler {
+			return ec.marshalNPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriorityCount_priority(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriorityCount", field, false, false, "Priority")
+}
+
+func (ec *executionContext) _PriorityCount_count(ctx context.Context, field graphql.CollectedField, obj *model.PriorityCount) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_PriorityCount_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_PriorityCount_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("PriorityCount", field, false, false, "Int")
+}
+
 func (ec *executionContext) _Query_node(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20087,7 +21939,7 @@ func (ec *executionContext) _Query_capabilities(ctx context.Context, field graph
 		},
 		func(ctx context.Context) (any, error) {
 			fc := graphql.GetFieldContext(ctx)
-			return ec.Resolvers.Query().Capabilities(ctx, fc.Args["domain"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
+			return ec.Resolvers.Query().Capabilities(ctx, fc.Args["filter"].(*model.CapabilityFilter), fc.Args["orderBy"].(*model.CapabilityOrder), fc.Args["domain"].(*string), fc.Args["first"].(*int), fc.Args["after"].(*string))
 		},
 		nil,
 		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Capability]) graphql.Marshaler {
@@ -20117,6 +21969,214 @@ func (ec *executionContext) fieldContext_Query_capabilities(ctx context.Context,
 	if fc.Args, err = ec.field_Query_capabilities_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_components(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_components(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Components(ctx, fc.Args["filter"].(*model.ComponentFilter), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Component]) graphql.Marshaler {
+			return ec.marshalNComponentConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_components(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ComponentConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_components_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_activeJobs(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_activeJobs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().ActiveJobs(ctx, fc.Args["jobTypes"].([]catalog.JobType), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Job]) graphql.Marshaler {
+			return ec.marshalNJobConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_activeJobs(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_JobConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_activeJobs_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_owners(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_owners(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Owners(ctx, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*model.Owner]) graphql.Marshaler {
+			return ec.marshalNOwnerConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_owners(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_OwnerConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_owners_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_owner(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_owner(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Query().Owner(ctx, fc.Args["name"].(string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Owner) graphql.Marshaler {
+			return ec.marshalOOwner2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOwner(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Query_owner(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Owner(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Query_owner_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Query_catalogueSummary(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_catalogueSummary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().CatalogueSummary(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.CatalogueSummary) graphql.Marshaler {
+			return ec.marshalNCatalogueSummary2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCatalogueSummary(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_catalogueSummary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_CatalogueSummary(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -25136,6 +27196,143 @@ func UnmarshalCanaryInput(ctx context.Context, raw any) (catalog.Canary, error) 
 	return out, err
 }
 
+func (ec *executionContext) unmarshalInputCapabilityFilter(ctx context.Context, obj any) (model.CapabilityFilter, error) {
+	var it model.CapabilityFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"search", "domains", "statuses", "priorities", "healthStatuses", "owner", "tags"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "search":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("search"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Search = data
+		case "domains":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("domains"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Domains = data
+		case "statuses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statuses"))
+			data, err := ec.unmarshalOCapabilityStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Statuses = data
+		case "priorities":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("priorities"))
+			data, err := ec.unmarshalOPriority2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriorityᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Priorities = data
+		case "healthStatuses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("healthStatuses"))
+			data, err := ec.unmarshalOHealthStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HealthStatuses = data
+		case "owner":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("owner"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Owner = data
+		case "tags":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("tags"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Tags = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCapabilityFilter unmarshals raw into the CapabilityFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCapabilityFilter(ctx context.Context, raw any) (model.CapabilityFilter, error) {
+	var out model.CapabilityFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CapabilityFilter", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputCapabilityOrder(ctx context.Context, obj any) (model.CapabilityOrder, error) {
+	var it model.CapabilityOrder
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	if _, present := asMap["direction"]; !present {
+		asMap["direction"] = "ASC"
+	}
+
+	fieldsInOrder := [...]string{"field", "direction"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "field":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("field"))
+			data, err := ec.unmarshalNCapabilityOrderField2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityOrderField(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Field = data
+		case "direction":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("direction"))
+			data, err := ec.unmarshalOOrderDirection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOrderDirection(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Direction = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalCapabilityOrder unmarshals raw into the CapabilityOrder input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalCapabilityOrder(ctx context.Context, raw any) (model.CapabilityOrder, error) {
+	var out model.CapabilityOrder
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "CapabilityOrder", raw, &out)
+	return out, err
+}
+
 func (ec *executionContext) unmarshalInputComplianceInput(ctx context.Context, obj any) (catalog.Compliance, error) {
 	var it catalog.Compliance
 	if obj == nil {
@@ -25189,6 +27386,76 @@ func (ec *executionContext) unmarshalInputComplianceInput(ctx context.Context, o
 func UnmarshalComplianceInput(ctx context.Context, raw any) (catalog.Compliance, error) {
 	var out catalog.Compliance
 	err := graphql.UnmarshalNamedInputFromContext(ctx, "ComplianceInput", raw, &out)
+	return out, err
+}
+
+func (ec *executionContext) unmarshalInputComponentFilter(ctx context.Context, obj any) (model.ComponentFilter, error) {
+	var it model.ComponentFilter
+	if obj == nil {
+		return it, nil
+	}
+
+	asMap := map[string]any{}
+	for k, v := range obj.(map[string]any) {
+		asMap[k] = v
+	}
+
+	fieldsInOrder := [...]string{"search", "types", "statuses", "healthStatuses", "team"}
+	for _, k := range fieldsInOrder {
+		v, ok := asMap[k]
+		if !ok {
+			continue
+		}
+		switch k {
+		case "search":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("search"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Search = data
+		case "types":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("types"))
+			data, err := ec.unmarshalOString2ᚕstringᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Types = data
+		case "statuses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("statuses"))
+			data, err := ec.unmarshalOComponentStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Statuses = data
+		case "healthStatuses":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("healthStatuses"))
+			data, err := ec.unmarshalOHealthStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatusᚄ(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.HealthStatuses = data
+		case "team":
+			ctx := graphql.WithPathContext(ctx, graphql.NewPathWithField("team"))
+			data, err := ec.unmarshalOString2ᚖstring(ctx, v)
+			if err != nil {
+				return it, err
+			}
+			it.Team = data
+		}
+	}
+	return it, nil
+}
+
+// UnmarshalComponentFilter unmarshals raw into the ComponentFilter input type, using the
+// unmarshaler bound to ctx's request. Call it from a resolver to decode an input
+// object that was not passed as a field argument.
+//
+// ctx must come from a gqlgen request; outside one there is no unmarshaler to use
+// and the returned error says so.
+func UnmarshalComponentFilter(ctx context.Context, raw any) (model.ComponentFilter, error) {
+	var out model.ComponentFilter
+	err := graphql.UnmarshalNamedInputFromContext(ctx, "ComponentFilter", raw, &out)
 	return out, err
 }
 
@@ -29584,18 +31851,24 @@ func (ec *executionContext) _CapabilityConnection(ctx context.Context, sel ast.S
 		case "edges":
 			out.Values[i] = ec._CapabilityConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nodes":
 			out.Values[i] = ec._CapabilityConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._CapabilityConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._CapabilityConnection_totalCount(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -29631,6 +31904,44 @@ func (ec *executionContext) _CapabilityEdge(ctx context.Context, sel ast.Selecti
 			}
 		case "node":
 			out.Values[i] = ec._CapabilityEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var capabilityStatusCountImplementors = []string{"CapabilityStatusCount"}
+
+func (ec *executionContext) _CapabilityStatusCount(ctx context.Context, sel ast.SelectionSet, obj *model.CapabilityStatusCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, capabilityStatusCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CapabilityStatusCount")
+		case "status":
+			out.Values[i] = ec._CapabilityStatusCount_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._CapabilityStatusCount_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -29850,6 +32161,89 @@ func (ec *executionContext) _CapabilityVersionEdge(ctx context.Context, sel ast.
 			}
 		case "node":
 			out.Values[i] = ec._CapabilityVersionEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var catalogueSummaryImplementors = []string{"CatalogueSummary"}
+
+func (ec *executionContext) _CatalogueSummary(ctx context.Context, sel ast.SelectionSet, obj *model.CatalogueSummary) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, catalogueSummaryImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("CatalogueSummary")
+		case "capabilityCount":
+			out.Values[i] = ec._CatalogueSummary_capabilityCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "componentCount":
+			out.Values[i] = ec._CatalogueSummary_componentCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byDomain":
+			out.Values[i] = ec._CatalogueSummary_byDomain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byStatus":
+			out.Values[i] = ec._CatalogueSummary_byStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byPriority":
+			out.Values[i] = ec._CatalogueSummary_byPriority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "byHealthStatus":
+			out.Values[i] = ec._CatalogueSummary_byHealthStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "meanHealthScore":
+			out.Values[i] = ec._CatalogueSummary_meanHealthScore(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "componentsByType":
+			out.Values[i] = ec._CatalogueSummary_componentsByType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "componentsByHealthStatus":
+			out.Values[i] = ec._CatalogueSummary_componentsByHealthStatus(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "activeJobs":
+			out.Values[i] = ec._CatalogueSummary_activeJobs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "activeJobsByType":
+			out.Values[i] = ec._CatalogueSummary_activeJobsByType(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -30244,18 +32638,24 @@ func (ec *executionContext) _ComponentConnection(ctx context.Context, sel ast.Se
 		case "edges":
 			out.Values[i] = ec._ComponentConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nodes":
 			out.Values[i] = ec._ComponentConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._ComponentConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._ComponentConnection_totalCount(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -30423,6 +32823,44 @@ func (ec *executionContext) _ComponentSla(ctx context.Context, sel ast.Selection
 		case "met":
 			out.Values[i] = ec._ComponentSla_met(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var componentTypeCountImplementors = []string{"ComponentTypeCount"}
+
+func (ec *executionContext) _ComponentTypeCount(ctx context.Context, sel ast.SelectionSet, obj *model.ComponentTypeCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, componentTypeCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ComponentTypeCount")
+		case "type":
+			out.Values[i] = ec._ComponentTypeCount_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._ComponentTypeCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -30928,6 +33366,44 @@ func (ec *executionContext) _Deployment(ctx context.Context, sel ast.SelectionSe
 	return out
 }
 
+var domainCountImplementors = []string{"DomainCount"}
+
+func (ec *executionContext) _DomainCount(ctx context.Context, sel ast.SelectionSet, obj *model.DomainCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, domainCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("DomainCount")
+		case "domain":
+			out.Values[i] = ec._DomainCount_domain(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._DomainCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var endpointImplementors = []string{"Endpoint"}
 
 func (ec *executionContext) _Endpoint(ctx context.Context, sel ast.SelectionSet, obj *catalog.Endpoint) graphql.Marshaler {
@@ -31058,6 +33534,44 @@ func (ec *executionContext) _Fallback(ctx context.Context, sel ast.SelectionSet,
 		case "backupComponent":
 			out.Values[i] = ec._Fallback_backupComponent(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var healthStatusCountImplementors = []string{"HealthStatusCount"}
+
+func (ec *executionContext) _HealthStatusCount(ctx context.Context, sel ast.SelectionSet, obj *model.HealthStatusCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, healthStatusCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("HealthStatusCount")
+		case "status":
+			out.Values[i] = ec._HealthStatusCount_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._HealthStatusCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -31361,18 +33875,24 @@ func (ec *executionContext) _JobConnection(ctx context.Context, sel ast.Selectio
 		case "edges":
 			out.Values[i] = ec._JobConnection_edges(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nodes":
 			out.Values[i] = ec._JobConnection_nodes(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "pageInfo":
 			out.Values[i] = ec._JobConnection_pageInfo(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._JobConnection_totalCount(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -31461,6 +33981,44 @@ func (ec *executionContext) _JobMetrics(ctx context.Context, sel ast.SelectionSe
 			}
 		case "totalArtifactsDeployed":
 			out.Values[i] = ec._JobMetrics_totalArtifactsDeployed(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var jobTypeCountImplementors = []string{"JobTypeCount"}
+
+func (ec *executionContext) _JobTypeCount(ctx context.Context, sel ast.SelectionSet, obj *model.JobTypeCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, jobTypeCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("JobTypeCount")
+		case "jobType":
+			out.Values[i] = ec._JobTypeCount_jobType(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._JobTypeCount_count(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -32037,6 +34595,148 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 	return out
 }
 
+var ownerImplementors = []string{"Owner"}
+
+func (ec *executionContext) _Owner(ctx context.Context, sel ast.SelectionSet, obj *model.Owner) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Owner")
+		case "name":
+			out.Values[i] = ec._Owner_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "capabilityCount":
+			out.Values[i] = ec._Owner_capabilityCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "componentCount":
+			out.Values[i] = ec._Owner_componentCount(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "capabilities":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Owner_capabilities(ctx, field, obj)
+				})
+		case "components":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Owner_components(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ownerConnectionImplementors = []string{"OwnerConnection"}
+
+func (ec *executionContext) _OwnerConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*model.Owner]) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownerConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnerConnection")
+		case "edges":
+			out.Values[i] = ec._OwnerConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "nodes":
+			out.Values[i] = ec._OwnerConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "pageInfo":
+			out.Values[i] = ec._OwnerConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "totalCount":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._OwnerConnection_totalCount(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ownerEdgeImplementors = []string{"OwnerEdge"}
+
+func (ec *executionContext) _OwnerEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*model.Owner]) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ownerEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("OwnerEdge")
+		case "cursor":
+			out.Values[i] = ec._OwnerEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._OwnerEdge_node(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var ownershipImplementors = []string{"Ownership"}
 
 func (ec *executionContext) _Ownership(ctx context.Context, sel ast.SelectionSet, obj *catalog.Ownership) graphql.Marshaler {
@@ -32257,6 +34957,44 @@ func (ec *executionContext) _PreDeployment(ctx context.Context, sel ast.Selectio
 	return out
 }
 
+var priorityCountImplementors = []string{"PriorityCount"}
+
+func (ec *executionContext) _PriorityCount(ctx context.Context, sel ast.SelectionSet, obj *model.PriorityCount) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, priorityCountImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("PriorityCount")
+		case "priority":
+			out.Values[i] = ec._PriorityCount_priority(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._PriorityCount_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var queryImplementors = []string{"Query"}
 
 func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) graphql.Marshaler {
@@ -32299,6 +35037,36 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_capabilities(ctx, field)
+				})
+		case "components":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_components(ctx, field)
+				})
+		case "activeJobs":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_activeJobs(ctx, field)
+				})
+		case "owners":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_owners(ctx, field)
+				})
+		case "owner":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_owner(ctx, field)
+				})
+		case "catalogueSummary":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_catalogueSummary(ctx, field)
 				})
 		case "capabilitiesByDomain":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
@@ -34179,6 +36947,16 @@ func (ec *executionContext) marshalNCapabilityEdge2ᚖgithubᚗcomᚋcapcatᚋca
 	return ec._CapabilityEdge(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalNCapabilityOrderField2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityOrderField(ctx context.Context, v any) (model.CapabilityOrderField, error) {
+	var res model.CapabilityOrderField
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNCapabilityOrderField2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityOrderField(ctx context.Context, sel ast.SelectionSet, v model.CapabilityOrderField) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) unmarshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx context.Context, v any) (catalog.CapabilityStatus, error) {
 	var res catalog.CapabilityStatus
 	err := res.UnmarshalGQL(v)
@@ -34187,6 +36965,30 @@ func (ec *executionContext) unmarshalNCapabilityStatus2githubᚗcomᚋcapcatᚋc
 
 func (ec *executionContext) marshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx context.Context, sel ast.SelectionSet, v catalog.CapabilityStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNCapabilityStatusCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityStatusCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.CapabilityStatusCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCapabilityStatusCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityStatusCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNCapabilityStatusCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityStatusCount(ctx context.Context, sel ast.SelectionSet, v *model.CapabilityStatusCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CapabilityStatusCount!")
+		return graphql.Null
+	}
+	return ec._CapabilityStatusCount(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNCapabilityVersion2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityVersionᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.CapabilityVersion) graphql.Marshaler {
@@ -34243,6 +37045,14 @@ func (ec *executionContext) marshalNCapabilityVersionEdge2ᚖgithubᚗcomᚋcapc
 		return graphql.Null
 	}
 	return ec._CapabilityVersionEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNCatalogueSummary2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCatalogueSummary(ctx context.Context, sel ast.SelectionSet, v *model.CatalogueSummary) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "CatalogueSummary!")
+		return graphql.Null
+	}
+	return ec._CatalogueSummary(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNChange2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeRecordᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.ChangeRecord) graphql.Marshaler {
@@ -34432,6 +37242,30 @@ func (ec *executionContext) marshalNComponentStatus2githubᚗcomᚋcapcatᚋcata
 	return v
 }
 
+func (ec *executionContext) marshalNComponentTypeCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentTypeCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ComponentTypeCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNComponentTypeCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentTypeCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNComponentTypeCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentTypeCount(ctx context.Context, sel ast.SelectionSet, v *model.ComponentTypeCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ComponentTypeCount!")
+		return graphql.Null
+	}
+	return ec._ComponentTypeCount(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNCondition2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCondition(ctx context.Context, sel ast.SelectionSet, v catalog.Condition) graphql.Marshaler {
 	return ec._Condition(ctx, sel, &v)
 }
@@ -34586,6 +37420,30 @@ func (ec *executionContext) marshalNDependencyType2githubᚗcomᚋcapcatᚋcatal
 	return v
 }
 
+func (ec *executionContext) marshalNDomainCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐDomainCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.DomainCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNDomainCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐDomainCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNDomainCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐDomainCount(ctx context.Context, sel ast.SelectionSet, v *model.DomainCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "DomainCount!")
+		return graphql.Null
+	}
+	return ec._DomainCount(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNEndpoint2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐEndpoint(ctx context.Context, sel ast.SelectionSet, v catalog.Endpoint) graphql.Marshaler {
 	return ec._Endpoint(ctx, sel, &v)
 }
@@ -34633,6 +37491,30 @@ func (ec *executionContext) unmarshalNHealthStatus2githubᚗcomᚋcapcatᚋcatal
 
 func (ec *executionContext) marshalNHealthStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatus(ctx context.Context, sel ast.SelectionSet, v catalog.HealthStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNHealthStatusCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐHealthStatusCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.HealthStatusCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHealthStatusCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐHealthStatusCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNHealthStatusCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐHealthStatusCount(ctx context.Context, sel ast.SelectionSet, v *model.HealthStatusCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "HealthStatusCount!")
+		return graphql.Null
+	}
+	return ec._HealthStatusCount(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNID2string(ctx context.Context, v any) (string, error) {
@@ -34894,6 +37776,30 @@ func (ec *executionContext) marshalNJobType2githubᚗcomᚋcapcatᚋcatalogueᚋ
 	return v
 }
 
+func (ec *executionContext) marshalNJobTypeCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobTypeCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.JobTypeCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobTypeCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobTypeCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNJobTypeCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐJobTypeCount(ctx context.Context, sel ast.SelectionSet, v *model.JobTypeCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "JobTypeCount!")
+		return graphql.Null
+	}
+	return ec._JobTypeCount(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNMetric2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Metric) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -34989,6 +37895,62 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋ
 	return ret
 }
 
+func (ec *executionContext) marshalNOwner2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOwnerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Owner) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwner2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOwner(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOwner2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOwner(ctx context.Context, sel ast.SelectionSet, v *model.Owner) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Owner!")
+		return graphql.Null
+	}
+	return ec._Owner(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOwnerConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*model.Owner]) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OwnerConnection!")
+		return graphql.Null
+	}
+	return ec._OwnerConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNOwnerEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*model.Owner]) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNOwnerEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNOwnerEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*model.Owner]) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "OwnerEdge!")
+		return graphql.Null
+	}
+	return ec._OwnerEdge(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx context.Context, sel ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
 	if v == nil {
 		graphql.AddInvalidNullError(ctx, "PageInfo!")
@@ -35005,6 +37967,30 @@ func (ec *executionContext) unmarshalNPriority2githubᚗcomᚋcapcatᚋcatalogue
 
 func (ec *executionContext) marshalNPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx context.Context, sel ast.SelectionSet, v catalog.Priority) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) marshalNPriorityCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPriorityCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.PriorityCount) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPriorityCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPriorityCount(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNPriorityCount2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPriorityCount(ctx context.Context, sel ast.SelectionSet, v *model.PriorityCount) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "PriorityCount!")
+		return graphql.Null
+	}
+	return ec._PriorityCount(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNRecordMetricsPayload2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRecordMetricsPayload(ctx context.Context, sel ast.SelectionSet, v *model.RecordMetricsPayload) graphql.Marshaler {
@@ -35590,6 +38576,22 @@ func (ec *executionContext) marshalOCapability2ᚖgithubᚗcomᚋcapcatᚋcatalo
 	return ec._Capability(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOCapabilityFilter2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityFilter(ctx context.Context, v any) (*model.CapabilityFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCapabilityFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOCapabilityOrder2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐCapabilityOrder(ctx context.Context, v any) (*model.CapabilityOrder, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputCapabilityOrder(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) unmarshalOCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx context.Context, v any) (catalog.CapabilityStatus, error) {
 	var res catalog.CapabilityStatus
 	err := res.UnmarshalGQL(v)
@@ -35598,6 +38600,42 @@ func (ec *executionContext) unmarshalOCapabilityStatus2githubᚗcomᚋcapcatᚋc
 
 func (ec *executionContext) marshalOCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx context.Context, sel ast.SelectionSet, v catalog.CapabilityStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalOCapabilityStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatusᚄ(ctx context.Context, v any) ([]catalog.CapabilityStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.CapabilityStatus, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOCapabilityStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []catalog.CapabilityStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNCapabilityStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOChangeEntity2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐChangeEntityᚄ(ctx context.Context, v any) ([]catalog.ChangeEntity, error) {
@@ -35677,6 +38715,14 @@ func (ec *executionContext) marshalOComponent2ᚖgithubᚗcomᚋcapcatᚋcatalog
 	return ec._Component(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOComponentFilter2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentFilter(ctx context.Context, v any) (*model.ComponentFilter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	res, err := ec.unmarshalInputComponentFilter(ctx, v)
+	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
 func (ec *executionContext) marshalOComponentHealth2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentHealth(ctx context.Context, sel ast.SelectionSet, v *catalog.ComponentHealth) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -35700,6 +38746,42 @@ func (ec *executionContext) unmarshalOComponentStatus2githubᚗcomᚋcapcatᚋca
 
 func (ec *executionContext) marshalOComponentStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx context.Context, sel ast.SelectionSet, v catalog.ComponentStatus) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalOComponentStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatusᚄ(ctx context.Context, v any) ([]catalog.ComponentStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.ComponentStatus, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNComponentStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOComponentStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []catalog.ComponentStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNComponentStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOComponentStatus2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐComponentStatus(ctx context.Context, v any) (*catalog.ComponentStatus, error) {
@@ -35948,6 +39030,42 @@ func (ec *executionContext) marshalOFloat2ᚖfloat64(ctx context.Context, sel as
 	return graphql.WrapContextMarshaler(ctx, res)
 }
 
+func (ec *executionContext) unmarshalOHealthStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatusᚄ(ctx context.Context, v any) ([]catalog.HealthStatus, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.HealthStatus, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNHealthStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatus(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOHealthStatus2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatusᚄ(ctx context.Context, sel ast.SelectionSet, v []catalog.HealthStatus) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNHealthStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐHealthStatus(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOID2ᚖstring(ctx context.Context, v any) (*string, error) {
 	if v == nil {
 		return nil, nil
@@ -36140,6 +39258,42 @@ func (ec *executionContext) marshalOJobStatus2ᚖgithubᚗcomᚋcapcatᚋcatalog
 	return v
 }
 
+func (ec *executionContext) unmarshalOJobType2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobTypeᚄ(ctx context.Context, v any) ([]catalog.JobType, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.JobType, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNJobType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobType(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOJobType2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobTypeᚄ(ctx context.Context, sel ast.SelectionSet, v []catalog.JobType) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNJobType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobType(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
 func (ec *executionContext) unmarshalOJobType2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐJobType(ctx context.Context, v any) (*catalog.JobType, error) {
 	if v == nil {
 		return nil, nil
@@ -36254,6 +39408,29 @@ func (ec *executionContext) marshalONode2githubᚗcomᚋcapcatᚋcatalogueᚋcat
 	return ec._Node(ctx, sel, v)
 }
 
+func (ec *executionContext) unmarshalOOrderDirection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOrderDirection(ctx context.Context, v any) (*model.OrderDirection, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.OrderDirection)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOOrderDirection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOrderDirection(ctx context.Context, sel ast.SelectionSet, v *model.OrderDirection) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
+}
+
+func (ec *executionContext) marshalOOwner2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOwner(ctx context.Context, sel ast.SelectionSet, v *model.Owner) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Owner(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOOwnership2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐOwnership(ctx context.Context, sel ast.SelectionSet, v *catalog.Ownership) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -36322,6 +39499,42 @@ func (ec *executionContext) unmarshalOPriority2githubᚗcomᚋcapcatᚋcatalogue
 
 func (ec *executionContext) marshalOPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx context.Context, sel ast.SelectionSet, v catalog.Priority) graphql.Marshaler {
 	return v
+}
+
+func (ec *executionContext) unmarshalOPriority2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriorityᚄ(ctx context.Context, v any) ([]catalog.Priority, error) {
+	if v == nil {
+		return nil, nil
+	}
+	vSlice := graphql.CoerceList(v)
+	var err error
+	res := make([]catalog.Priority, len(vSlice))
+	for i := range vSlice {
+		ctx := graphql.WithPathContext(ctx, graphql.NewPathWithIndex(i))
+		res[i], err = ec.unmarshalNPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, vSlice[i])
+		if err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+func (ec *executionContext) marshalOPriority2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriorityᚄ(ctx context.Context, sel ast.SelectionSet, v []catalog.Priority) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNPriority2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
 }
 
 func (ec *executionContext) unmarshalOPriority2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐPriority(ctx context.Context, v any) (*catalog.Priority, error) {

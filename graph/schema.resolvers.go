@@ -401,6 +401,14 @@ func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Ti
 	return &rep, nil
 }
 
+func (r *ownerResolver) Capabilities(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
+	return nil, errNotYet("capabilities")
+}
+
+func (r *ownerResolver) Components(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Component], error) {
+	return nil, errNotYet("components")
+}
+
 func (r *queryResolver) Node(ctx context.Context, id string) (catalog.Node, error) {
 	n, err := catalog.ParseNodeID("id", id)
 	if err != nil {
@@ -424,13 +432,33 @@ func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Cap
 	return capabilityOrNull(ctx, id)
 }
 
-func (r *queryResolver) Capabilities(ctx context.Context, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
+func (r *queryResolver) Capabilities(ctx context.Context, filter *model.CapabilityFilter, orderBy *model.CapabilityOrder, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
 	p, err := r.store.Capabilities(ctx, deref(domain, ""), deref(first, 50), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchCapabilities(ctx, p.Items)
 	return connection(p), nil
+}
+
+func (r *queryResolver) Components(ctx context.Context, filter *model.ComponentFilter, first *int, after *string) (*model.Connection[*catalog.Component], error) {
+	return nil, errNotYet("components")
+}
+
+func (r *queryResolver) ActiveJobs(ctx context.Context, jobTypes []catalog.JobType, first *int, after *string) (*model.Connection[*catalog.Job], error) {
+	return nil, errNotYet("activeJobs")
+}
+
+func (r *queryResolver) Owners(ctx context.Context, first *int, after *string) (*model.Connection[*model.Owner], error) {
+	return nil, errNotYet("owners")
+}
+
+func (r *queryResolver) Owner(ctx context.Context, name string) (*model.Owner, error) {
+	return nil, errNotYet("owner")
+}
+
+func (r *queryResolver) CatalogueSummary(ctx context.Context) (*model.CatalogueSummary, error) {
+	return nil, errNotYet("catalogueSummary")
 }
 
 func (r *queryResolver) CapabilitiesByDomain(ctx context.Context, domain string, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
@@ -559,6 +587,8 @@ func (r *Resolver) Metric() MetricResolver { return &metricResolver{r} }
 
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
+func (r *Resolver) Owner() OwnerResolver { return &ownerResolver{r} }
+
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
 
 func (r *Resolver) Rule() RuleResolver { return &ruleResolver{r} }
@@ -576,6 +606,7 @@ type (
 	jobResolver             struct{ *Resolver }
 	metricResolver          struct{ *Resolver }
 	mutationResolver        struct{ *Resolver }
+	ownerResolver           struct{ *Resolver }
 	queryResolver           struct{ *Resolver }
 	ruleResolver            struct{ *Resolver }
 	subscriptionResolver    struct{ *Resolver }

@@ -19,13 +19,15 @@
 const mergeTypes = [
   "Action", "Actor", "Aggregates", "Alert", "AlertThreshold", "Architecture", "ArchiveReport",
   "Artifact", "ArtifactUpload", "AvailabilityChain", "AvailabilityValue", "BusinessMetrics",
-  "Canary", "Compliance", "ComponentHealth", "ComponentSla", "Condition", "ConditionResult",
-  "Configuration", "Contract", "DependencyGraph", "DependencyInterface", "Deployment", "Endpoint",
-  "ErrorsValue", "Fallback", "Impact", "ImpactedComponent", "JobArtifacts", "JobMetrics",
-  "LatencyValue", "Lifecycle", "Metric", "MetricAlerts", "MetricValues", "Monitoring", "Ownership",
-  "PageInfo", "PerformanceRequirements", "PostDeployment", "PreDeployment", "RecordMetricsPayload",
-  "Repository", "Requirements", "Resources", "Rollback", "RuleEvaluation", "RuleMetadata",
-  "RuleMetrics", "SaturationValue", "Sla", "SlaReport", "Strategy", "TargetComponent", "Technology",
+  "Canary", "CapabilityStatusCount", "CatalogueSummary", "Compliance", "ComponentHealth",
+  "ComponentSla", "ComponentTypeCount", "Condition", "ConditionResult", "Configuration",
+  "Contract", "DependencyGraph", "DependencyInterface", "Deployment", "DomainCount", "Endpoint",
+  "ErrorsValue", "Fallback", "HealthStatusCount", "Impact", "ImpactedComponent", "JobArtifacts",
+  "JobMetrics", "JobTypeCount", "LatencyValue", "Lifecycle", "Metric", "MetricAlerts",
+  "MetricValues", "Monitoring", "Owner", "Ownership", "PageInfo", "PerformanceRequirements",
+  "PostDeployment", "PreDeployment", "PriorityCount", "RecordMetricsPayload", "Repository",
+  "Requirements", "Resources", "Rollback", "RuleEvaluation", "RuleMetadata", "RuleMetrics",
+  "SaturationValue", "Sla", "SlaReport", "Strategy", "TargetComponent", "Technology",
   "ThroughputValue", "Trends", "Validation"
 ]
 // END mergeTypes
@@ -33,6 +35,7 @@ const mergeTypes = [
 // BEGIN replacedLists
 const replacedLists = {
   "Capability": ["evaluateRules", "tags"],
+  "CatalogueSummary": ["byDomain", "byStatus", "byPriority", "byHealthStatus", "componentsByType", "componentsByHealthStatus", "activeJobsByType"],
   "CapabilityVersion": ["tags"],
   "Deployment": ["endpoints"],
   "Impact": ["affected"],
@@ -48,9 +51,10 @@ const replacedLists = {
 
 // BEGIN paginatedFields
 const paginatedFields = {
-  "Query": ["capabilities", "capabilitiesByDomain", "capabilitiesByHealth", "componentsByType", "capabilityHistory", "componentMetrics", "changes"],
+  "Query": ["capabilities", "capabilitiesByDomain", "capabilitiesByHealth", "componentsByType", "capabilityHistory", "componentMetrics", "changes", "components", "activeJobs", "owners"],
   "Capability": ["jobs", "metrics", "history", "changes"],
   "Component": ["metrics"],
+  "Owner": ["capabilities", "components"],
   "Rule": ["history"]
 }
 // END paginatedFields

@@ -2,7 +2,12 @@
 // generates most of them (models_gen.go); the connections are one generic type, here.
 package model
 
-import "github.com/capcat/catalogue/catalog"
+import (
+	"context"
+	"errors"
+
+	"github.com/capcat/catalogue/catalog"
+)
 
 // Connection is one page of a GraphQL connection: its nodes, an edge per node with the node's
 // cursor, and where the page ends. Every XConnection of the schema is one (gqlgen.yml binds them).
@@ -10,6 +15,19 @@ type Connection[T any] struct {
 	Edges    []*Edge[T] `json:"edges"`
 	Nodes    []T        `json:"nodes"`
 	PageInfo *PageInfo  `json:"pageInfo"`
+	// Count counts every item of the connection (all pages), when totalCount is asked for.
+	Count func(ctx context.Context) (int, error) `json:"-"`
+}
+
+// ErrNotCounted is the error of totalCount on a connection whose producer set no Count.
+var ErrNotCounted = errors.New("this connection does not count its items")
+
+// TotalCount is the connection's totalCount: computed only when a query selects it.
+func (c *Connection[T]) TotalCount(ctx context.Context) (int, error) {
+	if c.Count == nil {
+		return 0, ErrNotCounted
+	}
+	return c.Count(ctx)
 }
 
 // Edge is a node of a Connection with its cursor.
@@ -34,4 +52,14 @@ type (
 	RuleVersionEdge             = Edge[*catalog.RuleVersion]
 	ChangeConnection            = Connection[*catalog.ChangeRecord]
 	ChangeEdge                  = Edge[*catalog.ChangeRecord]
+	OwnerConnection             = Connection[*Owner]
+	OwnerEdge                   = Edge[*Owner]
 )
+
+// Owner is a capability's owner or a component's team, with its counts; its capabilities and
+// components are resolved by graph.
+type Owner struct {
+	Name            string `json:"name"`
+	CapabilityCount int    `json:"capabilityCount"`
+	ComponentCount  int    `json:"componentCount"`
+}

@@ -11,6 +11,112 @@ import (
 	"github.com/capcat/catalogue/catalog"
 )
 
+// What `Query.capabilities` keeps: every given filter must hold.
+type CapabilityFilter struct {
+	// Case- and accent-insensitive; each word must start a word of the name, capabilityId, tags or owner: `alert man` finds `Alert Management`.
+	Search *string `json:"search,omitempty"`
+	// Any of these business domains.
+	Domains []string `json:"domains,omitempty"`
+	// Any of these lifecycle stages.
+	Statuses []catalog.CapabilityStatus `json:"statuses,omitempty"`
+	// Any of these priorities.
+	Priorities []catalog.Priority `json:"priorities,omitempty"`
+	// Any of these health statuses.
+	HealthStatuses []catalog.HealthStatus `json:"healthStatuses,omitempty"`
+	// The capability's owner or the `ownership.team` of one of its components (case- and accent-insensitive).
+	Owner *string `json:"owner,omitempty"`
+	// All of these tags (case-insensitive).
+	Tags []string `json:"tags,omitempty"`
+}
+
+// The order of `Query.capabilities`.
+type CapabilityOrder struct {
+	// What to order by.
+	Field CapabilityOrderField `json:"field"`
+	// Ascending or descending.
+	Direction *OrderDirection `json:"direction,omitempty"`
+}
+
+// How many capabilities are in one lifecycle stage.
+type CapabilityStatusCount struct {
+	// The stage.
+	Status catalog.CapabilityStatus `json:"status"`
+	// Its capabilities.
+	Count int `json:"count"`
+}
+
+// The catalogue in numbers, exact after every committed write (sharded counters kept in the writes' own transactions).
+type CatalogueSummary struct {
+	// Capabilities in the catalogue.
+	CapabilityCount int `json:"capabilityCount"`
+	// Components in the catalogue.
+	ComponentCount int `json:"componentCount"`
+	// Capabilities per business domain, in domain order (domains with none left out).
+	ByDomain []*DomainCount `json:"byDomain"`
+	// Capabilities per lifecycle stage, in the enum's order (every stage, zeros included).
+	ByStatus []*CapabilityStatusCount `json:"byStatus"`
+	// Capabilities per priority, critical first (every priority, zeros included).
+	ByPriority []*PriorityCount `json:"byPriority"`
+	// Capabilities per health status, in the enum's order (every status, zeros included).
+	ByHealthStatus []*HealthStatusCount `json:"byHealthStatus"`
+	// The mean health score of the capabilities that report one; null when none does.
+	MeanHealthScore *float64 `json:"meanHealthScore,omitempty"`
+	// Components per type, in type order (types with none left out).
+	ComponentsByType []*ComponentTypeCount `json:"componentsByType"`
+	// Components per health status, in the enum's order (every status, zeros included).
+	ComponentsByHealthStatus []*HealthStatusCount `json:"componentsByHealthStatus"`
+	// Jobs PENDING or RUNNING now.
+	ActiveJobs int `json:"activeJobs"`
+	// Jobs PENDING or RUNNING now, per job type (every type, zeros included).
+	ActiveJobsByType []*JobTypeCount `json:"activeJobsByType"`
+}
+
+// What `Query.components` keeps: every given filter must hold.
+type ComponentFilter struct {
+	// Case- and accent-insensitive; each word must start a word of the component's ID, name or type.
+	Search *string `json:"search,omitempty"`
+	// Any of these component types.
+	Types []string `json:"types,omitempty"`
+	// Any of these component statuses.
+	Statuses []catalog.ComponentStatus `json:"statuses,omitempty"`
+	// Any of these health statuses (a component that reports no health is UNKNOWN).
+	HealthStatuses []catalog.HealthStatus `json:"healthStatuses,omitempty"`
+	// The component's `ownership.team` (case- and accent-insensitive).
+	Team *string `json:"team,omitempty"`
+}
+
+// How many components are of one type.
+type ComponentTypeCount struct {
+	// The component type.
+	Type string `json:"type"`
+	// Its components.
+	Count int `json:"count"`
+}
+
+// How many capabilities are in one business domain.
+type DomainCount struct {
+	// The business domain.
+	Domain string `json:"domain"`
+	// Its capabilities.
+	Count int `json:"count"`
+}
+
+// How many capabilities (or components) are in one health status.
+type HealthStatusCount struct {
+	// The health status.
+	Status catalog.HealthStatus `json:"status"`
+	// How many.
+	Count int `json:"count"`
+}
+
+// How many jobs of one type are PENDING or RUNNING.
+type JobTypeCount struct {
+	// The job type.
+	JobType catalog.JobType `json:"jobType"`
+	// Its active jobs.
+	Count int `json:"count"`
+}
+
 // Changes to the catalogue. Each mutation is one DynamoDB transaction: the entity, the capability's
 // aggregates and its index items move together, so aggregates always equal what the partition
 // holds. Updates take the revision they were based on and fail with CONFLICT (and
@@ -32,6 +138,14 @@ type PageInfo struct {
 	StartCursor *string `json:"startCursor,omitempty"`
 }
 
+// How many capabilities have one priority.
+type PriorityCount struct {
+	// The priority.
+	Priority catalog.Priority `json:"priority"`
+	// Its capabilities.
+	Count int `json:"count"`
+}
+
 type Query struct {
 }
 
@@ -50,6 +164,128 @@ type RecordMetricsPayload struct {
 // served over the socket: a query or mutation sent there is refused with
 // OPERATION_NOT_SUPPORTED (send it with POST). See docs/api.md#subscriptions.
 type Subscription struct {
+}
+
+// What `Query.capabilities` can be ordered by; ties are broken by name, then capabilityId.
+type CapabilityOrderField string
+
+const (
+	// Name, case- and accent-insensitively.
+	CapabilityOrderFieldName CapabilityOrderField = "NAME"
+	// Priority, critical first (ascending), then name.
+	CapabilityOrderFieldPriority CapabilityOrderField = "PRIORITY"
+	// Health score; capabilities with no reported score come last either way.
+	CapabilityOrderFieldHealthScore CapabilityOrderField = "HEALTH_SCORE"
+	// When the capability was last changed.
+	CapabilityOrderFieldUpdatedAt CapabilityOrderField = "UPDATED_AT"
+)
+
+var AllCapabilityOrderField = []CapabilityOrderField{
+	CapabilityOrderFieldName,
+	CapabilityOrderFieldPriority,
+	CapabilityOrderFieldHealthScore,
+	CapabilityOrderFieldUpdatedAt,
+}
+
+func (e CapabilityOrderField) IsValid() bool {
+	switch e {
+	case CapabilityOrderFieldName, CapabilityOrderFieldPriority, CapabilityOrderFieldHealthScore, CapabilityOrderFieldUpdatedAt:
+		return true
+	}
+	return false
+}
+
+func (e CapabilityOrderField) String() string {
+	return string(e)
+}
+
+func (e *CapabilityOrderField) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = CapabilityOrderField(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid CapabilityOrderField", str)
+	}
+	return nil
+}
+
+func (e CapabilityOrderField) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *CapabilityOrderField) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e CapabilityOrderField) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// A sort direction.
+type OrderDirection string
+
+const (
+	// Smallest first.
+	OrderDirectionAsc OrderDirection = "ASC"
+	// Largest first.
+	OrderDirectionDesc OrderDirection = "DESC"
+)
+
+var AllOrderDirection = []OrderDirection{
+	OrderDirectionAsc,
+	OrderDirectionDesc,
+}
+
+func (e OrderDirection) IsValid() bool {
+	switch e {
+	case OrderDirectionAsc, OrderDirectionDesc:
+		return true
+	}
+	return false
+}
+
+func (e OrderDirection) String() string {
+	return string(e)
+}
+
+func (e *OrderDirection) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = OrderDirection(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid OrderDirection", str)
+	}
+	return nil
+}
+
+func (e OrderDirection) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *OrderDirection) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e OrderDirection) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
 }
 
 // A segment of a capability's partition: the items of one entity, one sort-key range.

@@ -1572,7 +1572,14 @@ func (v *ListCapabilitiesCapabilitiesCapabilityConnectionPageInfo) GetEndCursor(
 
 // ListCapabilitiesResponse is returned by ListCapabilities on success.
 type ListCapabilitiesResponse struct {
-	// Every capability (the CAPABILITIES index), ordered by business domain, priority and name; `domain` narrows to one domain.
+	// Find capabilities: every filter of `filter` must hold (each list matches any of its values;
+	// `tags` must all be present), ordered by `orderBy`. Without `filter` and `orderBy`, every
+	// capability (the CAPABILITIES index) ordered by business domain, priority and name, as before;
+	// `domain` narrows to one domain (the same as `filter.domains: [domain]`). With `filter.search`
+	// and no `orderBy`, the order is relevance: the capability whose ID is the search first, then
+	// those whose name starts with it, then those with a word starting with each of its words, each
+	// group in name order. With any other filter and no `orderBy`, name order. Each shape is served
+	// by key-range reads of the table or GSI1, never a Scan: docs/api.md states what each reads.
 	Capabilities ListCapabilitiesCapabilitiesCapabilityConnection `json:"capabilities"`
 }
 
