@@ -173,22 +173,25 @@ test('the list pages with Relay cursors and filters by health and by domain', as
   await open('#/?first=3');
   const rows = page.locator('[data-testid=capability-table] tbody tr');
   assert.equal(await rows.count(), 3);
+  const total = Number(await page.getAttribute('[data-testid=list-count]', 'data-total'));
+  assert.equal(total, 7, 'totalCount of the sample');
+  assert.match(await page.textContent('[data-testid=list-count]'), /^3 of 7 capabilities/);
   await page.click('[data-testid=load-more]');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=capability-table] tbody tr').length === 6);
+  assert.match(await page.textContent('[data-testid=list-count]'), /^6 of 7 /);
   await page.click('[data-testid=load-more]');
   await page.waitForFunction(() => document.querySelectorAll('[data-testid=capability-table] tbody tr').length === 7);
   assert.equal(await page.locator('[data-testid=load-more]').count(), 0, 'a load-more button after the last page');
 
-  await open('#/');
-  await page.selectOption('select[name=health]', 'DEGRADED');
-  await rendered('#/?health=DEGRADED');
+  await open('#/?health=DEGRADED');
   const degraded = await page.locator('[data-testid=capability-table] tbody .row-link').allTextContents();
   assert.deepEqual([...degraded].sort(), ['Fraud Detection', 'Reporting & Analytics']);
-  assert.match(await page.textContent('#op-status'), /CapabilitiesByHealth/);
+  assert.match(await page.textContent('#op-status'), /CapabilityList/);
+  assert.equal(await page.getAttribute('button[data-facet=health][data-value=DEGRADED]', 'aria-pressed'), 'true');
 
+  // A domain link of a row is the list of that domain.
   await open('#/');
-  await page.fill('input[name=domain]', 'operations');
-  await page.press('input[name=domain]', 'Enter');
+  await page.click('[data-testid=capability-table] a.chip[href="#/?domain=operations"]');
   await rendered('#/?domain=operations');
   const ops = await page.locator('[data-testid=capability-table] tbody .row-link').allTextContents();
   assert.deepEqual([...ops].sort(), ['Alert Management', 'Incident Response']);
@@ -292,6 +295,206 @@ test('jobs are newest first and load more with a cursor', async () => {
   await shot('capability', WIDE);
 });
 
+// names of the capability table's rows, in order.
+const listNames = () => page.locator('[data-testid=capability-table] tbody .row-link').allTextContents();
+// The variables of the GraphQL requests the page sent since graphqlRequests was emptied.
+const sentVariables = () => graphqlRequests.map((r) => { try { return JSON.parse(r.body).variables || {}; } catch { return {}; } });
+
+test('the header search finds "Alert Management" as you type, debounced, and opens it by keyboard', async () => {
+  await open('#/activity');
+  const input = page.locator('[data-testid=search-input]');
+  assert.equal(await input.getAttribute('role'), 'combobox');
+  assert.equal(await input.getAttribute('aria-expanded'), 'false');
+  graphqlRequests.length = 0;
+  await input.click();
+  await page.keyboard.type('alert man', { delay: 30 });
+  await page.waitForSelector(`[data-testid=search-list] [role=option][data-capability="${ALERT}"]`);
+  // Debounced: one search per pause in typing, never one per keystroke.
+  const searched = sentVariables().map((v) => v.search).filter((v) => v !== undefined);
+  assert.ok(new Set(searched).size < 'alert man'.length, `a search per keystroke: ${JSON.stringify(searched)}`);
+  assert.equal(searched.at(-1), 'alert man');
+  assert.ok(Number(await page.getAttribute('[data-search]', 'data-sent')) < 'alert man'.length);
+  assert.equal(await input.getAttribute('aria-expanded'), 'true');
+  const listId = await input.getAttribute('aria-controls');
+  assert.equal(await page.getAttribute(`#${listId}`, 'role'), 'listbox');
+  const option = page.locator(`[data-testid=search-list] [role=option][data-capability="${ALERT}"]`);
+  assert.match(await option.textContent(), /Alert Management/);
+  assert.match(await option.textContent(), new RegExp(`${ALERT}.*operations`));
+  await shot('search', WIDE);
+
+  // ArrowDown to the option, Enter opens it.
+  const ids = await page.locator('[data-testid=search-list] [role=option]').evaluateAll((os) => os.map((o) => o.dataset.capability));
+  for (let i = 0; i <= ids.indexOf(ALERT); i++) await page.keyboard.press('ArrowDown');
+  assert.equal(await input.getAttribute('aria-activedescendant'), await option.getAttribute('id'));
+  assert.equal(await option.getAttribute('aria-selected'), 'true');
+  await page.keyboard.press('Enter');
+  await rendered(`#/capability/${ALERT}`);
+  assert.equal(await page.textContent('h1'), 'Alert Management');
+  assert.equal(await input.getAttribute('aria-expanded'), 'false');
+
+  // Escape closes the list; Enter with no option chosen opens the list filtered by the text.
+  await input.fill('');
+  await input.click();
+  await page.keyboard.type('fraud', { delay: 30 });
+  await page.waitForSelector('[data-testid=search-list] [role=option][data-capability="CAP-FRAUD-DET-001"]');
+  await page.keyboard.press('Escape');
+  assert.equal(await input.getAttribute('aria-expanded'), 'false');
+  assert.ok(await page.locator('[data-testid=search-list]').isHidden());
+  await page.keyboard.press('Enter');
+  await rendered('#/?q=fraud');
+  assert.deepEqual(await listNames(), ['Fraud Detection']);
+  assert.equal(await page.getAttribute('[data-testid=list-count]', 'data-total'), '1');
+});
+
+test('a filter chip narrows the list to its count; chips combine, live in the hash and go back', async () => {
+  await open('#/');
+  const chip = (facet, value) => page.locator(`[data-testid=filter-chips] button[data-facet=${facet}][data-value="${value}"]`);
+  const n = Number(await chip('domain', 'operations').getAttribute('data-count'));
+  assert.ok(n >= 1, 'the domain chip shows no count');
+  await chip('domain', 'operations').click();
+  await rendered('#/?domain=operations');
+  assert.equal(await chip('domain', 'operations').getAttribute('aria-pressed'), 'true');
+  assert.equal((await listNames()).length, n, 'the rows are not the chip count');
+  assert.equal(Number(await page.getAttribute('[data-testid=list-count]', 'data-total')), n, 'totalCount is not the chip count');
+
+  // A second chip: both filters hold, as the API has it.
+  await chip('priority', 'CRITICAL').click();
+  await rendered('#/?domain=operations&priority=CRITICAL');
+  const want = (await api('{ capabilities(filter: {domains: ["operations"], priorities: [CRITICAL]}) { totalCount nodes { name } } }')).capabilities;
+  assert.deepEqual(await listNames(), want.nodes.map((c) => c.name));
+  assert.ok(want.totalCount < n && want.totalCount >= 1);
+  assert.equal(Number(await page.getAttribute('[data-testid=list-count]', 'data-total')), want.totalCount);
+  await shot('list-filtered', WIDE);
+
+  // Back: one chip again. A health chip's count is the list's too.
+  await page.goBack();
+  await rendered('#/?domain=operations');
+  assert.equal((await listNames()).length, n);
+  await open('#/');
+  const unhealthy = Number(await chip('health', 'UNHEALTHY').getAttribute('data-count'));
+  await chip('health', 'UNHEALTHY').click();
+  await rendered('#/?health=UNHEALTHY');
+  assert.equal(Number(await page.getAttribute('[data-testid=list-count]', 'data-total')), unhealthy);
+  // Owner and tags from the form.
+  await open('#/');
+  await page.fill('input[name=tags]', 'kyc');
+  await page.press('input[name=tags]', 'Enter');
+  await rendered('#/?tag=kyc');
+  const kyc = (await api('{ capabilities(filter: {tags: ["kyc"]}) { nodes { name } } }')).capabilities.nodes.map((c) => c.name);
+  assert.deepEqual(await listNames(), kyc);
+  assert.ok(kyc.length >= 2, kyc.join());
+});
+
+test('a column header sorts the list both ways, as the API orders it', async () => {
+  const order = async (field, direction) => (await api(`{ capabilities(orderBy: {field: ${field}, direction: ${direction}}, first: 50) { nodes { name } } }`)).capabilities.nodes.map((c) => c.name);
+  await open('#/?first=50');
+  assert.equal(await page.getAttribute('th[data-sort=NAME]', 'aria-sort'), 'none');
+  await page.click('[data-testid=sort-NAME]');
+  await rendered('#/?sort=NAME&first=50');
+  assert.equal(await page.getAttribute('th[data-sort=NAME]', 'aria-sort'), 'ascending');
+  const asc = await listNames();
+  assert.deepEqual(asc, await order('NAME', 'ASC'));
+  assert.deepEqual(asc, [...asc].sort((a, b) => a.localeCompare(b, 'en', { sensitivity: 'base' })), 'not in name order');
+  await page.click('[data-testid=sort-NAME]');
+  await rendered('#/?sort=NAME&dir=DESC&first=50');
+  assert.equal(await page.getAttribute('th[data-sort=NAME]', 'aria-sort'), 'descending');
+  assert.deepEqual(await listNames(), await order('NAME', 'DESC'));
+  assert.deepEqual(await listNames(), [...asc].reverse());
+  await page.click('[data-testid=sort-HEALTH_SCORE]');
+  await rendered('#/?sort=HEALTH_SCORE&first=50');
+  assert.equal(await page.getAttribute('th[data-sort=NAME]', 'aria-sort'), 'none');
+  assert.deepEqual(await listNames(), await order('HEALTH_SCORE', 'ASC'));
+  await page.click('[data-testid=sort-PRIORITY]');
+  await rendered('#/?sort=PRIORITY&first=50');
+  assert.deepEqual(await listNames(), await order('PRIORITY', 'ASC'));
+});
+
+test('Deployments now lists a job started through the API, oldest first, by type', async () => {
+  await open('#/');
+  await api('mutation($t: DateTime) { startJob(capabilityId: "CAP-FRAUD-DET-001", input: {jobId: "JOB-NOW-001", jobType: ROLLBACK, triggeredBy: "browser-test", startTime: $t}) { jobId } }', { t: new Date().toISOString() });
+  await page.click('.mainnav a[data-nav=deployments]');
+  await rendered('#/deployments');
+  assert.ok(await footerRequests() <= 2, `activeJobs took ${await footerRequests()} DynamoDB requests`);
+  assert.match(await page.textContent('#op-status'), /ActiveJobs/);
+  const rows = page.locator('[data-testid=active-jobs] tbody tr');
+  const ids = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.job));
+  assert.ok(ids.includes('JOB-NOW-001'), ids.join());
+  const want = (await api('{ activeJobs(first: 25) { totalCount nodes { jobId status startTime } } }')).activeJobs;
+  assert.deepEqual(ids, want.nodes.map((j) => j.jobId));
+  const starts = await rows.evaluateAll((trs) => trs.map((tr) => Date.parse(tr.dataset.start)));
+  assert.deepEqual(starts, [...starts].sort((a, b) => a - b), 'not oldest first');
+  for (const st of await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.status))) assert.ok(['PENDING', 'RUNNING'].includes(st), st);
+  assert.equal(await page.getAttribute('[data-testid=jobs-count]', 'data-total'), String(want.totalCount));
+  await shot('deployments', WIDE);
+
+  await page.click('[data-testid=job-type-chips] button[data-value=ROLLBACK]');
+  await rendered('#/deployments?type=ROLLBACK');
+  const types = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.type));
+  assert.ok(types.length >= 1 && types.every((t) => t === 'ROLLBACK'), types.join());
+  await page.click('[data-testid=active-jobs] tr[data-job="JOB-NOW-001"] a.row-link');
+  await rendered('#/capability/CAP-FRAUD-DET-001?job=JOB-NOW-001');
+  await page.waitForSelector('[data-testid=jobs] > li.job-target[data-job="JOB-NOW-001"]');
+});
+
+test('the owner page shows its counts, capabilities and components; owners are listed', async () => {
+  await open(`#/capability/${ALERT}`);
+  const name = (await page.textContent('[data-testid=owner-link]')).trim();
+  await page.click('[data-testid=owner-link]');
+  await rendered(`#/owner/${encodeURIComponent(name)}`);
+  const want = (await api('query($n: String!) { owner(name: $n) { name capabilityCount componentCount capabilities(first: 50) { nodes { capabilityId } } components(first: 50) { nodes { componentId } } } }', { n: name })).owner;
+  assert.equal(await page.textContent('h1'), want.name);
+  assert.equal(Number(await page.getAttribute('[data-testid=owner-capability-count]', 'data-value')), want.capabilityCount);
+  assert.equal(Number(await page.getAttribute('[data-testid=owner-component-count]', 'data-value')), want.componentCount);
+  const caps = await page.locator('[data-testid=owner-capabilities] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.capability));
+  assert.deepEqual(caps, want.capabilities.nodes.map((c) => c.capabilityId));
+  assert.ok(caps.includes(ALERT));
+  const comps = await page.locator('[data-testid=owner-components] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.component));
+  assert.deepEqual(comps, want.components.nodes.map((c) => c.componentId));
+  await shot('owner', WIDE);
+
+  await open('#/owners');
+  const owners = await page.locator('[data-testid=owners-table] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.owner));
+  assert.ok(owners.includes(want.name), owners.join());
+  assert.deepEqual(owners, (await api('{ owners(first: 100) { nodes { name } } }')).owners.nodes.map((o) => o.name));
+  await page.click(`[data-testid=owners-table] a[href="#/owner/${encodeURIComponent(want.name)}"]`);
+  await rendered(`#/owner/${encodeURIComponent(want.name)}`);
+});
+
+test('the dashboard shows catalogueSummary: its numbers are the API\'s', async () => {
+  await open('#/');
+  // A write first: the embedded store answers what nothing has changed since from its read memo.
+  await setOwner('CAP-FRAUD-DET-001', 'dashboard-test');
+  await page.click('.mainnav a[data-nav=dashboard]');
+  await rendered('#/dashboard');
+  assert.match(await page.textContent('#op-status'), /Dashboard/);
+  const req = await footerRequests();
+  assert.ok(req >= 1 && req <= 2, `catalogueSummary took ${req} DynamoDB requests`);
+  const s = (await api(`{ catalogueSummary { capabilityCount componentCount meanHealthScore activeJobs
+    byDomain { domain count } byStatus { status count } byPriority { priority count } byHealthStatus { status count }
+    componentsByType { type count } componentsByHealthStatus { status count } activeJobsByType { jobType count } } }`)).catalogueSummary;
+  const kpi = async (id) => page.getAttribute(`[data-testid=${id}]`, 'data-value');
+  assert.equal(await kpi('kpi-capabilities'), String(s.capabilityCount));
+  assert.equal(await kpi('kpi-components'), String(s.componentCount));
+  assert.equal(await kpi('kpi-active-jobs'), String(s.activeJobs));
+  assert.equal(await kpi('kpi-mean-health'), s.meanHealthScore === null ? '' : String(s.meanHealthScore));
+  const chart = (id) => page.locator(`[data-testid=${id}] .bar-row`).evaluateAll((rs) => rs.map((r) => [r.dataset.key, Number(r.dataset.count)]));
+  const pairs = (list, key) => list.map((x) => [x[key], x.count]);
+  assert.deepEqual(await chart('by-domain'), pairs(s.byDomain, 'domain'));
+  assert.deepEqual(await chart('by-health'), pairs(s.byHealthStatus, 'status'));
+  assert.deepEqual(await chart('by-status'), pairs(s.byStatus, 'status'));
+  assert.deepEqual(await chart('by-priority'), pairs(s.byPriority, 'priority'));
+  assert.deepEqual(await chart('components-by-type'), pairs(s.componentsByType, 'type'));
+  assert.deepEqual(await chart('components-by-health'), pairs(s.componentsByHealthStatus, 'status'));
+  assert.deepEqual(await chart('active-jobs-by-type'), pairs(s.activeJobsByType, 'jobType'));
+  assert.equal(s.byDomain.reduce((a, d) => a + d.count, 0), s.capabilityCount);
+  // A bar is a link to the list it counts.
+  await page.click('[data-testid=by-domain] .bar-row[data-key=operations] a');
+  await rendered('#/?domain=operations');
+  assert.equal(Number(await page.getAttribute('[data-testid=list-count]', 'data-total')), s.byDomain.find((d) => d.domain === 'operations').count);
+  await open('#/dashboard');
+  await shot('dashboard', WIDE);
+});
+
 test('components by type list the components of one type across capabilities', async () => {
   await open('#/components/mcp-server');
   const ids = await page.locator('[data-testid=components-by-type] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.dataset.component));
@@ -330,6 +533,8 @@ test('errors read as errors, never a blank page', async () => {
   assert.match(await page.textContent('[data-testid=not-found]'), /CAP-DOES-NOT-EXIST/);
   await open('#/components/no-such-type');
   assert.match(await page.textContent('main'), /No component has the type/);
+  await open('#/owner/nobody-owns-this');
+  assert.match(await page.textContent('[data-testid=not-found]'), /nobody-owns-this/);
   await open('#/no/such/view');
   assert.match(await page.textContent('main h1'), /Nothing here/);
 });
@@ -524,12 +729,21 @@ test('the Activity view lists changes newest first, filters by capability and en
 });
 
 test('at 390 px no view overflows horizontally', async () => {
-  for (const [name, hash] of [['list', '#/'], ['capability', `#/capability/${ALERT}`], ['components', '#/components/mcp-server'], ['activity', '#/activity'], ['console', '#/console']]) {
+  for (const [name, hash] of [['list', '#/'], ['capability', `#/capability/${ALERT}`], ['components', '#/components/mcp-server'], ['activity', '#/activity'], ['console', '#/console'],
+    ['dashboard', '#/dashboard'], ['deployments', '#/deployments'], ['owners', '#/owners'], ['owner', '#/owner/operations-team'], ['list-filtered', '#/?domain=operations&sort=NAME']]) {
     await open(hash, NARROW);
     if (name === 'capability') {
       assert.equal(await page.getAttribute('svg[data-testid=dependency-graph]', 'data-orientation'), 'tb', 'the graph is not top-to-bottom on a phone');
       await page.click('g.node[data-component="database-alert-001"]');
       await page.waitForSelector('[data-testid=impact-list]');
+    }
+    if (name === 'list') {
+      await page.click('[data-testid=search-input]');
+      await page.keyboard.type('alert', { delay: 30 });
+      await page.waitForSelector('[data-testid=search-list] [role=option]');
+      await noHorizontalOverflow('search at 390 px');
+      await shot('search', NARROW);
+      await page.keyboard.press('Escape');
     }
     if (name === 'console') {
       await page.click('[data-testid=console-run]');

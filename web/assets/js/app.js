@@ -1,5 +1,6 @@
-// The explorer: hash routes (#/, #/capability/ID, #/components/TYPE, #/activity, #/console), one view at a
-// time, and the status bar that shows each operation's DynamoDB cost.
+// The explorer: hash routes (#/, #/capability/ID, #/components/TYPE, #/deployments, #/owners,
+// #/owner/NAME, #/dashboard, #/activity, #/console), one view at a time, the header's search box,
+// and the status bar that shows each operation's DynamoDB cost.
 import { h, replace } from './dom.js';
 import { errorPanel } from './errors.js';
 import * as capabilities from './views/capabilities.js';
@@ -7,6 +8,10 @@ import * as capability from './views/capability.js';
 import * as components from './views/components.js';
 import * as consoleView from './views/console.js';
 import * as activity from './views/activity.js';
+import * as deployments from './views/deployments.js';
+import * as dashboard from './views/dashboard.js';
+import { renderOwner, renderOwners } from './views/owners.js';
+import { mount as mountSearch } from './search.js';
 
 const main = document.getElementById('main');
 const status = document.getElementById('op-status');
@@ -31,6 +36,18 @@ export function route(hash = location.hash) {
       return { name: 'components', nav: 'components', view: components, args, params };
     case 'console':
       return { name: 'console', nav: 'console', view: consoleView, args, params };
+    case 'deployments':
+      if (args.length === 0) return { name: 'deployments', nav: 'deployments', view: deployments, args, params };
+      break;
+    case 'dashboard':
+      if (args.length === 0) return { name: 'dashboard', nav: 'dashboard', view: dashboard, args, params };
+      break;
+    case 'owners':
+      if (args.length === 0) return { name: 'owners', nav: 'owners', view: { render: renderOwners }, args, params };
+      break;
+    case 'owner':
+      if (args.length === 1) return { name: 'owner', nav: 'owners', view: { render: renderOwner }, args, params };
+      break;
     case 'activity':
       if (args.length === 0) return { name: 'activity', nav: 'activity', view: activity, args, params };
       break;
@@ -45,7 +62,7 @@ function notFound(root) {
     h('div', { class: 'page-head' }, h('h1', { tabindex: '-1' }, 'Nothing here')),
     h('div', { class: 'card notice' },
       h('p', {}, 'The explorer has no page at ', h('code', {}, location.hash || '#/'), '.'),
-      h('p', {}, h('a', { href: '#/' }, 'Browse capabilities'), ' · ', h('a', { href: '#/components' }, 'components by type'), ' · ', h('a', { href: '#/activity' }, 'activity'), ' · ', h('a', { href: '#/console' }, 'query console'))));
+      h('p', {}, h('a', { href: '#/' }, 'Browse capabilities'), ' · ', h('a', { href: '#/components' }, 'components by type'), ' · ', h('a', { href: '#/dashboard' }, 'dashboard'), ' · ', h('a', { href: '#/deployments' }, 'deployments now'), ' · ', h('a', { href: '#/activity' }, 'activity'), ' · ', h('a', { href: '#/console' }, 'query console'))));
 }
 
 let current = null; // AbortController of the view on screen
@@ -118,6 +135,8 @@ const fmtCap = (v) => (typeof v === 'number' ? new Intl.NumberFormat(undefined, 
 
 document.addEventListener('catalogue:operation', (e) => showOperation(e.detail));
 window.addEventListener('hashchange', show);
+const searchRoot = document.querySelector('[data-search]');
+if (searchRoot) mountSearch(searchRoot);
 document.querySelector('[data-skip]')?.addEventListener('click', (e) => {
   e.preventDefault();
   (main.querySelector('h1') || main).focus();

@@ -1,28 +1,41 @@
-// #/ : the capability list, from the CAPABILITIES index, one domain (DOMAIN#) or one health
-// status (HEALTH#), a page at a time with Relay cursors.
+// #/ (and #/capabilities): the capability list, Query.capabilities(filter:, orderBy:) a page at a
+// time with Relay cursors. The filters and the order live in the hash (?q=, domain=, status=,
+// priority=, health=, owner=, tag=, sort=, dir=, first=; the list ones repeat), so a filtered
+// list is a link to share and back/forward step through filter changes. Filter chips show the
+// catalogue-wide counts of catalogueSummary (a second, cheap operation; without it the chips
+// show no counts).
 import { h, replace, field } from '../dom.js';
 import { gql } from '../api.js';
-import { badge, healthBadge, label, mono } from '../format.js';
+import { badge, healthBadge, label, mono, timeEl } from '../format.js';
 import { inlineError, partialNotice } from '../errors.js';
 
 const FIELDS = `
-  pageInfo { hasNextPage endCursor }
-  nodes {
-    capabilityId name businessDomain status priority owner
-    aggregates { healthScore healthStatus totalComponents activeComponents }
-  }`;
+    totalCount
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      capabilityId name businessDomain status priority owner updatedAt
+      aggregates { healthScore healthStatus totalComponents activeComponents }
+    }`;
 
-export const LIST = `query CapabilityList($domain: String, $first: Int!, $after: String) {
-  capabilities(domain: $domain, first: $first, after: $after) {${FIELDS}
+export const LIST = `query CapabilityList($filter: CapabilityFilter, $orderBy: CapabilityOrder, $first: Int!, $after: String) {
+  capabilities(filter: $filter, orderBy: $orderBy, first: $first, after: $after) {${FIELDS}
   }
 }`;
 
-export const BY_HEALTH = `query CapabilitiesByHealth($status: HealthStatus!, $first: Int!, $after: String) {
-  capabilitiesByHealth(status: $status, first: $first, after: $after) {${FIELDS}
+export const FACETS = `query CapabilityFacets {
+  catalogueSummary {
+    capabilityCount
+    byDomain { domain count }
+    byStatus { status count }
+    byPriority { priority count }
+    byHealthStatus { status count }
   }
 }`;
 
-const HEALTH = ['HEALTHY', 'DEGRADED', 'UNHEALTHY', 'UNKNOWN'];
+export const STATUSES = ['PLANNING', 'DEVELOPMENT', 'ACTIVE', 'DEPRECATED', 'RETIRING'];
+export const PRIORITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'];
+export const HEALTH = ['HEALTHY', 'DEGRADED', 'UNHEALTHY', 'UNKNOWN'];
+export const SORTS = ['NAME', 'PRIORITY', 'HEALTH_SCORE', 'UPDATED_AT'];
 const SIZES = [5, 10, 20, 50];
 const DOMAINS_KEY = 'catalogue.domains';
 
@@ -35,64 +48,140 @@ function remember(domains) {
   sessionStorage.setItem(DOMAINS_KEY, JSON.stringify([...all].sort()));
 }
 
-export function listHash({ domain, health, first } = {}) {
+const uniq = (xs) => [...new Set(xs.map((x) => String(x).trim()).filter(Boolean))];
+
+// parseState reads the list's state from the hash's parameters.
+export function parseState(params) {
+  const all = (k, allowed) => uniq(params.getAll(k).flatMap((v) => v.split(','))).filter((v) => !allowed || allowed.includes(v));
+  const asked = Number.parseInt(params.get('first'), 10);
+  const sort = SORTS.includes(params.get('sort')) ? params.get('sort') : '';
+  return {
+    q: (params.get('q') || '').trim(),
+    domains: all('domain'),
+    statuses: all('status', STATUSES),
+    priorities: all('priority', PRIORITIES),
+    healths: all('health', HEALTH),
+    owner: (params.get('owner') || '').trim(),
+    tags: all('tag'),
+    sort,
+    dir: sort && params.get('dir') === 'DESC' ? 'DESC' : 'ASC',
+    first: asked >= 1 && asked <= 100 ? asked : 20,
+  };
+}
+
+// listHash builds the hash of a list state; listHash({domain}) and listHash({health}) still work.
+export function listHash(st = {}) {
   const p = new URLSearchParams();
-  if (health) p.set('health', health);
-  else if (domain) p.set('domain', domain);
-  if (first && first !== 20) p.set('first', String(first));
+  if (st.q) p.set('q', st.q);
+  for (const d of st.domains || (st.domain ? [st.domain] : [])) p.append('domain', d);
+  for (const s of st.statuses || []) p.append('status', s);
+  for (const s of st.priorities || []) p.append('priority', s);
+  for (const s of st.healths || (st.health ? [st.health] : [])) p.append('health', s);
+  if (st.owner) p.set('owner', st.owner);
+  for (const t of st.tags || []) p.append('tag', t);
+  if (st.sort) {
+    p.set('sort', st.sort);
+    if (st.dir === 'DESC') p.set('dir', 'DESC');
+  }
+  if (st.first && st.first !== 20) p.set('first', String(st.first));
   const q = p.toString();
   return q ? `#/?${q}` : '#/';
 }
 
+// filterOf is the CapabilityFilter of a state, or null without any filter.
+export function filterOf(st) {
+  const f = {};
+  if (st.q) f.search = st.q;
+  if (st.domains.length) f.domains = st.domains;
+  if (st.statuses.length) f.statuses = st.statuses;
+  if (st.priorities.length) f.priorities = st.priorities;
+  if (st.healths.length) f.healthStatuses = st.healths;
+  if (st.owner) f.owner = st.owner;
+  if (st.tags.length) f.tags = st.tags;
+  return Object.keys(f).length ? f : null;
+}
+
+const toggle = (xs, v) => (xs.includes(v) ? xs.filter((x) => x !== v) : [...xs, v]);
+
+function title(st, filter) {
+  if (!filter) return 'Capabilities';
+  if (st.q && Object.keys(filter).length === 1) return `Capabilities matching “${st.q}”`;
+  if (st.domains.length === 1 && Object.keys(filter).length === 1) return `Capabilities in ${st.domains[0]}`;
+  return 'Capabilities, filtered';
+}
+
+async function facets(signal) {
+  try {
+    return (await gql(FACETS, {}, { signal })).catalogueSummary;
+  } catch (err) {
+    if (err?.name === 'AbortError') throw err;
+    return null; // the chips go without counts
+  }
+}
+
 export async function render(root, { params, signal }) {
-  const health = HEALTH.includes(params.get('health')) ? params.get('health') : '';
-  const domain = health ? '' : (params.get('domain') || '').trim();
-  const asked = Number.parseInt(params.get('first'), 10);
-  const first = asked >= 1 && asked <= 100 ? asked : 20;
-  document.title = `${health ? `${label(health)} capabilities` : domain ? `Capabilities in ${domain}` : 'Capabilities'} · Capability Catalogue`;
+  const st = parseState(params);
+  const filter = filterOf(st);
+  const orderBy = st.sort ? { field: st.sort, direction: st.dir } : null;
+  document.title = `${title(st, filter)} · Capability Catalogue`;
 
-  const fetchData = (after) => (health
-    ? gql(BY_HEALTH, { status: health, first, after }, { signal })
-    : gql(LIST, { domain: domain || null, first, after }, { signal }));
-  const connOf = (d) => d.capabilitiesByHealth || d.capabilities;
-  const fetchPage = (after) => fetchData(after).then(connOf);
-
-  const data = await fetchData(null);
-  const conn = connOf(data);
+  const summary = await facets(signal);
+  const fetchPage = (after) => gql(LIST, { filter, orderBy, first: st.first, after }, { signal });
+  const data = await fetchPage(null);
+  const conn = data.capabilities;
   remember(conn.nodes.map((c) => c.businessDomain));
+  const total = conn.totalCount;
 
-  // Filters: domain and health use different indexes, so one excludes the other.
-  const domainInput = h('input', { type: 'search', name: 'domain', value: domain, list: 'domain-options', placeholder: 'Any domain', autocomplete: 'off', disabled: !!health, spellcheck: 'false' });
-  const healthSelect = h('select', { name: 'health' },
-    h('option', { value: '' }, 'Any health'),
-    HEALTH.map((s) => h('option', { value: s, selected: s === health }, label(s))));
-  const sizes = [...new Set([...SIZES, first])].sort((a, b) => a - b);
-  const sizeSelect = h('select', { name: 'first' }, sizes.map((n) => h('option', { value: String(n), selected: n === first }, `${n} per page`)));
-  const go = () => {
-    location.hash = listHash({ domain: domainInput.value.trim(), health: healthSelect.value, first: Number(sizeSelect.value) });
+  // Chips: a toggle per value, with the catalogue's count of it when the summary came.
+  const counts = (list, key) => new Map((list || []).map((x) => [x[key], x.count]));
+  const chipGroup = (name, legend, key, values, selected, countMap, text = label) => h('fieldset', { class: 'chip-group', dataset: { facet: name } },
+    h('legend', {}, legend),
+    h('div', { class: 'chip-row' }, values.map((v) => {
+      const on = selected.includes(v);
+      const n = countMap?.get(v);
+      return h('button', {
+        type: 'button', class: 'chip chip-button chip-toggle', 'aria-pressed': String(on),
+        dataset: { facet: name, value: v, count: n ?? '' },
+        onclick: () => { location.hash = listHash({ ...st, [key]: toggle(selected, v) }); },
+      }, text(v), n === undefined ? null : h('span', { class: 'chip-count' }, h('span', { class: 'sr-only' }, ', '), String(n), h('span', { class: 'sr-only' }, ' in the catalogue')));
+    })));
+  const domainCounts = counts(summary?.byDomain, 'domain');
+  const domainValues = uniq([...(summary ? summary.byDomain.map((d) => d.domain) : knownDomains()), ...st.domains]);
+
+  const qInput = h('input', { type: 'search', name: 'q', value: st.q, placeholder: 'name, ID, tag or owner', autocomplete: 'off', spellcheck: 'false' });
+  const ownerInput = h('input', { type: 'text', name: 'owner', value: st.owner, placeholder: 'any owner or team', autocomplete: 'off', spellcheck: 'false' });
+  const tagsInput = h('input', { type: 'text', name: 'tags', value: st.tags.join(', '), placeholder: 'e.g. kyc, real-time', autocomplete: 'off', spellcheck: 'false' });
+  const sizes = [...new Set([...SIZES, st.first])].sort((a, b) => a - b);
+  const sizeSelect = h('select', { name: 'first' }, sizes.map((n) => h('option', { value: String(n), selected: n === st.first }, `${n} per page`)));
+  const apply = () => {
+    location.hash = listHash({ ...st, q: qInput.value.trim(), owner: ownerInput.value.trim(), tags: uniq(tagsInput.value.split(',')), first: Number(sizeSelect.value) });
   };
-  healthSelect.addEventListener('change', go);
-  sizeSelect.addEventListener('change', go);
-  const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filter capabilities', onsubmit: (e) => { e.preventDefault(); go(); } },
-    field('Business domain', domainInput, health ? 'Clear the health filter to filter by domain.' : null),
-    h('datalist', { id: 'domain-options' }, knownDomains().map((d) => h('option', { value: d }))),
-    field('Health', healthSelect),
+  sizeSelect.addEventListener('change', apply);
+  const form = h('form', { class: 'filters', role: 'search', 'aria-label': 'Filter capabilities', onsubmit: (e) => { e.preventDefault(); apply(); } },
+    field('Search', qInput),
+    field('Owner', ownerInput),
+    field('Tags (all of them)', tagsInput),
     field('Page size', sizeSelect),
     h('div', { class: 'filter-actions' },
       h('button', { type: 'submit', class: 'btn btn-primary' }, 'Apply'),
-      (domain || health || first !== 20) ? h('a', { class: 'btn btn-ghost', href: '#/' }, 'Reset') : null));
-
-  const index = health ? `HEALTH#${health} index, lowest score first` : domain ? `DOMAIN#${domain} index, by priority and name` : 'CAPABILITIES index, by domain, priority and name';
+      filter || st.sort || st.first !== 20 ? h('a', { class: 'btn btn-ghost', href: '#/', dataset: { testid: 'clear-filters' } }, 'Clear all') : null));
+  const chips = h('div', { class: 'chip-groups', dataset: { testid: 'filter-chips' } },
+    chipGroup('domain', 'Domain', 'domains', domainValues, st.domains, summary ? domainCounts : null, (v) => v),
+    chipGroup('status', 'Status', 'statuses', STATUSES, st.statuses, summary ? counts(summary.byStatus, 'status') : null),
+    chipGroup('priority', 'Priority', 'priorities', PRIORITIES, st.priorities, summary ? counts(summary.byPriority, 'priority') : null),
+    chipGroup('health', 'Health', 'healths', HEALTH, st.healths, summary ? counts(summary.byHealthStatus, 'status') : null));
 
   const tbody = h('tbody');
   const addRows = (nodes) => { for (const c of nodes) tbody.appendChild(row(c)); };
   addRows(conn.nodes);
   let count = conn.nodes.length;
 
-  const summary = h('p', { class: 'list-summary', role: 'status' });
+  const shown = h('p', { class: 'list-summary', role: 'status', dataset: { testid: 'list-count' } });
   const more = h('div', { class: 'load-more' });
   const updateFooter = (info) => {
-    summary.textContent = `${count} capabilit${count === 1 ? 'y' : 'ies'} shown${info.hasNextPage ? ', more available' : ''}.`;
+    shown.dataset.shown = String(count);
+    shown.dataset.total = String(total);
+    shown.textContent = `${count} of ${total} capabilit${total === 1 ? 'y' : 'ies'}${filter ? ' matching' : ''}.`;
     replace(more, info.hasNextPage ? h('button', {
       type: 'button', class: 'btn', dataset: { testid: 'load-more' },
       async onclick(e) {
@@ -100,7 +189,7 @@ export async function render(root, { params, signal }) {
         btn.disabled = true;
         btn.textContent = 'Loading…';
         try {
-          const next = await fetchPage(info.endCursor);
+          const next = (await fetchPage(info.endCursor)).capabilities;
           const firstNew = tbody.children.length;
           addRows(next.nodes);
           count += next.nodes.length;
@@ -112,33 +201,51 @@ export async function render(root, { params, signal }) {
           replace(more, inlineError(err), h('button', { type: 'button', class: 'btn', onclick: () => updateFooter(info) }, 'Retry'));
         }
       },
-    }, `Load ${first} more`) : null);
+    }, `Load ${Math.min(st.first, total - count)} more`) : null);
   };
   updateFooter(conn.pageInfo);
 
+  // A sortable header: a button in the th; aria-sort on the column the list is sorted by.
+  const sortable = (text, fieldName, cls) => {
+    const on = st.sort === fieldName;
+    const next = on && st.dir === 'ASC' ? 'DESC' : 'ASC';
+    return h('th', { scope: 'col', class: cls, 'aria-sort': on ? (st.dir === 'DESC' ? 'descending' : 'ascending') : 'none', dataset: { sort: fieldName } },
+      h('button', {
+        type: 'button', class: 'sort-button', dataset: { testid: `sort-${fieldName}` },
+        onclick: () => { location.hash = listHash({ ...st, sort: fieldName, dir: next }); },
+      }, text, h('span', { class: 'sort-mark', 'aria-hidden': 'true' }, on ? (st.dir === 'DESC' ? ' ▼' : ' ▲') : ' ↕'),
+      h('span', { class: 'sr-only' }, on ? `, sorted ${st.dir === 'DESC' ? 'descending' : 'ascending'}; sort ${next === 'DESC' ? 'descending' : 'ascending'}` : ', sort')));
+  };
+
   const table = conn.nodes.length
     ? h('div', { class: 'table-wrap' }, h('table', { class: 'table responsive middle', dataset: { testid: 'capability-table' } },
-      h('caption', { class: 'sr-only' }, 'Capabilities'),
+      h('caption', { class: 'sr-only' }, 'Capabilities', st.sort ? `, sorted by ${label(st.sort)} ${st.dir === 'DESC' ? 'descending' : 'ascending'}` : ''),
       h('thead', {}, h('tr', {},
-        h('th', { scope: 'col' }, 'Capability'),
+        sortable('Capability', 'NAME'),
         h('th', { scope: 'col' }, 'Domain'),
         h('th', { scope: 'col' }, 'Status'),
-        h('th', { scope: 'col' }, 'Priority'),
-        h('th', { scope: 'col' }, 'Health'),
-        h('th', { scope: 'col', class: 'num' }, 'Components'))),
+        sortable('Priority', 'PRIORITY'),
+        sortable('Health', 'HEALTH_SCORE'),
+        h('th', { scope: 'col', class: 'num' }, 'Components'),
+        sortable('Updated', 'UPDATED_AT'))),
       tbody))
     : h('div', { class: 'empty' }, h('p', {}, 'No capability matches these filters.'), h('a', { href: '#/', class: 'btn' }, 'Show all capabilities'));
 
+  const order = st.sort ? `ordered by ${label(st.sort).toLowerCase()}, ${st.dir === 'DESC' ? 'descending' : 'ascending'}`
+    : st.q ? 'by relevance' : filter ? 'in name order' : 'by domain, priority and name';
   replace(root,
     h('div', { class: 'page-head' },
       h('div', {},
-        h('h1', { tabindex: '-1' }, health ? `${label(health)} capabilities` : domain ? `Capabilities in ${domain}` : 'Capabilities'),
-        h('p', { class: 'page-sub' }, 'Business capabilities and the health of the components that deliver them. ', h('span', { class: 'muted' }, `From the ${index}.`)))),
+        h('h1', { tabindex: '-1' }, title(st, filter)),
+        h('p', { class: 'page-sub' }, 'Business capabilities and the health of the components that deliver them. ',
+          h('span', { class: 'muted' }, `Query.capabilities, ${order}; chip counts are the whole catalogue's. `),
+          h('a', { href: '#/owners' }, 'Owners'), ' · ', h('a', { href: '#/dashboard' }, 'Dashboard')))),
     partialNotice(data),
     h('section', { class: 'card', 'aria-label': 'Capability list' },
       form,
+      chips,
       table,
-      h('div', { class: 'list-foot' }, summary, more)));
+      h('div', { class: 'list-foot' }, shown, more)));
 }
 
 function row(c) {
@@ -146,10 +253,11 @@ function row(c) {
   return h('tr', { dataset: { capability: c.capabilityId } },
     h('td', { 'data-label': 'Capability', class: 'cell-main' },
       h('a', { class: 'row-link', href: `#/capability/${encodeURIComponent(c.capabilityId)}` }, c.name),
-      h('div', { class: 'sub' }, mono(c.capabilityId), c.owner ? h('span', { class: 'muted' }, ` · ${c.owner}`) : null)),
+      h('div', { class: 'sub' }, mono(c.capabilityId), c.owner ? [' · ', h('a', { class: 'muted', href: `#/owner/${encodeURIComponent(c.owner)}` }, c.owner)] : null)),
     h('td', { 'data-label': 'Domain' }, h('a', { class: 'chip', href: listHash({ domain: c.businessDomain }), 'aria-label': `Capabilities in domain ${c.businessDomain}` }, c.businessDomain)),
     h('td', { 'data-label': 'Status' }, badge(c.status)),
     h('td', { 'data-label': 'Priority' }, badge(c.priority, { kind: 'priority' })),
     h('td', { 'data-label': 'Health' }, healthBadge(a.healthStatus, a.healthScore)),
-    h('td', { 'data-label': 'Components', class: 'num' }, `${a.activeComponents ?? '—'} / ${a.totalComponents ?? '—'}`, h('span', { class: 'sr-only' }, ' active')));
+    h('td', { 'data-label': 'Components', class: 'num' }, `${a.activeComponents ?? '—'} / ${a.totalComponents ?? '—'}`, h('span', { class: 'sr-only' }, ' active')),
+    h('td', { 'data-label': 'Updated' }, timeEl(c.updatedAt)));
 }

@@ -60,7 +60,7 @@ const REBUILD = {
 };
 const ALWAYS = ['hero', 'partial', 'kpis', 'components', 'details'];
 
-export async function render(root, { args, signal }) {
+export async function render(root, { args, params, signal }) {
   const id = args[0];
   const windowKey = DEFAULT_WINDOW;
   // The live cursor first, the page second: whatever changes after the cursor is replayed by
@@ -128,6 +128,15 @@ export async function render(root, { args, signal }) {
       }, title))),
     SECTIONS.map(([sid]) => el[sid]));
   parts.graph.mounted();
+  // ?job=ID (a link from Deployments now): the jobs card in view, the job marked.
+  const job = params?.get('job');
+  if (job) {
+    setTimeout(() => {
+      const li = root.querySelector(`[data-testid=jobs] > li[data-job="${CSS.escape(job)}"]`);
+      li?.classList.add('job-target');
+      (li || document.getElementById('jobs'))?.scrollIntoView({ block: 'center' });
+    }, 0);
+  }
 }
 
 const SECTIONS = [
@@ -195,7 +204,7 @@ function hero(cap) {
       h('p', { class: 'hero-meta' },
         mono(cap.capabilityId), sep(),
         h('span', {}, 'Domain ', h('a', { href: listHash({ domain: cap.businessDomain }) }, cap.businessDomain)),
-        cap.owner ? [sep(), h('span', {}, 'Owner ', h('strong', {}, cap.owner))] : null,
+        cap.owner ? [sep(), h('span', {}, 'Owner ', h('a', { href: `#/owner/${encodeURIComponent(cap.owner)}`, class: 'strong', dataset: { testid: 'owner-link' } }, cap.owner))] : null,
         cap.version ? [sep(), h('span', {}, `v${cap.version}`)] : null,
         sep(), h('span', {}, `Revision ${cap.revision}`),
         sep(), h('span', {}, 'Updated ', timeEl(cap.updatedAt))),
@@ -265,7 +274,7 @@ function componentsCard(cap, comps, slaById, onImpact) {
     return h('tr', { dataset: { component: c.componentId } },
       h('td', { 'data-label': 'Component', class: 'cell-main' },
         h('div', { class: 'strong' }, c.name),
-        h('div', { class: 'sub' }, mono(c.componentId), c.ownership?.team ? h('span', { class: 'muted' }, ` · ${c.ownership.team}`) : null)),
+        h('div', { class: 'sub' }, mono(c.componentId), c.ownership?.team ? [' · ', h('a', { class: 'muted', href: `#/owner/${encodeURIComponent(c.ownership.team)}` }, c.ownership.team)] : null)),
       h('td', { 'data-label': 'Type' }, h('a', { class: 'chip', href: `#/components/${encodeURIComponent(c.componentType)}`, 'aria-label': `All ${c.componentType} components` }, c.componentType)),
       h('td', { 'data-label': 'Layer' }, c.layer ? label(c.layer) : '—'),
       h('td', { 'data-label': 'Version' }, c.version ? mono(c.version) : '—'),
