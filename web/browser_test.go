@@ -87,7 +87,8 @@ func TestBrowser(t *testing.T) {
 }
 
 // TestExplorerScripts runs the explorer's browser-free JavaScript tests (the graph layout, the
-// chart ticks, the live-update client against a fake socket) when Node is installed: they need
+// chart ticks, the live-update client against a fake socket, the capability list's URL state) when
+// Node is installed: they need
 // neither Chromium nor node_modules.
 func TestExplorerScripts(t *testing.T) {
 	node, err := exec.LookPath("node")
@@ -101,11 +102,11 @@ func TestExplorerScripts(t *testing.T) {
 	recordInputs(t, filepath.Join(root, "web"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "test/layout.test.mjs", "test/live.test.mjs")
+	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "test/layout.test.mjs", "test/live.test.mjs", "test/liststate.test.mjs")
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("node --test test/layout.test.mjs test/live.test.mjs: %v\n%s", err, out)
+		t.Fatalf("node --test test/layout.test.mjs test/live.test.mjs test/liststate.test.mjs: %v\n%s", err, out)
 	}
 }
 

@@ -8,6 +8,9 @@ import { h, replace, field } from '../dom.js';
 import { gql } from '../api.js';
 import { badge, healthBadge, label, mono, timeEl } from '../format.js';
 import { inlineError, partialNotice } from '../errors.js';
+import { STATUSES, PRIORITIES, HEALTH, parseState, listHash, filterOf, uniq } from '../liststate.js';
+
+export { listHash };
 
 const FIELDS = `
     totalCount
@@ -32,10 +35,6 @@ export const FACETS = `query CapabilityFacets {
   }
 }`;
 
-export const STATUSES = ['PLANNING', 'DEVELOPMENT', 'ACTIVE', 'DEPRECATED', 'RETIRING'];
-export const PRIORITIES = ['CRITICAL', 'HIGH', 'MEDIUM', 'LOW'];
-export const HEALTH = ['HEALTHY', 'DEGRADED', 'UNHEALTHY', 'UNKNOWN'];
-export const SORTS = ['NAME', 'PRIORITY', 'HEALTH_SCORE', 'UPDATED_AT'];
 const SIZES = [5, 10, 20, 50];
 const DOMAINS_KEY = 'catalogue.domains';
 
@@ -46,59 +45,6 @@ function knownDomains() {
 function remember(domains) {
   const all = new Set([...knownDomains(), ...domains]);
   sessionStorage.setItem(DOMAINS_KEY, JSON.stringify([...all].sort()));
-}
-
-const uniq = (xs) => [...new Set(xs.map((x) => String(x).trim()).filter(Boolean))];
-
-// parseState reads the list's state from the hash's parameters.
-export function parseState(params) {
-  const all = (k, allowed) => uniq(params.getAll(k).flatMap((v) => v.split(','))).filter((v) => !allowed || allowed.includes(v));
-  const asked = Number.parseInt(params.get('first'), 10);
-  const sort = SORTS.includes(params.get('sort')) ? params.get('sort') : '';
-  return {
-    q: (params.get('q') || '').trim(),
-    domains: all('domain'),
-    statuses: all('status', STATUSES),
-    priorities: all('priority', PRIORITIES),
-    healths: all('health', HEALTH),
-    owner: (params.get('owner') || '').trim(),
-    tags: all('tag'),
-    sort,
-    dir: sort && params.get('dir') === 'DESC' ? 'DESC' : 'ASC',
-    first: asked >= 1 && asked <= 100 ? asked : 20,
-  };
-}
-
-// listHash builds the hash of a list state; listHash({domain}) and listHash({health}) still work.
-export function listHash(st = {}) {
-  const p = new URLSearchParams();
-  if (st.q) p.set('q', st.q);
-  for (const d of st.domains || (st.domain ? [st.domain] : [])) p.append('domain', d);
-  for (const s of st.statuses || []) p.append('status', s);
-  for (const s of st.priorities || []) p.append('priority', s);
-  for (const s of st.healths || (st.health ? [st.health] : [])) p.append('health', s);
-  if (st.owner) p.set('owner', st.owner);
-  for (const t of st.tags || []) p.append('tag', t);
-  if (st.sort) {
-    p.set('sort', st.sort);
-    if (st.dir === 'DESC') p.set('dir', 'DESC');
-  }
-  if (st.first && st.first !== 20) p.set('first', String(st.first));
-  const q = p.toString();
-  return q ? `#/?${q}` : '#/';
-}
-
-// filterOf is the CapabilityFilter of a state, or null without any filter.
-export function filterOf(st) {
-  const f = {};
-  if (st.q) f.search = st.q;
-  if (st.domains.length) f.domains = st.domains;
-  if (st.statuses.length) f.statuses = st.statuses;
-  if (st.priorities.length) f.priorities = st.priorities;
-  if (st.healths.length) f.healthStatuses = st.healths;
-  if (st.owner) f.owner = st.owner;
-  if (st.tags.length) f.tags = st.tags;
-  return Object.keys(f).length ? f : null;
 }
 
 const toggle = (xs, v) => (xs.includes(v) ? xs.filter((x) => x !== v) : [...xs, v]);
