@@ -346,6 +346,45 @@ test('the header search finds "Alert Management" as you type, debounced, and ope
   assert.equal(await page.getAttribute('[data-testid=list-count]', 'data-total'), '1');
 });
 
+test('a newer search aborts the one in flight, and only the newest text\'s results are shown', async () => {
+  await open('#/');
+  // Hold every search request at the network until the test lets it go.
+  const held = [];
+  const arrived = [];
+  let holding = true;
+  const isSearch = (req) => { try { return JSON.parse(req.postData() || '{}').variables?.search !== undefined; } catch { return false; } };
+  const handler = (route) => {
+    if (!holding || !isSearch(route.request())) return route.continue();
+    held.push(route);
+    arrived.shift()?.();
+    return undefined;
+  };
+  const next = () => new Promise((r) => arrived.push(r));
+  const failed = [];
+  const onFailed = (req) => { if (isSearch(req)) failed.push([JSON.parse(req.postData()).variables.search, req.failure()?.errorText]); };
+  page.on('requestfailed', onFailed);
+  await page.route(`${base}/graphql`, handler);
+  try {
+    const first = next();
+    await page.fill('[data-testid=search-input]', 'inc');
+    await first; // "inc" is at the network, unanswered
+    const second = next();
+    await page.fill('[data-testid=search-input]', 'fraud');
+    await second;
+    holding = false;
+    for (const r of held.splice(0)) await r.continue().catch(() => {});
+    await page.waitForSelector('[data-search][data-shown-for="fraud"]');
+    assert.deepEqual(failed.map(([v]) => v), ['inc'], `aborted: ${JSON.stringify(failed)}`);
+    const ids = await page.locator('[data-testid=search-list] [role=option]').evaluateAll((os) => os.map((o) => o.dataset.capability));
+    assert.deepEqual(ids, ['CAP-FRAUD-DET-001']);
+  } finally {
+    holding = false;
+    page.off('requestfailed', onFailed);
+    await page.unroute(`${base}/graphql`, handler);
+    for (const r of held.splice(0)) await r.continue().catch(() => {});
+  }
+});
+
 test('a filter chip narrows the list to its count; chips combine, live in the hash and go back', async () => {
   await open('#/');
   const chip = (facet, value) => page.locator(`[data-testid=filter-chips] button[data-facet=${facet}][data-value="${value}"]`);
