@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -131,8 +132,13 @@ func runePrefix(w string, n int) string {
 // cardEntry is one card item: its sort key and GSI1 keys.
 type cardEntry struct{ sk, gpk, gsk string }
 
-// cardEntries returns the card items of c: the keys of each (the Data is cardOf(c)).
+// cardEntries returns the card items of c: the keys of each (the Data is cardOf(c)). A
+// capability not stored yet (a bulk load's, with no update time) is keyed as written at now.
 func cardEntries(c *catalog.Capability, k *searchCard) []cardEntry {
+	return cardEntriesAt(c, k, c.UpdatedAt.Time)
+}
+
+func cardEntriesAt(c *catalog.Capability, k *searchCard, updated time.Time) []cardEntry {
 	id := c.CapabilityID
 	nk := nameKey(k.Fold, id)
 	out := []cardEntry{
@@ -142,7 +148,7 @@ func cardEntries(c *catalog.Capability, k *searchCard) []cardEntry {
 		{cardSK(cardDomain, ""), cardPK(cardDomain, c.BusinessDomain), nk},
 		{cardSK(cardID, ""), cardPK(cardID, strings.ToLower(id)), nk},
 		{cardSK(cardScore, ""), cardPK(cardScore, ""), scoreKey(c.Aggregates.ReportedHealthScore(), k.Fold, id)},
-		{cardSK(cardUpdated, ""), cardPK(cardUpdated, ""), updatedKey(c.UpdatedAt.Time, k.Fold, id)},
+		{cardSK(cardUpdated, ""), cardPK(cardUpdated, ""), updatedKey(updated, k.Fold, id)},
 	}
 	for _, t := range k.Tags {
 		out = append(out, cardEntry{cardSK(cardTag, cardPart(t)), cardPK(cardTag, cardPart(t)), nk})
@@ -176,7 +182,8 @@ func checkCards(c *catalog.Capability, entries []cardEntry) error {
 // cardItems returns the card items of c.
 func cardItems(c *catalog.Capability, now time.Time) ([]*item, error) {
 	k := cardOf(c)
-	entries := cardEntries(c, k)
+	_, updated := stamp(c.Meta, now)
+	entries := cardEntriesAt(c, k, updated)
 	if err := checkCards(c, entries); err != nil {
 		return nil, err
 	}
@@ -192,30 +199,46 @@ func cardItems(c *catalog.Capability, now time.Time) ([]*item, error) {
 	return out, nil
 }
 
-// searchWrites adds to p the card writes that take a capability from old (nil when created) to
-// n: a card whose keys and content are unchanged is not written, a card n no longer has is
-// deleted. It returns a *catalog.ValidationError when n would need more than maxCards cards.
-func searchWrites(p *plan, old, n *catalog.Capability, now time.Time) error {
+// searchWrites adds to p the card writes that take a capability from st (st.capability is nil
+// when it is created) to n: a card whose keys and content are unchanged is not written, a card n
+// no longer has is deleted. The cards st holds are derived from st.capability, or are the ones
+// read (st.cards, a repair). It returns a *catalog.ValidationError when n would need more than
+// maxCards cards.
+func searchWrites(p *plan, st *partitionState, n *catalog.Capability, now time.Time) error {
 	k := cardOf(n)
 	entries := cardEntries(n, k)
 	if err := checkCards(n, entries); err != nil {
 		return err
 	}
-	before := map[string]cardEntry{}
-	var oldCard *searchCard
-	if old != nil {
-		oldCard = cardOf(old)
-		for _, e := range cardEntries(old, oldCard) {
-			before[e.sk] = e
+	// before maps each stored card's SK to its keys, and says whether its Data is k.
+	type stored struct {
+		e    cardEntry
+		same bool
+	}
+	before := map[string]stored{}
+	switch {
+	case st.cards != nil:
+		for sk, it := range st.cards {
+			same := false
+			if data, err := it.data(); err == nil {
+				var c searchCard
+				same = decodeData(data, &c) == nil && reflect.DeepEqual(&c, k)
+			}
+			before[sk] = stored{cardEntry{sk, it.GSI1PK, it.GSI1SK}, same}
+		}
+	case st.capability != nil:
+		old := cardOf(st.capability)
+		same := reflect.DeepEqual(old, k)
+		for _, e := range cardEntries(st.capability, old) {
+			before[e.sk] = stored{e, same}
 		}
 	}
-	same := oldCard != nil && reflect.DeepEqual(oldCard, k)
 	for _, e := range entries {
-		if b, ok := before[e.sk]; ok && same && b == e {
-			delete(before, e.sk)
+		b, ok := before[e.sk]
+		delete(before, e.sk)
+		if ok && b.same && b.e == e {
 			continue
 		}
-		delete(before, e.sk)
 		it, err := newItem(capabilityPK(n.CapabilityID), e.sk, entityCard, catalog.Meta{Revision: 1}, now, k)
 		if err != nil {
 			return err
@@ -223,15 +246,48 @@ func searchWrites(p *plan, old, n *catalog.Capability, now time.Time) error {
 		it.GSI1PK, it.GSI1SK = e.gpk, e.gsk
 		p.put(it, "", nil)
 	}
-	gone := make([]string, 0, len(before))
-	for sk := range before {
-		gone = append(gone, sk)
-	}
-	sort.Strings(gone)
-	for _, sk := range gone {
+	for _, sk := range slices.Sorted(maps.Keys(before)) {
 		p.del(capabilityPK(n.CapabilityID), sk, "", nil)
 	}
 	return nil
+}
+
+// auditCards compares the card items of a partition with the cards c (its aggregates
+// recounted) must have: keys and Data. It returns one line per difference.
+func auditCards(c *catalog.Capability, items []*item) ([]string, error) {
+	k := cardOf(c)
+	want := map[string]cardEntry{}
+	for _, e := range cardEntries(c, k) {
+		want[e.sk] = e
+	}
+	var diffs []string
+	for _, it := range items {
+		if !isCardSK(it.SK) {
+			continue
+		}
+		e, ok := want[it.SK]
+		delete(want, it.SK)
+		if !ok {
+			diffs = append(diffs, "search card "+it.SK+" should not exist")
+			continue
+		}
+		if it.GSI1PK != e.gpk || it.GSI1SK != e.gsk {
+			diffs = append(diffs, fmt.Sprintf("search card %s keys = %s/%s, want %s/%s", it.SK, it.GSI1PK, it.GSI1SK, e.gpk, e.gsk))
+			continue
+		}
+		data, err := it.data()
+		if err != nil {
+			return nil, err
+		}
+		var got searchCard
+		if err := decodeData(data, &got); err != nil || !reflect.DeepEqual(&got, k) {
+			diffs = append(diffs, "search card "+it.SK+" Data differs from the capability's")
+		}
+	}
+	for _, sk := range slices.Sorted(maps.Keys(want)) {
+		diffs = append(diffs, "search card "+sk+" missing")
+	}
+	return diffs, nil
 }
 
 // searchDeletes adds to p the deletes of every card of c (a capability being deleted).
