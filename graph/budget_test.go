@@ -100,6 +100,11 @@ func runBudgets(t *testing.T, h *harness, skipWindowed bool) {
 		{"capability with its last changes", `{ capability(id: "CAP-ALERT-MGT-001") { name changes(last: 5) { nodes { id action } } } }`, 2, false},
 		{"catalogue changes newest first, whole retention window", `{ changes(last: 10) { nodes { id } pageInfo { hasPreviousPage startCursor } } }`, 31, false},
 		{"catalogue changes newest first since today", fmt.Sprintf(`{ changes(last: 10, since: %q) { nodes { id } pageInfo { hasPreviousPage } } }`, testNow.Truncate(24*time.Hour).Format(time.RFC3339)), 1, false},
+		// The catalogue's counters: one BatchGetItem of the 16 shards, whatever the catalogue.
+		{"catalogue summary", `{ catalogueSummary { capabilityCount componentCount byDomain { domain count } byStatus { status count } byPriority { priority count }
+			byHealthStatus { status count } meanHealthScore componentsByType { type count } componentsByHealthStatus { status count } activeJobs activeJobsByType { jobType count } } }`, 1, false},
+		{"owners page", `{ owners(first: 5) { totalCount edges { cursor node { name capabilityCount componentCount } } pageInfo { hasNextPage endCursor } } }`, 1, false},
+		{"owner by name", `{ owner(name: "Data Platform Team") { name capabilityCount componentCount } }`, 1, false},
 		{"validation error costs nothing", `{ capability(id: "bad#id") { name } }`, 0, false},
 		{"malformed node id costs nothing", `{ node(id: "CAP-ALERT-MGT-001/widgets/x") { id } }`, 0, false},
 	}
