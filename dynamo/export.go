@@ -123,8 +123,8 @@ func (s *Store) exportable(raw []map[string]types.AttributeValue) ([]*item, erro
 		skipped := 0
 		for _, it := range items {
 			switch {
-			case it.SK == domainIndexSK || it.SK == healthIndexSK:
-				continue // derived: rebuilt from METADATA
+			case strings.HasPrefix(it.SK, indexPrefix):
+				continue // derived: rebuilt from METADATA, the components and the jobs
 			case it.EntityType == entityChange:
 				continue // the change feed: not exported (docs/data-model.md)
 			case !live && !strings.HasPrefix(it.SK, capabilityVersionPrefix()):
@@ -434,6 +434,18 @@ func (s *Store) Import(ctx context.Context, r io.Reader, parallel int) (*ImportR
 		for _, e := range p.entries {
 			if c, ok := e.entity.(*catalog.Component); ok {
 				av, err := claimItem(c, now).av()
+				if err != nil {
+					return report, fmt.Errorf("import: %w", err)
+				}
+				put(&derived, av)
+			}
+			// The component and active-job index items (componentindex.go).
+			ixs, err := entityIndexItems(e.entity, now)
+			if err != nil {
+				return report, fmt.Errorf("import: %w", err)
+			}
+			for _, ix := range ixs {
+				av, err := ix.av()
 				if err != nil {
 					return report, fmt.Errorf("import: %w", err)
 				}

@@ -23,10 +23,11 @@ type MetricsResult struct {
 const MaxMetricsPerCall = 100
 
 // MaxComponentsPerCapability bounds the components of one capability that one recordMetrics
-// call reports: the capability's health transaction holds, per component, its health and its
-// change record, plus METADATA, the two index items and the token (2 × 48 + 4 = 100, DynamoDB's
-// limit). It is checked with the other validations, before any sample is written.
-const MaxComponentsPerCapability = (maxTransact - 4) / 2
+// call reports: the capability's health transaction holds, per component, its health, its
+// change record and its HEALTH index card (rewritten when its health status moves), plus
+// METADATA, the two index items and the token (3 × 32 + 4 = 100, DynamoDB's limit). It is
+// checked with the other validations, before any sample is written.
+const MaxComponentsPerCapability = (maxTransact - 4) / 3
 
 // RecordMetrics validates every sample first (IDs, type, interval, timestamp at most 5 minutes
 // ahead, the component belongs to the capability) and writes nothing if one is bad. Samples are

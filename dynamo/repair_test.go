@@ -87,6 +87,7 @@ func TestCheckAndRepair(t *testing.T) {
 	want := []string{
 		"aggregates " + alertID,
 		"aggregates CAP-PAY-PROC-001",
+		"component-index CAP-PAY-PROC-001", // the duplicate has no index cards
 		"duplicate-component-id worker-fraud-001",
 		"missing-claim api-server-fraud-001",
 		"orphan-claim ghost-1",
