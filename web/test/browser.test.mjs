@@ -466,6 +466,10 @@ test('Deployments now lists a job started through the API, oldest first, by type
   assert.equal(await page.getAttribute('[data-testid=jobs-count]', 'data-total'), String(want.totalCount));
   await shot('deployments', WIDE);
 
+  // A chip for every job type, with catalogueSummary's count of its active jobs.
+  const byType = (await api('{ catalogueSummary { activeJobsByType { jobType count } } }')).catalogueSummary.activeJobsByType;
+  const chips = await page.locator('[data-testid=job-type-chips] button').evaluateAll((bs) => bs.map((b) => [b.dataset.value, Number(b.dataset.count)]));
+  assert.deepEqual(chips, byType.map((t) => [t.jobType, t.count]));
   await page.click('[data-testid=job-type-chips] button[data-value=ROLLBACK]');
   await rendered('#/deployments?type=ROLLBACK');
   const types = await rows.evaluateAll((trs) => trs.map((tr) => tr.dataset.type));

@@ -6,7 +6,7 @@ import { gql } from '../api.js';
 import { badge, label, mono, timeEl, date } from '../format.js';
 import { inlineError, partialNotice } from '../errors.js';
 
-export const JOB_TYPES = ['DEPLOYMENT', 'ROLLBACK', 'CONFIGURATION', 'SCALING', 'MAINTENANCE'];
+export const JOB_TYPES = ['DEPLOYMENT', 'ROLLBACK', 'CONFIGURATION', 'SCALING', 'MAINTENANCE', 'EMERGENCY'];
 const PAGE = 25;
 
 export const ACTIVE_JOBS = `query ActiveJobs($jobTypes: [JobType!], $first: Int!, $after: String) {

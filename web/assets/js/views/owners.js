@@ -75,7 +75,7 @@ function pagedTable({ testid, caption, head, conn, rowOf, more, noun }) {
         h('thead', {}, h('tr', {}, head.map((t) => h('th', { scope: 'col', class: t === 'Capabilities' || t === 'Components' ? 'num' : null }, t)))),
         tbody))
       : h('p', { class: 'empty' }, `No ${noun}.`),
-    h('div', { class: 'list-foot' }, summary, btn)];
+    conn.nodes.length ? h('div', { class: 'list-foot' }, summary, btn) : null];
 }
 
 export async function renderOwner(root, { args, signal }) {
