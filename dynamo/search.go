@@ -340,6 +340,8 @@ type searchPlan struct {
 	owner    string
 	tags     []string
 	none     bool // the domain argument and filter.domains share no domain
+	order    string
+	desc     bool
 	// parallel: the stages' first reads go out at once (the groups of a relevance order, the
 	// scored and unscored parts of the health-score order).
 	parallel bool
@@ -458,6 +460,7 @@ func planSearch(q CapabilityQuery) (*searchPlan, error) {
 	default:
 		return nil, catalog.Invalid("orderBy.field", "%q is not an order", q.Order)
 	}
+	pl.order, pl.desc = q.Order, q.Desc
 	pl.plan(q.Order, q.Desc)
 	pl.scope = pl.scopeOf(q.Order, q.Desc)
 	return pl, nil
@@ -631,7 +634,7 @@ func (s *Store) SearchCapabilities(ctx context.Context, q CapabilityQuery, first
 	if after != "" {
 		body, ok := s.cursors.Decode(pl.scope, after)
 		cur = &searchCursor{}
-		if !ok || json.Unmarshal(body, cur) != nil || cur.Stage < 0 || cur.Stage >= len(pl.stages) ||
+		if !ok || json.Unmarshal(body, cur) != nil || cur.Stage < -1 || (cur.Stage == -1 && !pl.sortable()) || cur.Stage >= len(pl.stages) ||
 			!isCardSK(cur.SK) {
 			return nil, catalog.Invalid("after", "cursor is not valid for this query")
 		}
@@ -656,6 +659,13 @@ func (s *Store) SearchCapabilities(ctx context.Context, q CapabilityQuery, first
 // relevance order (small groups before the big one) are read at once, in parallel: a search
 // page is two round trips when its first reads hold the page.
 func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *searchCursor) (*Page[*catalog.Capability], error) {
+	if pl.sortable() && (cur == nil || cur.Stage == -1) {
+		p, ok, err := s.sortedPage(ctx, pl, first, cur)
+		if err != nil || ok {
+			return p, err
+		}
+		// The driving range holds more than maxSorted cards: the order's own ranges.
+	}
 	p := &Page[*catalog.Capability]{Items: []*catalog.Capability{}, Cursors: []string{}}
 	want := first + 1
 	from := 0
@@ -738,6 +748,119 @@ func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *
 		}
 	}
 	return p, nil
+}
+
+// maxSorted is how many cards of a driving range a page reads whole to sort its matches itself
+// (sortable): one Query.
+const maxSorted = 1000
+
+// sortable reports whether the order is not the driving range's and the driving range is a
+// selective one (a search term, a tag, the owner): a page then reads that range whole, when it
+// holds at most maxSorted cards, and sorts the matches, rather than walking the order's range of
+// the whole catalogue for them.
+func (pl *searchPlan) sortable() bool {
+	return (pl.order == OrderPriority || pl.order == OrderHealthScore || pl.order == OrderUpdatedAt) &&
+		(pl.words != nil || len(pl.tags) > 0 || pl.owner != "")
+}
+
+// sortedPage answers a sortable query from its driving range read whole: the matching cards'
+// capabilities by BatchGetItem (100 a call), sorted by the order's index key. ok is false,
+// with nothing read past one Query, when the range holds more than maxSorted cards and the page
+// is the first (a page after a cursor of this kind reads the range whatever its size).
+func (s *Store) sortedPage(ctx context.Context, pl *searchPlan, first int, cur *searchCursor) (p *Page[*catalog.Capability], ok bool, err error) {
+	pk, _ := pl.driver()
+	st := stage{pk: pk}
+	var ids []string
+	var start map[string]types.AttributeValue
+	for {
+		limit := maxSorted
+		if s.sortLimit > 0 {
+			limit = s.sortLimit
+		}
+		cards, _, next, err := s.readCards(ctx, st, start, limit)
+		if err != nil {
+			return nil, false, err
+		}
+		if next != nil && cur == nil && start == nil {
+			return nil, false, nil
+		}
+		for _, k := range cards {
+			if pl.matchCard(k) {
+				ids = append(ids, k.CapabilityID)
+			}
+		}
+		if next == nil {
+			break
+		}
+		start = next
+	}
+	var caps []*catalog.Capability
+	if len(ids) > 0 {
+		if caps, err = s.capabilitiesByID(ctx, ids, false); err != nil {
+			return nil, false, err
+		}
+	}
+	type entry struct {
+		key string
+		c   *catalog.Capability
+	}
+	var all []entry
+	for _, c := range caps {
+		if c == nil || !pl.matchHealth(c) || !pl.matchCard(cardOf(c)) {
+			continue
+		}
+		all = append(all, entry{pl.orderKey(c), c})
+	}
+	cmp := func(a, b string) int { return pl.compareKeys(a, b) }
+	slices.SortFunc(all, func(a, b entry) int { return cmp(a.key, b.key) })
+	from := 0
+	if cur != nil {
+		from = sort.Search(len(all), func(i int) bool { return cmp(cur.GSI1SK, all[i].key) < 0 })
+	}
+	p = &Page[*catalog.Capability]{Items: []*catalog.Capability{}, Cursors: []string{}}
+	for _, e := range all[from:] {
+		if len(p.Items) == first {
+			p.HasNext = true
+			break
+		}
+		body, _ := json.Marshal(searchCursor{Stage: -1, GSI1SK: e.key, PK: capabilityPK(e.c.CapabilityID), SK: cardSK(cardName, "")})
+		p.Items = append(p.Items, e.c)
+		p.Cursors = append(p.Cursors, s.cursors.Encode(pl.scope, body))
+	}
+	return p, true, nil
+}
+
+// orderKey is c's key in the order's card range.
+func (pl *searchPlan) orderKey(c *catalog.Capability) string {
+	f := catalog.Fold(c.Name)
+	switch pl.order {
+	case OrderPriority:
+		return rankKey(c.Priority, f, c.CapabilityID)
+	case OrderHealthScore:
+		return scoreKey(c.Aggregates.ReportedHealthScore(), f, c.CapabilityID)
+	}
+	return updatedKey(c.UpdatedAt.Time, f, c.CapabilityID)
+}
+
+// compareKeys orders two order keys as the order's stages read them: DESC reverses, but the
+// unscored part of the health-score order comes last, in name order, either way.
+func (pl *searchPlan) compareKeys(a, b string) int {
+	if pl.order == OrderHealthScore {
+		scoredA, _ := scoreRanges()
+		ua, ub := !strings.HasPrefix(a, scoredA[0]), !strings.HasPrefix(b, scoredA[0])
+		switch {
+		case ua && ub:
+			return strings.Compare(a, b)
+		case ua:
+			return 1
+		case ub:
+			return -1
+		}
+	}
+	if pl.desc {
+		return strings.Compare(b, a)
+	}
+	return strings.Compare(a, b)
 }
 
 // stageReader holds the cards of one stage read and not yet looked at, and where its next
@@ -885,7 +1008,9 @@ func (s *Store) countSearch(ctx context.Context, pl *searchPlan) (int, error) {
 		}
 		return n, nil
 	}
-	for _, st := range pl.stages {
+	// The count is the order's no matter: it reads the driving range of name order.
+	pk, serves := pl.driver()
+	for _, st := range []stage{{pk: pk, serves: serves}} {
 		if pl.exact(st) {
 			c, err := s.countRange(ctx, st.input(s.table), nil)
 			if err != nil {

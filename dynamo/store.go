@@ -85,6 +85,9 @@ type Store struct {
 	// memo answers repeated reads while the engine is unchanged (Options.Generation); nil
 	// without it.
 	memo *readMemo
+	// sortLimit is how many cards a search page reads whole to sort itself (maxSorted; tests
+	// lower it to take the other path).
+	sortLimit int
 }
 
 // writerLock returns the lock of a capability's writers in this process.
