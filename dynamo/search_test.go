@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -315,17 +316,33 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	ctx := context.Background()
 	ids := searchCatalogue(t, env, 240)
 	checkSearch(t, env, ids)
+	// Orders other than the driving range's, from the order's own ranges (as when the driving
+	// range holds more cards than a page sorts itself).
+	dynamo.SetSortLimit(env.Store, 3)
+	checkSearch(t, env, ids)
+	dynamo.SetSortLimit(env.Store, 0)
 
 	// Mutations: rename, retag, transition, a component with a new team added and one
 	// removed, a delete.
 	rng := rand.New(rand.NewPCG(7, 7))
-	for i := range 40 {
+	for i := range 48 {
 		id := ids[rng.IntN(len(ids))]
 		c, err := env.Store.Capability(ctx, id)
 		if err != nil {
 			continue // deleted already
 		}
-		switch i % 5 {
+		switch i % 6 {
+		case 5:
+			comps, _ := env.Store.ReadRange(ctx, id, dynamo.SegComponents, dynamo.Fields{})
+			var ms []*catalog.Metric
+			for _, x := range comps.Components {
+				ms = append(ms, &catalog.Metric{CapabilityID: id, ComponentID: x.ComponentID, MetricType: catalog.MetricPerformance, Interval: "1m",
+					Timestamp: catalog.NewTimestamp(sampleNow.Add(-time.Duration(i) * time.Minute)),
+					Values:    &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: float64(50 + rng.IntN(50))}}})
+			}
+			if len(ms) > 0 {
+				_, err = env.Store.RecordMetrics(ctx, ms, dynamo.Idempotency{})
+			}
 		case 0:
 			_, err = env.Store.UpdateCapability(ctx, id, c.Revision, func(c *catalog.Capability) error {
 				c.Name = "Alert Renamed " + fmt.Sprint(i)
