@@ -358,11 +358,19 @@ func TestCheckRepairsCounters(t *testing.T) {
 		}
 	}
 
-	// A table without counters: every shard deleted.
+	// A table from before the counters: every shard deleted, and a METADATA item written
+	// before its aggregates kept the component tally and the active jobs.
 	for _, key := range counterShardKeys(t, env) {
 		if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(env.Table), Key: key}); err != nil {
 			t.Fatal(err)
 		}
+	}
+	_, err = env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(env.Table),
+		Key:                      map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "CAPABILITY#CAP-ALERT-MGT-001"}, "SK": &types.AttributeValueMemberS{Value: "METADATA"}},
+		UpdateExpression:         aws.String("REMOVE #d.#a.#t, #d.#a.#j"),
+		ExpressionAttributeNames: map[string]string{"#d": "Data", "#a": "aggregates", "#t": "componentTally", "#j": "activeJobs"}})
+	if err != nil {
+		t.Fatal(err)
 	}
 	if c, err := env.Store.Counts(ctx); err != nil || c.Capabilities != 0 {
 		t.Fatalf("Counts without shards = %+v, %v, want zeros", c, err)
@@ -371,8 +379,8 @@ func TestCheckRepairsCounters(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(findings(report.Repaired)) != "[counters counters]" {
-		t.Errorf("check -repair on a table without counters repaired %v", findings(report.Repaired))
+	if fmt.Sprint(findings(report.Repaired)) != "[aggregates CAP-ALERT-MGT-001 counters counters]" || len(report.Findings) != 0 {
+		t.Errorf("check -repair on a table from before the counters repaired %v, left %v", findings(report.Repaired), findings(report.Findings))
 	}
 	wantCounts(t, env.Store, "after check -repair initialised the counters")
 }
@@ -476,5 +484,29 @@ func TestOwnersPages(t *testing.T) {
 	}
 	if o, err := env.Store.Owner(ctx, "nobody at all"); err != nil || o != nil {
 		t.Errorf("Owner(nobody) = %+v, %v, want nil", o, err)
+	}
+}
+
+// On the embedded default the counts answer from memory while the engine is unchanged, and a
+// write through another client of the engine (its port) is seen by the next read.
+func TestEmbeddedCountsMemo(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	first, err := e.store.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.reads.Load()
+	if again, err := e.store.Counts(ctx); err != nil || again != first || e.reads.Load() != before {
+		t.Errorf("repeated Counts: %d reads, err %v; want 0, from the memo", e.reads.Load()-before, err)
+	}
+	if _, err := e.other.CreateCapability(ctx, &catalog.Capability{CapabilityID: "CAP-MEMO-CNT", Name: "Memo", BusinessDomain: "memo",
+		Status: catalog.CapabilityPlanning, Priority: catalog.PriorityLow}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	before = e.reads.Load()
+	got, err := e.store.Counts(ctx)
+	if err != nil || got.Capabilities != first.Capabilities+1 || got.ByDomain["memo"] != 1 || e.reads.Load()-before != 1 {
+		t.Errorf("after a write through the port: %d capabilities (want %d), %d reads (want 1), %v", got.Capabilities, first.Capabilities+1, e.reads.Load()-before, err)
 	}
 }
