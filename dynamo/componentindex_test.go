@@ -403,3 +403,117 @@ func removeIndexItems(t *testing.T, env *dynamotest.Env, pk string) int {
 	}
 	return n
 }
+
+// A repeated page or count of components or active jobs, with nothing written in between, is
+// answered from the embedded default's read memo; a write (through the port too) is seen by the
+// next read.
+func TestComponentReadsUseTheMemo(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	f := dynamo.ComponentFilter{Search: "alert"}
+	page, err := e.store.Components(ctx, f, 50, "")
+	if err != nil || len(page.Items) == 0 {
+		t.Fatalf("Components(alert) = %v, %v", page, err)
+	}
+	n, err := e.store.CountComponents(ctx, f)
+	if err != nil || n != len(page.Items) {
+		t.Fatalf("CountComponents(alert) = %d, %v; want %d", n, err, len(page.Items))
+	}
+	jobs, err := e.store.ActiveJobs(ctx, nil, 50, "")
+	if err != nil || len(jobs.Items) == 0 {
+		t.Fatalf("ActiveJobs = %v, %v", jobs, err)
+	}
+	before := e.reads.Load()
+	again, err := e.store.Components(ctx, f, 50, "")
+	if err != nil || again != page {
+		t.Errorf("repeated Components = %v (same page %v)", err, again == page)
+	}
+	if m, err := e.store.CountComponents(ctx, f); err != nil || m != n {
+		t.Errorf("repeated CountComponents = %d, %v", m, err)
+	}
+	if j, err := e.store.ActiveJobs(ctx, nil, 50, ""); err != nil || j != jobs {
+		t.Errorf("repeated ActiveJobs = %v (same page %v)", err, j == jobs)
+	}
+	if got := e.reads.Load() - before; got != 0 {
+		t.Errorf("repeated reads sent %d requests, want 0 (the memo)", got)
+	}
+	c := page.Items[0]
+	if _, err := e.other.UpdateComponent(ctx, c.CapabilityID, c.ComponentID, c.Revision, func(n *catalog.Component) error {
+		n.Name = "Renamed Without The Word"
+		n.ComponentID = c.ComponentID
+		return nil
+	}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.store.Components(ctx, f, 50, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stillThere := slices.ContainsFunc(after.Items, func(x *catalog.Component) bool { return x.ComponentID == c.ComponentID && x.Name == c.Name })
+	if stillThere {
+		t.Errorf("Components(alert) after the rename through the port still shows %s as it was", c.ComponentID)
+	}
+}
+
+// A component whose ID, name and type would need more index cards than MaxComponentCards is
+// BAD_USER_INPUT on name, and nothing is written.
+func TestComponentCardBound(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	load(t, env, generatedCatalogue(1, 1))
+	var words []string
+	for i := range 14 {
+		words = append(words, string(rune('a'+i))+string(rune('a'+i))+"x")
+	}
+	env.Counter.Reset()
+	_, err := env.Store.AddComponent(ctx, &catalog.Component{ComponentID: "wordy", CapabilityID: "CAP-GEN-000", Name: strings.Join(words, " "),
+		ComponentType: "queue", Order: 90, Status: catalog.ComponentActive}, dynamo.Idempotency{})
+	if !isValidation(err, "name") {
+		t.Fatalf("AddComponent(42 word prefixes) = %v, want BAD_USER_INPUT on name", err)
+	}
+	if w := env.Counter.Ops()["TransactWriteItems"] + env.Counter.Ops()["BatchWriteItem"] + env.Counter.Ops()["PutItem"]; w != 0 {
+		t.Errorf("the refused write sent %v", env.Counter.Ops())
+	}
+	// Within the bound it is written, with its cards.
+	if _, err := env.Store.AddComponent(ctx, &catalog.Component{ComponentID: "wordy", CapabilityID: "CAP-GEN-000", Name: strings.Join(words[:9], " "),
+		ComponentType: "queue", Order: 90, Status: catalog.ComponentActive}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := env.Store.Components(ctx, dynamo.ComponentFilter{Search: "iix"}, 10, ""); err != nil || len(p.Items) != 1 {
+		t.Errorf("Components(iix) = %v, %v; want wordy", p, err)
+	}
+}
+
+// What a page of each filter shape costs on the generated catalogue: one round of Queries of
+// the chosen partitions and one BatchGetItem, never a Scan.
+func TestComponentPageRequests(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	load(t, env, generatedCatalogue(60, 7))
+	tests := []struct {
+		f    dynamo.ComponentFilter
+		want map[string]int
+	}{
+		{dynamo.ComponentFilter{Types: []string{"database"}}, map[string]int{"Query": 1}},
+		{dynamo.ComponentFilter{Types: []string{"database", "queue"}}, map[string]int{"Query": 2}},
+		{dynamo.ComponentFilter{Team: "equipe paiements"}, map[string]int{"Query": 1, "BatchGetItem": 1}},
+		{dynamo.ComponentFilter{Search: "pay"}, map[string]int{"Query": 1, "BatchGetItem": 1}},
+		{dynamo.ComponentFilter{Search: "payment", Statuses: []catalog.ComponentStatus{catalog.ComponentActive, catalog.ComponentPlanned}}, map[string]int{"Query": 1, "BatchGetItem": 1}},
+		{dynamo.ComponentFilter{HealthStatuses: []catalog.HealthStatus{catalog.HealthHealthy, catalog.HealthDegraded}, Team: "platform team"}, map[string]int{"Query": 2, "BatchGetItem": 1}},
+		{dynamo.ComponentFilter{}, map[string]int{"Query": 4, "BatchGetItem": 1}},
+	}
+	for _, tt := range tests {
+		env.Counter.Reset()
+		p, err := env.Store.Components(ctx, tt.f, 5, "")
+		if err != nil || len(p.Items) == 0 {
+			t.Fatalf("Components(%+v) = %v, %v", tt.f, p, err)
+		}
+		wantOps(t, env, fmt.Sprintf("Components(%+v)", tt.f), tt.want)
+	}
+	env.Counter.Reset()
+	if _, err := env.Store.ActiveJobs(ctx, []catalog.JobType{catalog.JobDeployment}, 5, ""); err != nil {
+		t.Fatal(err)
+	}
+	wantOps(t, env, "ActiveJobs(deployment)", map[string]int{"Query": 1})
+}

@@ -23,6 +23,10 @@ type readMemo struct {
 	gen   uint64
 	caps  map[string]*catalog.Capability // nil: missing (or being deleted)
 	pages map[pageKey]*Page[*catalog.Capability]
+	// values are the other reads it keeps (component and active-job pages and counts:
+	// memoized in componentindex.go), all read at generation valuesGen.
+	values    map[pageKey]any
+	valuesGen uint64
 }
 
 // pageKey is a capability list page: its scope (index and key), size and cursor.
