@@ -517,3 +517,93 @@ func TestComponentPageRequests(t *testing.T) {
 	}
 	wantOps(t, env, "ActiveJobs(deployment)", map[string]int{"Query": 1})
 }
+
+// A component write rewrites only the index cards whose content changed: each card is marked
+// behind the store's back (an attribute a Put would drop), then a description change rewrites
+// none, a recordMetrics that keeps the health status none, one that moves it the HEALTH card
+// alone, a team that folds the same none, and a rename every card (they carry the words) and
+// deletes the cards of the words it lost.
+func TestComponentCardsRewrittenOnlyWhenChanged(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	const capID = "CAP-GEN-000"
+	b := generatedCatalogue(1, 1)[0]
+	b.Components = []*catalog.Component{{ComponentID: "marked-1", CapabilityID: capID, Name: "Ledger API", ComponentType: "queue", Order: 1,
+		Status: catalog.ComponentActive, Ownership: &catalog.Ownership{Team: "Data-Ops"},
+		Health: &catalog.ComponentHealth{Status: catalog.HealthHealthy, Availability: 99.99}, Sla: &catalog.SLA{Availability: 99}}}
+	load(t, env, []*catalog.Bundle{b})
+	mark := func() int {
+		n := 0
+		for _, m := range scanAll(t, env) {
+			if sk := m["SK"].(*types.AttributeValueMemberS).Value; strings.HasPrefix(sk, "INDEX#C#marked-1#") {
+				_, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(env.Table),
+					Key: map[string]types.AttributeValue{"PK": m["PK"], "SK": m["SK"]}, UpdateExpression: aws.String("SET Marker = :m"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":m": &types.AttributeValueMemberN{Value: "1"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	// rewritten returns the cards of marked-1 that lost their marker (were put again).
+	rewritten := func() []string {
+		var out []string
+		for _, m := range scanAll(t, env) {
+			if sk := m["SK"].(*types.AttributeValueMemberS).Value; strings.HasPrefix(sk, "INDEX#C#marked-1#") && m["Marker"] == nil {
+				out = append(out, strings.TrimPrefix(sk, "INDEX#C#marked-1#"))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	update := func(change func(*catalog.Component)) {
+		t.Helper()
+		p, err := env.Store.ReadPartition(ctx, capID, dynamo.SegComponents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Store.UpdateComponent(ctx, capID, "marked-1", p.Components[0].Revision, func(c *catalog.Component) error { change(c); return nil }, dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	metric := func(avail float64, at time.Time) {
+		t.Helper()
+		if _, err := env.Store.RecordMetrics(ctx, []*catalog.Metric{{CapabilityID: capID, ComponentID: "marked-1", MetricType: catalog.MetricPerformance,
+			Interval: "1m", Timestamp: catalog.NewTimestamp(at), Values: &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: avail}}}}, dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := mark(); n < 10 {
+		t.Fatalf("marked-1 has %d cards", n)
+	}
+	update(func(c *catalog.Component) { c.Description = "only the description" })
+	if got := rewritten(); len(got) != 0 {
+		t.Errorf("a description change rewrote cards %v, want none", got)
+	}
+	metric(99.95, sampleNow.Add(time.Minute)) // still healthy
+	if got := rewritten(); len(got) != 0 {
+		t.Errorf("recordMetrics keeping the health status rewrote cards %v, want none", got)
+	}
+	metric(90, sampleNow.Add(2*time.Minute)) // unhealthy
+	if got := rewritten(); fmt.Sprint(got) != "[HEALTH]" {
+		t.Errorf("recordMetrics moving the health status rewrote cards %v, want [HEALTH]", got)
+	}
+	mark()
+	update(func(c *catalog.Component) { c.Ownership = &catalog.Ownership{Team: "data ops"} }) // folds the same
+	if got := rewritten(); len(got) != 0 {
+		t.Errorf("a team change that folds the same rewrote cards %v, want none", got)
+	}
+	update(func(c *catalog.Component) { c.Name = "Ledger Gateway" }) // api -> gateway: the words move
+	got := rewritten()
+	if len(got) == 0 || !slices.Contains(got, "T#l") {
+		t.Errorf("a rename rewrote cards %v, want every card (their words changed)", got)
+	}
+	for _, m := range scanAll(t, env) {
+		if sk := m["SK"].(*types.AttributeValueMemberS).Value; sk == "INDEX#C#marked-1#T#ap" || sk == "INDEX#C#marked-1#T#api" {
+			t.Errorf("the rename left the card %s of a word the component no longer has", sk)
+		}
+	}
+}
