@@ -759,8 +759,62 @@ const maxSorted = 1000
 // holds at most maxSorted cards, and sorts the matches, rather than walking the order's range of
 // the whole catalogue for them.
 func (pl *searchPlan) sortable() bool {
-	return (pl.order == OrderPriority || pl.order == OrderHealthScore || pl.order == OrderUpdatedAt) &&
-		(pl.words != nil || len(pl.tags) > 0 || pl.owner != "")
+	return pl.healthDriven() || ((pl.order == OrderPriority || pl.order == OrderHealthScore || pl.order == OrderUpdatedAt) &&
+		(pl.words != nil || len(pl.tags) > 0 || pl.owner != ""))
+}
+
+// healthDriven reports whether the health filter is the most selective one (no search, tag or
+// owner): a page then reads the HEALTH# index items of the statuses asked for, which carry the
+// whole capability, when they are at most maxHealthSorted, and sorts the matches.
+func (pl *searchPlan) healthDriven() bool {
+	return pl.health != nil && pl.words == nil && len(pl.tags) == 0 && pl.owner == ""
+}
+
+// maxHealthSorted is how many HEALTH# items (whole capabilities, about 2 KB each) a page reads
+// to sort them itself: past it, the name-ordered cards and METADATA.
+const maxHealthSorted = 200
+
+// healthCandidates returns the capabilities of the HEALTH# items of the statuses pl asks for,
+// read in parallel; ok is false when the first page finds more than the limit.
+func (s *Store) healthCandidates(ctx context.Context, pl *searchPlan, probe bool) (caps []*catalog.Capability, ok bool, err error) {
+	limit := maxHealthSorted
+	if s.sortLimit > 0 {
+		limit = s.sortLimit
+	}
+	statuses := slices.Sorted(maps.Keys(pl.health))
+	found := make([][]*item, len(statuses))
+	more := make([]bool, len(statuses))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, h := range statuses {
+		g.Go(func() (err error) {
+			q := query{index: true, pk: healthPK(h)}
+			if probe {
+				q.want = limit
+			}
+			found[i], more[i], err = s.run(gctx, q)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, false, err
+	}
+	n := 0
+	for i := range found {
+		n += len(found[i])
+		if more[i] || (probe && n > limit) {
+			return nil, false, nil
+		}
+	}
+	for _, items := range found {
+		for _, it := range items {
+			c, err := toCapability(it)
+			if err != nil {
+				return nil, false, err
+			}
+			caps = append(caps, c)
+		}
+	}
+	return caps, true, nil
 }
 
 // sortedPage answers a sortable query from its driving range read whole: the matching cards'
@@ -768,6 +822,13 @@ func (pl *searchPlan) sortable() bool {
 // with nothing read past one Query, when the range holds more than maxSorted cards and the page
 // is the first (a page after a cursor of this kind reads the range whatever its size).
 func (s *Store) sortedPage(ctx context.Context, pl *searchPlan, first int, cur *searchCursor) (p *Page[*catalog.Capability], ok bool, err error) {
+	var caps []*catalog.Capability
+	if pl.healthDriven() {
+		if caps, ok, err = s.healthCandidates(ctx, pl, cur == nil); err != nil || !ok {
+			return nil, false, err
+		}
+		return s.sortPage(pl, caps, first, cur), true, nil
+	}
 	pk, _ := pl.driver()
 	st := stage{pk: pk}
 	var ids []string
@@ -794,12 +855,16 @@ func (s *Store) sortedPage(ctx context.Context, pl *searchPlan, first int, cur *
 		}
 		start = next
 	}
-	var caps []*catalog.Capability
 	if len(ids) > 0 {
 		if caps, err = s.capabilitiesByID(ctx, ids, false); err != nil {
 			return nil, false, err
 		}
 	}
+	return s.sortPage(pl, caps, first, cur), true, nil
+}
+
+// sortPage is the page after cur of the capabilities of caps that match, sorted by the order.
+func (s *Store) sortPage(pl *searchPlan, caps []*catalog.Capability, first int, cur *searchCursor) *Page[*catalog.Capability] {
 	type entry struct {
 		key string
 		c   *catalog.Capability
@@ -817,7 +882,7 @@ func (s *Store) sortedPage(ctx context.Context, pl *searchPlan, first int, cur *
 	if cur != nil {
 		from = sort.Search(len(all), func(i int) bool { return cmp(cur.GSI1SK, all[i].key) < 0 })
 	}
-	p = &Page[*catalog.Capability]{Items: []*catalog.Capability{}, Cursors: []string{}}
+	p := &Page[*catalog.Capability]{Items: []*catalog.Capability{}, Cursors: []string{}}
 	for _, e := range all[from:] {
 		if len(p.Items) == first {
 			p.HasNext = true
@@ -827,7 +892,7 @@ func (s *Store) sortedPage(ctx context.Context, pl *searchPlan, first int, cur *
 		p.Items = append(p.Items, e.c)
 		p.Cursors = append(p.Cursors, s.cursors.Encode(pl.scope, body))
 	}
-	return p, true, nil
+	return p
 }
 
 // orderKey is c's key in the order's card range.
@@ -838,8 +903,10 @@ func (pl *searchPlan) orderKey(c *catalog.Capability) string {
 		return rankKey(c.Priority, f, c.CapabilityID)
 	case OrderHealthScore:
 		return scoreKey(c.Aggregates.ReportedHealthScore(), f, c.CapabilityID)
+	case OrderUpdatedAt:
+		return updatedKey(c.UpdatedAt.Time, f, c.CapabilityID)
 	}
-	return updatedKey(c.UpdatedAt.Time, f, c.CapabilityID)
+	return nameKey(f, c.CapabilityID)
 }
 
 // compareKeys orders two order keys as the order's stages read them: DESC reverses, but the
