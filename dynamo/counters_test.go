@@ -510,3 +510,32 @@ func TestEmbeddedCountsMemo(t *testing.T) {
 		t.Errorf("after a write through the port: %d capabilities (want %d), %d reads (want 1), %v", got.Capabilities, first.Capabilities+1, e.reads.Load()-before, err)
 	}
 }
+
+// A bulk load that overwrites capabilities the table holds, and its rerun, leave the counters
+// equal to a recount: the load corrects them by what it changed, once.
+func TestBulkLoadRecountsCounters(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	load(t, env, sample.Catalogue(sampleNow))
+	before, err := env.Store.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundles := sample.Catalogue(sampleNow)
+	for _, b := range bundles {
+		b.Capability.Owner, b.Capability.BusinessDomain = "Reloaded Owner", "reloaded"
+	}
+	for run := range 2 {
+		if _, err := env.Store.BulkLoad(ctx, bundles, 4); err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(t, env.Store, fmt.Sprintf("after reload %d", run+1))
+	}
+	after, err := env.Store.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Capabilities != before.Capabilities || after.ByDomain["reloaded"] != before.Capabilities || len(after.ByDomain) != 1 {
+		t.Errorf("after reloading every capability into one domain: %d capabilities, domains %v", after.Capabilities, after.ByDomain)
+	}
+}
