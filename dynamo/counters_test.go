@@ -603,3 +603,41 @@ func TestCountersOnAGeneratedCatalogue(t *testing.T) {
 	}
 	wantOps(t, env, "Counts", map[string]int{"BatchGetItem": 1})
 }
+
+// check warns of a counter shard near DynamoDB's 400 KB item limit, and -repair shrinks it by
+// removing the counters that are 0 (a shard keeps a counter that went back to 0 until then).
+func TestCheckWarnsOfALargeCounterShard(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	load(t, env, sample.Catalogue(sampleNow))
+	shard := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "COUNTERS#03"}, "SK": &types.AttributeValueMemberS{Value: "COUNTER"},
+		"EntityType": &types.AttributeValueMemberS{Value: "CounterShard"}, "v": &types.AttributeValueMemberN{Value: "1"}}
+	for i := range 3000 {
+		shard[fmt.Sprintf("ct#gone-%s-%04d", strings.Repeat("x", 100), i)] = &types.AttributeValueMemberN{Value: "0"}
+	}
+	if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Table), Item: shard}); err != nil {
+		t.Fatal(err)
+	}
+	report, err := env.Store.Check(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(findings(report.Findings)); got != "[counter-size COUNTERS#03]" {
+		t.Fatalf("Check = %s, want the large shard", got)
+	}
+	report, err = env.Store.Check(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Findings) != 0 || fmt.Sprint(findings(report.Repaired)) != "[counter-size COUNTERS#03]" {
+		t.Errorf("check -repair left %v, repaired %v", findings(report.Findings), findings(report.Repaired))
+	}
+	out, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(env.Table), Key: map[string]types.AttributeValue{"PK": shard["PK"], "SK": shard["SK"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Item) > 10 {
+		t.Errorf("the shard still has %d attributes after the repair", len(out.Item))
+	}
+	wantCounts(t, env.Store, "after compaction")
+}
