@@ -510,3 +510,134 @@ func TestEmbeddedCountsMemo(t *testing.T) {
 		t.Errorf("after a write through the port: %d capabilities (want %d), %d reads (want 1), %v", got.Capabilities, first.Capabilities+1, e.reads.Load()-before, err)
 	}
 }
+
+// A bulk load that overwrites capabilities the table holds, and its rerun, leave the counters
+// equal to a recount: the load corrects them by what it changed, once.
+func TestBulkLoadRecountsCounters(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	load(t, env, sample.Catalogue(sampleNow))
+	before, err := env.Store.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bundles := sample.Catalogue(sampleNow)
+	for _, b := range bundles {
+		b.Capability.Owner, b.Capability.BusinessDomain = "Reloaded Owner", "reloaded"
+	}
+	for run := range 2 {
+		if _, err := env.Store.BulkLoad(ctx, bundles, 4); err != nil {
+			t.Fatal(err)
+		}
+		wantCounts(t, env.Store, fmt.Sprintf("after reload %d", run+1))
+	}
+	after, err := env.Store.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if after.Capabilities != before.Capabilities || after.ByDomain["reloaded"] != before.Capabilities || len(after.ByDomain) != 1 {
+		t.Errorf("after reloading every capability into one domain: %d capabilities, domains %v", after.Capabilities, after.ByDomain)
+	}
+}
+
+// On a generated catalogue of hundreds of capabilities (varied domains, statuses, priorities,
+// owners and teams with accents and shared prefixes, components of many types and health, jobs
+// in every status), the counters equal a brute-force recount, the owners page through exactly
+// the recount's owners, and each read is one BatchGetItem whatever the size.
+func TestCountersOnAGeneratedCatalogue(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	rng := rand.New(rand.NewPCG(19, 300))
+	people := []string{"Équipe Paiements", "equipe paiements", "Équipe Paie", "Platform", "Platform Ops", "Zoë", "zoe", "SRE-EU", "sre eu", "Data"}
+	var bundles []*catalog.Bundle
+	for i := range 300 {
+		id := fmt.Sprintf("CAP-GEN-%03d", i)
+		b := &catalog.Bundle{Capability: &catalog.Capability{CapabilityID: id, Name: fmt.Sprintf("Gen %d", i), BusinessDomain: fmt.Sprintf("domain-%d", rng.IntN(12)),
+			Status: catalog.CapabilityStatuses[rng.IntN(5)], Priority: catalog.Priorities[rng.IntN(4)], Owner: people[rng.IntN(len(people))]}}
+		for j := range rng.IntN(5) {
+			comp := &catalog.Component{ComponentID: fmt.Sprintf("gen-%03d-%d", i, j), Name: "c", ComponentType: fmt.Sprintf("type-%d", rng.IntN(9)),
+				Order: j + 1, Status: catalog.ComponentActive}
+			if rng.IntN(3) > 0 {
+				comp.Ownership = &catalog.Ownership{Team: people[rng.IntN(len(people))]}
+			}
+			if h := rng.IntN(4); h < 3 {
+				comp.Health = &catalog.ComponentHealth{Status: catalog.HealthStatuses[h]}
+			}
+			b.Components = append(b.Components, comp)
+		}
+		for j := range rng.IntN(3) {
+			b.Jobs = append(b.Jobs, &catalog.Job{JobID: fmt.Sprintf("JOB-GEN-%03d-%d", i, j), JobType: catalog.JobTypes[rng.IntN(6)],
+				Status: catalog.JobStatuses[rng.IntN(len(catalog.JobStatuses))], StartTime: catalog.NewTimestamp(sampleNow.Add(-time.Duration(j+1) * time.Hour))})
+		}
+		bundles = append(bundles, b)
+	}
+	load(t, env, bundles)
+	wantCounts(t, env.Store, "generated catalogue")
+	want := bruteCounts(t, env.Store)
+	var names []string
+	after := ""
+	for {
+		env.Counter.Reset()
+		p, total, err := env.Store.Owners(ctx, 7, after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wantOps(t, env, "owners page", map[string]int{"BatchGetItem": 1})
+		if total != len(want.Owners()) {
+			t.Errorf("total = %d, want %d", total, len(want.Owners()))
+		}
+		for i, o := range p.Items {
+			names = append(names, o.Name)
+			after = p.Cursors[i]
+		}
+		if !p.HasNext {
+			break
+		}
+	}
+	if fmt.Sprint(names) != fmt.Sprint(want.Owners()) {
+		t.Errorf("owners = %q\nwant     %q", names, want.Owners())
+	}
+	env.Counter.Reset()
+	if _, err := env.Store.Counts(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantOps(t, env, "Counts", map[string]int{"BatchGetItem": 1})
+}
+
+// check warns of a counter shard near DynamoDB's 400 KB item limit, and -repair shrinks it by
+// removing the counters that are 0 (a shard keeps a counter that went back to 0 until then).
+func TestCheckWarnsOfALargeCounterShard(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	load(t, env, sample.Catalogue(sampleNow))
+	shard := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "COUNTERS#03"}, "SK": &types.AttributeValueMemberS{Value: "COUNTER"},
+		"EntityType": &types.AttributeValueMemberS{Value: "CounterShard"}, "v": &types.AttributeValueMemberN{Value: "1"}}
+	for i := range 3000 {
+		shard[fmt.Sprintf("ct#gone-%s-%04d", strings.Repeat("x", 100), i)] = &types.AttributeValueMemberN{Value: "0"}
+	}
+	if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(env.Table), Item: shard}); err != nil {
+		t.Fatal(err)
+	}
+	report, err := env.Store.Check(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(findings(report.Findings)); got != "[counter-size COUNTERS#03]" {
+		t.Fatalf("Check = %s, want the large shard", got)
+	}
+	report, err = env.Store.Check(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(report.Findings) != 0 || fmt.Sprint(findings(report.Repaired)) != "[counter-size COUNTERS#03]" {
+		t.Errorf("check -repair left %v, repaired %v", findings(report.Findings), findings(report.Repaired))
+	}
+	out, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: aws.String(env.Table), Key: map[string]types.AttributeValue{"PK": shard["PK"], "SK": shard["SK"]}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Item) > 10 {
+		t.Errorf("the shard still has %d attributes after the repair", len(out.Item))
+	}
+	wantCounts(t, env.Store, "after compaction")
+}
