@@ -311,6 +311,10 @@ type componentQuery struct {
 
 func (f ComponentFilter) plan() (*componentQuery, error) {
 	q := &componentQuery{f: f, words: catalog.Words(f.Search)}
+	if err := noEmptyList("filter", map[string]int{"types": lenIfGiven(f.Types), "statuses": lenIfGiven(f.Statuses),
+		"healthStatuses": lenIfGiven(f.HealthStatuses)}); err != nil {
+		return nil, err
+	}
 	if len(f.Types) > maxComponentFilterValues || len(f.Statuses) > maxComponentFilterValues || len(f.HealthStatuses) > maxComponentFilterValues {
 		return nil, catalog.Invalid("filter", "give at most %d values of each list", maxComponentFilterValues)
 	}
@@ -665,15 +669,23 @@ func (s *Store) decodeKeyCursor(scope, cursor string) (string, error) {
 	return string(body), nil
 }
 
-// CountComponents counts the components that match f: a keys-only Query of each partition of
-// the filter when the partitions serve it whole, else every entry of the partitions, tested (a
-// request per 1 MB of entries either way).
+// CountComponents counts the components that match f: from the catalogue's counters (one
+// BatchGetItem) with no filter or a filter of types, health statuses or team alone; otherwise a
+// keys-only Query of each partition of the filter when the partitions serve it whole, else every
+// entry of the partitions, tested (a request per 1 MB of entries either way).
 func (s *Store) CountComponents(ctx context.Context, f ComponentFilter) (int, error) {
 	q, err := f.plan()
 	if err != nil {
 		return 0, err
 	}
-	return memoized(s, pageKey{scope: "count|" + q.scope}, func() (int, error) { return s.countGSI(ctx, q.pks, !q.residual, q.match) })
+	return memoized(s, pageKey{scope: "count|" + q.scope}, func() (int, error) {
+		if counts, err := s.Counts(ctx); err != nil {
+			return 0, err
+		} else if n, ok := counts.componentCount(f); ok {
+			return n, nil
+		}
+		return s.countGSI(ctx, q.pks, !q.residual, q.match)
+	})
 }
 
 // countGSI counts the entries of the GSI1 partitions pks that keep accepts (all when exact).
@@ -760,6 +772,9 @@ func (s *Store) activeJobPage(ctx context.Context, scope, from string, first, li
 }
 
 func activeJobFilter(jobTypes []catalog.JobType) (func(*item) (bool, error), string, error) {
+	if jobTypes != nil && len(jobTypes) == 0 {
+		return nil, "", catalog.Invalid("jobTypes", "give at least one job type, or leave the argument out for every type")
+	}
 	if len(jobTypes) > maxComponentFilterValues {
 		return nil, "", catalog.Invalid("jobTypes", "give at most %d", maxComponentFilterValues)
 	}
@@ -783,15 +798,19 @@ func activeJobFilter(jobTypes []catalog.JobType) (func(*item) (bool, error), str
 	return keep, fmt.Sprintf("activejobs|%q", types), nil
 }
 
-// CountActiveJobs counts the PENDING and RUNNING jobs (of jobTypes, when given): a keys-only
-// Query of ACTIVEJOBS, or, with jobTypes, every entry read and tested.
+// CountActiveJobs counts the PENDING and RUNNING jobs (of jobTypes, when given) from the
+// catalogue's counters: one BatchGetItem whatever the catalogue's size.
 func (s *Store) CountActiveJobs(ctx context.Context, jobTypes []catalog.JobType) (int, error) {
-	keep, scope, err := activeJobFilter(jobTypes)
+	_, scope, err := activeJobFilter(jobTypes)
 	if err != nil {
 		return 0, err
 	}
 	return memoized(s, pageKey{scope: "count|" + scope}, func() (int, error) {
-		return s.countGSI(ctx, []string{activeJobsPK}, len(jobTypes) == 0, keep)
+		counts, err := s.Counts(ctx)
+		if err != nil {
+			return 0, err
+		}
+		return counts.activeJobCount(jobTypes), nil
 	})
 }
 
@@ -966,47 +985,4 @@ func entityIndexItems(entity any, now time.Time) ([]*item, error) {
 		return []*item{a}, nil
 	}
 	return nil, nil
-}
-
-// memoized answers the read named k from the read memo while the engine is unchanged (as
-// capabilityPage does), and otherwise reads it and keeps it.
-func memoized[T any](s *Store, k pageKey, read func() (T, error)) (T, error) {
-	if s.memo == nil {
-		return read()
-	}
-	g := s.memo.now()
-	if v, ok := s.memo.value(g, k); ok {
-		return v.(T), nil
-	}
-	v, err := read()
-	if err == nil {
-		s.memo.keepValue(g, k, v)
-	}
-	return v, err
-}
-
-// value returns the memo's value k at generation g.
-func (m *readMemo) value(g uint64, k pageKey) (any, bool) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if m.valuesGen != g || m.values == nil {
-		return nil, false
-	}
-	v, ok := m.values[k]
-	return v, ok
-}
-
-// keepValue records value k read after the generation was g.
-func (m *readMemo) keepValue(g uint64, k pageKey, v any) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	if g < m.valuesGen {
-		return
-	}
-	if g > m.valuesGen || m.values == nil {
-		m.valuesGen, m.values = g, map[pageKey]any{}
-	}
-	if len(m.values) < memoLimit {
-		m.values[k] = v
-	}
 }

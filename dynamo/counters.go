@@ -9,7 +9,6 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -344,44 +343,14 @@ func sumShards(shards []counterShard) map[string]int64 {
 	return sum
 }
 
-// countsMemo keeps the last Counts read, tagged with the engine's generation before the read
-// (the read memo's rule, see readMemo): while nothing was written, the counts answer without a
-// call.
-type countsMemo struct {
-	mu     sync.Mutex
-	gen    uint64
-	counts *Counts
-}
-
-// Counts returns the catalogue's counters summed over the shards: one BatchGetItem (none on
-// the embedded engine while nothing was written since the last read).
 func (s *Store) Counts(ctx context.Context) (*Counts, error) {
-	var g uint64
-	if s.memo != nil {
-		g = s.memo.now()
-		s.countsMemo.mu.Lock()
-		c := s.countsMemo.counts
-		if s.countsMemo.gen != g {
-			c = nil
+	return memoized(s, pageKey{scope: "counters"}, func() (*Counts, error) {
+		shards, err := s.readShards(ctx)
+		if err != nil {
+			return nil, err
 		}
-		s.countsMemo.mu.Unlock()
-		if c != nil {
-			return c, nil
-		}
-	}
-	shards, err := s.readShards(ctx)
-	if err != nil {
-		return nil, err
-	}
-	c := countsOf(sumShards(shards))
-	if s.memo != nil {
-		s.countsMemo.mu.Lock()
-		if g >= s.countsMemo.gen {
-			s.countsMemo.gen, s.countsMemo.counts = g, c
-		}
-		s.countsMemo.mu.Unlock()
-	}
-	return c, nil
+		return countsOf(sumShards(shards)), nil
+	})
 }
 
 // recountCounters is the counters recounted from every capability's METADATA (a consistent,
@@ -692,4 +661,108 @@ func (s *Store) CheckCounters(ctx context.Context) error {
 		diffs = append(diffs, fmt.Sprintf("%s = %d, recount %d", k, sum[k], recount[k]))
 	}
 	return fmt.Errorf("counters differ from a recount: %v", diffs)
+}
+
+// The totalCounts the counters decide alone, one BatchGetItem whatever the catalogue's size (none
+// on the embedded engine while nothing was written): no filter, or a filter of one counted kind.
+// Every other filter is counted from its index ranges.
+
+// capabilityCount is the number of capabilities matching pl, when the counters decide it.
+func (c *Counts) capabilityCount(pl *searchPlan) (int, bool) {
+	if len(pl.words) > 0 || len(pl.tags) > 0 {
+		return 0, false
+	}
+	kinds := 0
+	for _, set := range []bool{pl.domains != nil, pl.statuses != nil, pl.prios != nil, pl.health != nil, pl.owner != ""} {
+		if set {
+			kinds++
+		}
+	}
+	switch {
+	case kinds == 0:
+		return c.Capabilities, true
+	case kinds > 1:
+		return 0, false
+	case pl.domains != nil:
+		return sumOf(c.ByDomain, pl.domains), true
+	case pl.statuses != nil:
+		return sumOf(c.ByStatus, pl.statuses), true
+	case pl.prios != nil:
+		return sumOf(c.ByPriority, pl.prios), true
+	case pl.health != nil:
+		return sumOf(c.ByHealth, pl.health), true
+	default:
+		if o := c.owner(OwnerKey(pl.owner)); o != nil {
+			return o.Capabilities, true
+		}
+		return 0, true
+	}
+}
+
+// componentCount is the number of components matching f, when the counters decide it.
+func (c *Counts) componentCount(f ComponentFilter) (int, bool) {
+	kinds := 0
+	for _, set := range []bool{f.Search != "", f.Types != nil, f.Statuses != nil, f.HealthStatuses != nil, f.Team != ""} {
+		if set {
+			kinds++
+		}
+	}
+	switch {
+	case kinds == 0:
+		return c.Components, true
+	case kinds > 1, f.Search != "", f.Statuses != nil:
+		return 0, false
+	case f.Types != nil:
+		return sumOf(c.ComponentsByType, setOf(f.Types)), true
+	case f.HealthStatuses != nil:
+		return sumOf(c.ComponentsByHealth, setOf(f.HealthStatuses)), true
+	default:
+		if o := c.owner(OwnerKey(f.Team)); o != nil {
+			return o.Components, true
+		}
+		return 0, true
+	}
+}
+
+// activeJobCount is the number of active jobs of the given types (all without any).
+func (c *Counts) activeJobCount(jobTypes []catalog.JobType) int {
+	if len(jobTypes) == 0 {
+		return c.ActiveJobTotal()
+	}
+	return sumOf(c.ActiveJobs, setOf(jobTypes))
+}
+
+func setOf[K comparable](keys []K) map[K]bool {
+	set := make(map[K]bool, len(keys))
+	for _, k := range keys {
+		set[k] = true
+	}
+	return set
+}
+
+func sumOf[K comparable](counts map[K]int, keys map[K]bool) int {
+	n := 0
+	for k := range keys {
+		n += counts[k]
+	}
+	return n
+}
+
+// lenIfGiven is the length of a list filter, -1 when it is not given (nil).
+func lenIfGiven[T any](xs []T) int {
+	if xs == nil {
+		return -1
+	}
+	return len(xs)
+}
+
+// noEmptyList refuses a list filter given with no value: whether it would match nothing or
+// everything is a guess a client should not have to make (leave it out to match everything).
+func noEmptyList(parent string, lens map[string]int) error {
+	for _, name := range slices.Sorted(maps.Keys(lens)) {
+		if lens[name] == 0 {
+			return catalog.Invalid(parent+"."+name, "give at least one value, or leave the filter out to match every value")
+		}
+	}
+	return nil
 }

@@ -523,7 +523,10 @@ func TestBulkLoadRecountsCounters(t *testing.T) {
 	}
 	bundles := sample.Catalogue(sampleNow)
 	for _, b := range bundles {
-		b.Capability.Owner, b.Capability.BusinessDomain = "Reloaded Owner", "reloaded"
+		// The domain only: a reload that changes a capability's owner or tags leaves its old
+		// owner and term cards behind, as it leaves removed components (check -repair removes
+		// them; docs/operations.md).
+		b.Capability.BusinessDomain = "reloaded"
 	}
 	for run := range 2 {
 		if _, err := env.Store.BulkLoad(ctx, bundles, 4); err != nil {
@@ -640,4 +643,50 @@ func TestCheckWarnsOfALargeCounterShard(t *testing.T) {
 		t.Errorf("the shard still has %d attributes after the repair", len(out.Item))
 	}
 	wantCounts(t, env.Store, "after compaction")
+}
+
+// Two deletes of one capability at once: the first finishes, the capability is created again,
+// then the second runs its steps late. It must remove nothing of the new capability (before the
+// fix its step 3 removed the new METADATA unconditionally, and its step 2 the new components:
+// a capability lost, and counted by the counters still, which the concurrent-writers test saw).
+func TestLateDeleteSparesACapabilityCreatedAgain(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	const id = "CAP-TWICE-001"
+	if _, err := env.Store.CreateCapability(ctx, newCapability(id), dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	marked, err := dynamo.MarkDeleting(ctx, env.Store, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The first delete: it sees the marking (its own or the other's) and finishes.
+	if err := env.Store.DeleteCapability(ctx, id, 1, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	again := newCapability(id)
+	again.Name = "Created Again"
+	if _, err := env.Store.CreateCapability(ctx, again, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Store.AddComponent(ctx, newComponent(id, "twice-api", 1), dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	// The second delete, late, with the marking it made before the first finished.
+	if err := dynamo.FinishDelete(ctx, env.Store, id, marked); err != nil {
+		t.Fatalf("the late delete: %v", err)
+	}
+	c, err := env.Store.Capability(ctx, id)
+	if err != nil || c.Name != "Created Again" || c.Aggregates.TotalComponents != 1 {
+		t.Fatalf("the capability created again after a late delete: %+v, %v", c, err)
+	}
+	part, err := env.Store.ReadRangeConsistent(ctx, id, dynamo.SegComponents)
+	if err != nil || len(part.Components) != 1 {
+		t.Fatalf("its components after a late delete: %v, %v", part, err)
+	}
+	if err := env.Store.CheckPartition(ctx, id); err != nil {
+		t.Error(err)
+	}
+	wantCounts(t, env.Store, "after a late delete")
 }

@@ -100,6 +100,11 @@ func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevisio
 	// anyway (a crash), it is resumed at the next start (ResumeDeletes) and by `check -repair`.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), DeleteTimeout)
 	defer cancel()
+	return s.finishDelete(ctx, id, marked)
+}
+
+// finishDelete runs a delete's steps 2 and 3 on the partition whose METADATA marked is.
+func (s *Store) finishDelete(ctx context.Context, id string, marked *item) error {
 	// Steps 2 and 3 record their changes with the WriteSeq after the marking's, one and two
 	// on: nothing else writes to a partition marked deleting, and a rerun rewrites the same
 	// keys.
@@ -107,20 +112,46 @@ func (s *Store) DeleteCapability(ctx context.Context, id string, expectedRevisio
 		return s.changeItem(id, marked.CreatedAt, marked.WriteSeq+n, 0, marked.Revision+1,
 			changeSpec{entity: catalog.ChangeCapability, entityID: id, action: catalog.ChangeDeleted, detail: detail}, s.now())
 	}
-	if err := s.deleteChildren(ctx, id, step(1, deletedChildren)); err != nil {
+	err := s.deleteChildren(ctx, id, step(1, deletedChildren), marked)
+	if errors.Is(err, errNoLongerMarked) {
+		return nil // another delete of the same incarnation finished it
+	}
+	if err != nil {
 		return fmt.Errorf("delete capability %s: %w", id, err)
 	}
-	// Step 3: METADATA and its change in one transaction.
+	// Step 3: METADATA and its change in one transaction, only while METADATA is still the one
+	// this delete marked: two deletes of one capability may run at once (a retry, a resumed
+	// delete), and once the first removed METADATA the capability may be created again, which
+	// the second must not remove (nor its counters' share, which the marking took).
 	p := &plan{}
-	p.del(capabilityPK(id), metadataSK, "", nil)
+	p.del(capabilityPK(id), metadataSK, "attribute_exists(Deleting) AND WriteSeq = :seq", map[string]types.AttributeValue{":seq": num(marked.WriteSeq)})
 	p.put(step(2, deletedMetadata), "", nil)
 	if p.err != nil {
 		return p.err
 	}
-	if err := s.commitActions(ctx, id, 0, p.actions, Idempotency{}, nil, s.now()); err != nil {
+	err = s.commitActions(ctx, id, 0, p.actions, Idempotency{}, nil, s.now())
+	var lost *lostRace
+	if errors.As(err, &lost) {
+		return nil // the other delete removed it first
+	}
+	if err != nil {
 		return fmt.Errorf("delete capability %s: %w", id, classify("delete metadata", err))
 	}
 	return nil
+}
+
+// errNoLongerMarked stops a delete's second step when METADATA is no longer the item it marked
+// deleting: another delete of the same capability finished first.
+var errNoLongerMarked = errors.New("the capability is no longer the one marked deleting")
+
+// stillMarked fails with errNoLongerMarked unless the partition's METADATA is marked's: marked
+// deleting, with its WriteSeq (a capability created again has none of its WriteSeqs).
+func (s *Store) stillMarked(ctx context.Context, id string, marked *item) error {
+	meta, err := s.readItem(ctx, capabilityPK(id), metadataSK, true)
+	if IsNotFound(err) || (err == nil && (!meta.Deleting || meta.WriteSeq != marked.WriteSeq)) {
+		return errNoLongerMarked
+	}
+	return err
 }
 
 // The details of the changes of deleteCapability's three steps.
@@ -180,7 +211,11 @@ func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Id
 //
 // The step's change record goes in the first BatchWriteItem (alone when nothing is left to
 // delete): interrupted, the step is finished by a rerun, which writes the same record again.
-func (s *Store) deleteChildren(ctx context.Context, id string, change *item) error {
+//
+// With marked (a delete's METADATA as it marked it), each page first checks that METADATA is
+// still that item (errNoLongerMarked otherwise): a second delete running late never removes the
+// items of a capability created again after the first finished.
+func (s *Store) deleteChildren(ctx context.Context, id string, change, marked *item) error {
 	var pending []types.WriteRequest
 	if change != nil {
 		av, err := change.av()
@@ -191,7 +226,7 @@ func (s *Store) deleteChildren(ctx context.Context, id string, change *item) err
 		pending = append(pending, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
 	}
 	for _, r := range rangesBesideHistory() {
-		if err := s.deleteRange(ctx, id, r[0], r[1], &pending); err != nil {
+		if err := s.deleteRange(ctx, id, r[0], r[1], &pending, marked); err != nil {
 			return err
 		}
 	}
@@ -201,8 +236,13 @@ func (s *Store) deleteChildren(ctx context.Context, id string, change *item) err
 	return s.batchWrite(ctx, pending, 4)
 }
 
-func (s *Store) deleteRange(ctx context.Context, id, lo, hi string, pending *[]types.WriteRequest) error {
+func (s *Store) deleteRange(ctx context.Context, id, lo, hi string, pending *[]types.WriteRequest, marked *item) error {
 	for {
+		if marked != nil {
+			if err := s.stillMarked(ctx, id, marked); err != nil {
+				return err
+			}
+		}
 		items, _, err := s.run(ctx, query{pk: capabilityPK(id), lo: lo, hi: hi, want: deletePage, consistent: true})
 		if err != nil {
 			return err

@@ -23,10 +23,8 @@ type readMemo struct {
 	gen   uint64
 	caps  map[string]*catalog.Capability // nil: missing (or being deleted)
 	pages map[pageKey]*Page[*catalog.Capability]
-	// counts are totalCounts by query scope (memoCount, in search.go).
-	counts map[string]int
-	// values are the other reads it keeps (component and active-job pages and counts:
-	// memoized in componentindex.go), all read at generation valuesGen.
+	// values are the other reads it keeps (counts, component and active-job pages, the
+	// counters: memoized), all read at generation valuesGen.
 	values    map[pageKey]any
 	valuesGen uint64
 }
@@ -76,7 +74,6 @@ func (m *readMemo) at(g uint64) bool {
 	}
 	if g > m.gen || m.caps == nil {
 		m.gen, m.caps, m.pages = g, map[string]*catalog.Capability{}, map[pageKey]*Page[*catalog.Capability]{}
-		m.counts = map[string]int{}
 	}
 	return true
 }
@@ -112,5 +109,48 @@ func (m *readMemo) keepPage(g uint64, k pageKey, p *Page[*catalog.Capability]) {
 	defer m.mu.Unlock()
 	if m.at(g) && len(m.pages) < memoLimit {
 		m.pages[k] = p
+	}
+}
+
+// memoized answers the read named k from the read memo while the engine is unchanged (as
+// capabilityPage does), and otherwise reads it and keeps it.
+func memoized[T any](s *Store, k pageKey, read func() (T, error)) (T, error) {
+	if s.memo == nil {
+		return read()
+	}
+	g := s.memo.now()
+	if v, ok := s.memo.value(g, k); ok {
+		return v.(T), nil
+	}
+	v, err := read()
+	if err == nil {
+		s.memo.keepValue(g, k, v)
+	}
+	return v, err
+}
+
+// value returns the memo's value k at generation g.
+func (m *readMemo) value(g uint64, k pageKey) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.valuesGen != g || m.values == nil {
+		return nil, false
+	}
+	v, ok := m.values[k]
+	return v, ok
+}
+
+// keepValue records value k read after the generation was g.
+func (m *readMemo) keepValue(g uint64, k pageKey, v any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g < m.valuesGen {
+		return
+	}
+	if g > m.valuesGen || m.values == nil {
+		m.valuesGen, m.values = g, map[pageKey]any{}
+	}
+	if len(m.values) < memoLimit {
+		m.values[k] = v
 	}
 }

@@ -335,7 +335,7 @@ func (s *Store) deleteOrphans(ctx context.Context, id string) error {
 	if _, err := s.readItem(ctx, capabilityPK(id), metadataSK, true); err == nil {
 		return nil // the capability exists (again): nothing is orphaned
 	}
-	return s.deleteChildren(ctx, id, nil) // the history, tombstone and changes stay
+	return s.deleteChildren(ctx, id, nil, nil) // the history, tombstone and changes stay
 }
 
 // recount rewrites a capability's aggregates and index items from a recount of its partition,

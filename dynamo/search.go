@@ -380,6 +380,10 @@ func planSearch(q CapabilityQuery) (*searchPlan, error) {
 			pl.exactID = id
 		}
 	}
+	if err := noEmptyList("filter", map[string]int{"domains": lenIfGiven(q.Domains), "statuses": lenIfGiven(q.Statuses),
+		"priorities": lenIfGiven(q.Priorities), "healthStatuses": lenIfGiven(q.HealthStatuses), "tags": lenIfGiven(q.Tags)}); err != nil {
+		return nil, err
+	}
 	if len(q.Domains) > maxFilterValues || len(q.Statuses) > maxFilterValues || len(q.Priorities) > maxFilterValues ||
 		len(q.HealthStatuses) > maxFilterValues || len(q.Tags) > maxFilterValues {
 		return nil, catalog.Invalid("filter", "each list holds at most %d values", maxFilterValues)
@@ -1017,38 +1021,30 @@ func (st stage) input(table string) *dynamodb.QueryInput {
 // memoCount is count(ctx) answered from the read memo while the engine is unchanged (on an
 // engine without one, count(ctx)). scope names what is counted.
 func (s *Store) memoCount(ctx context.Context, scope string, count func(context.Context) (int, error)) (int, error) {
-	if s.memo == nil {
-		return count(ctx)
-	}
-	m, g := s.memo, s.memo.now()
-	m.mu.Lock()
-	n, ok := m.counts[scope]
-	ok = ok && m.gen == g
-	m.mu.Unlock()
-	if ok {
-		return n, nil
-	}
-	n, err := count(ctx)
-	if err != nil {
-		return 0, err
-	}
-	m.mu.Lock()
-	if m.at(g) && len(m.counts) < memoLimit {
-		m.counts[scope] = n
-	}
-	m.mu.Unlock()
-	return n, nil
+	return memoized(s, pageKey{scope: scope}, func() (int, error) { return count(ctx) })
 }
 
-// CountCapabilities counts the capabilities that match q. Without a health filter it reads
-// the cards of the planned ranges (Select=COUNT when every card of a range matches); with one,
-// the HEALTH# index items of the statuses asked for, which carry the whole capability.
+// CountCapabilities counts the capabilities that match q. With no filter, or a filter of one
+// counted kind (domains, statuses, priorities, health statuses or owner alone), the catalogue's
+// counters answer it (one BatchGetItem). Otherwise, without a health filter it reads the cards
+// of the planned ranges (Select=COUNT when every card of a range matches); with one, the HEALTH#
+// index items of the statuses asked for, which carry the whole capability.
 func (s *Store) CountCapabilities(ctx context.Context, q CapabilityQuery) (int, error) {
 	pl, err := planSearch(q)
 	if err != nil {
 		return 0, err
 	}
-	return s.memoCount(ctx, "count|"+pl.scope, func(ctx context.Context) (int, error) { return s.countSearch(ctx, pl) })
+	return s.memoCount(ctx, "count|"+pl.scope, func(ctx context.Context) (int, error) {
+		if pl.none {
+			return 0, nil
+		}
+		if counts, err := s.Counts(ctx); err != nil {
+			return 0, err
+		} else if n, ok := counts.capabilityCount(pl); ok {
+			return n, nil
+		}
+		return s.countSearch(ctx, pl)
+	})
 }
 
 // countSearch counts the matches of a planned search (see CountCapabilities).

@@ -241,7 +241,6 @@ func searchQueries() []dynamo.CapabilityQuery {
 		{Tags: []string{"core"}, Owner: ptr("sre"), HealthStatuses: []catalog.HealthStatus{catalog.HealthHealthy, catalog.HealthDegraded}},
 		{Priorities: []catalog.Priority{catalog.PriorityHigh}, HealthStatuses: []catalog.HealthStatus{catalog.HealthHealthy}, Order: dynamo.OrderHealthScore, Desc: true},
 		{Statuses: []catalog.CapabilityStatus{catalog.CapabilityDeprecated}, Domains: []string{"security"}, Order: dynamo.OrderUpdatedAt},
-		{Domains: []string{}},
 	}
 	for _, o := range []string{dynamo.OrderName, dynamo.OrderPriority, dynamo.OrderHealthScore, dynamo.OrderUpdatedAt} {
 		for _, d := range []bool{false, true} {
@@ -500,5 +499,44 @@ func TestSearchCardsBounded(t *testing.T) {
 	_, err = env.Store.CreateCapability(ctx, c, dynamo.Idempotency{})
 	if !errors.As(err, &ve) || ve.Field != "name" {
 		t.Fatalf("create with 23 words = %v, want a ValidationError on name", err)
+	}
+}
+
+// A list filter given with no value is refused, naming it, before any request: whether it would
+// match nothing or everything is a guess a client should not have to make.
+func TestFiltersRefuseEmptyLists(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	before := env.Counter.Total()
+	for name, q := range map[string]dynamo.CapabilityQuery{
+		"filter.domains": {Domains: []string{}}, "filter.statuses": {Statuses: []catalog.CapabilityStatus{}},
+		"filter.priorities": {Priorities: []catalog.Priority{}}, "filter.healthStatuses": {HealthStatuses: []catalog.HealthStatus{}},
+		"filter.tags": {Tags: []string{}, Domains: []string{"ops"}},
+	} {
+		for what, err := range map[string]error{
+			"page":  func() error { _, err := env.Store.SearchCapabilities(ctx, q, 10, ""); return err }(),
+			"count": func() error { _, err := env.Store.CountCapabilities(ctx, q); return err }(),
+		} {
+			var v *catalog.ValidationError
+			if !errors.As(err, &v) || v.Field != name {
+				t.Errorf("%s of %+v: %v, want a validation error naming %s", what, q, err, name)
+			}
+		}
+	}
+	for name, f := range map[string]dynamo.ComponentFilter{
+		"filter.types": {Types: []string{}}, "filter.statuses": {Statuses: []catalog.ComponentStatus{}},
+		"filter.healthStatuses": {HealthStatuses: []catalog.HealthStatus{}, Team: "sre"},
+	} {
+		_, err := env.Store.Components(ctx, f, 10, "")
+		var v *catalog.ValidationError
+		if !errors.As(err, &v) || v.Field != name {
+			t.Errorf("components(%+v): %v, want a validation error naming %s", f, err, name)
+		}
+	}
+	if _, err := env.Store.ActiveJobs(ctx, []catalog.JobType{}, 10, ""); err == nil {
+		t.Error("activeJobs(jobTypes: []) was accepted")
+	}
+	if n := env.Counter.Total() - before; n != 0 {
+		t.Errorf("refused filters sent %d requests, want 0", n)
 	}
 }

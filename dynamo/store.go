@@ -85,8 +85,6 @@ type Store struct {
 	// memo answers repeated reads while the engine is unchanged (Options.Generation); nil
 	// without it.
 	memo *readMemo
-	// countsMemo answers Counts while the engine is unchanged (with memo).
-	countsMemo countsMemo
 	// sortLimit is how many cards a search page reads whole to sort itself (maxSorted; tests
 	// lower it to take the other path).
 	sortLimit int
