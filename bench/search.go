@@ -311,7 +311,7 @@ func (h *searchHarness) measureShape(ctx context.Context, s *searchShape) (*sear
 		return nil, fmt.Errorf("search shape %q: %w", s.Name, err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("SEARCH ANSWER DIFFERS FROM THE BRUTE FORCE: shape %q (variables %s):\n  server:      %s\n  brute force: %s", s.Name, jsonOf(vars), got, s.Want)
+		return nil, fmt.Errorf("SEARCH ANSWER DIFFERS FROM THE BRUTE FORCE: shape %q (variables %s), %s:\n  server:      %s\n  brute force: %s", s.Name, jsonOf(vars), firstDifference(got, s.Want), got, s.Want)
 	}
 	// Ours, at concurrency 1 with the delay; the backend counts every request by operation.
 	for range 2 {
@@ -539,4 +539,15 @@ func (r *searchReport) rowsRuns() int {
 		return 0
 	}
 	return r.Rows[0].Ours.Runs
+}
+
+// firstDifference says where two answers first differ, by space-separated word.
+func firstDifference(a, b string) string {
+	x, y := strings.Fields(a), strings.Fields(b)
+	for i := range min(len(x), len(y)) {
+		if x[i] != y[i] {
+			return fmt.Sprintf("first difference at word %d: %q against %q", i+1, x[i], y[i])
+		}
+	}
+	return fmt.Sprintf("%d words against %d", len(x), len(y))
 }
