@@ -48,7 +48,7 @@ type searchConfig struct {
 }
 
 func registerSearchFlags(fs *flag.FlagSet, c *searchConfig) {
-	*c = searchConfig{enabled: true, caps: 10_000, n1: 20, baseN: 3, perField: true}
+	*c = searchConfig{enabled: true, caps: 10_000, n1: 20, baseN: 2, perField: true}
 	fs.BoolVar(&c.enabled, "search", c.enabled, "measure search, filters, orders and counts on a generated catalogue of -search-caps capabilities (search.go)")
 	fs.BoolVar(&c.only, "search-only", false, "measure the search section only and replace its section of -out (the rest of the file stays as it is)")
 	fs.IntVar(&c.caps, "search-caps", c.caps, "capabilities in the search section's catalogue")

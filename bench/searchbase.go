@@ -64,6 +64,11 @@ func (it *scanItem) capability() *catalog.Bundle {
 	return &catalog.Bundle{Capability: c}
 }
 
+// scanProjection are the fields of Data the Scan baseline reads (scanItem's; whole maps, as
+// memdyn projects paths of two names at most).
+var scanProjection = []string{"capabilityId", "name", "businessDomain", "status", "priority", "owner", "tags",
+	"aggregates", "ownership", "jobId"}
+
 // scanSpec is the Scan-and-filter baseline of one shape.
 type scanSpec struct {
 	Whole  bool // read the whole table (an ordered page, a count); else stop at Want matches
@@ -203,8 +208,27 @@ func (h *searchHarness) scanPass(ctx context.Context, spec scanSpec) (*searchSta
 func (h *searchHarness) scan(ctx context.Context, spec scanSpec) (requests, items int, rcu float64, matched []string, err error) {
 	seen := map[string]bool{}
 	in := &dynamodb.ScanInput{TableName: aws.String(h.store.Table()), ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
+	names := map[string]string{}
+	for k, v := range spec.Names {
+		names[k] = v
+	}
 	if spec.Expr != "" {
-		in.FilterExpression, in.ExpressionAttributeNames, in.ExpressionAttributeValues = aws.String(spec.Expr), spec.Names, spec.Values
+		in.FilterExpression, in.ExpressionAttributeValues = aws.String(spec.Expr), spec.Values
+	}
+	if spec.Match != nil {
+		// Only the attributes the match needs come back (a Scan's read capacity is that of the
+		// items scanned all the same).
+		names["#E"], names["#D"] = "EntityType", "Data"
+		paths := []string{"#E"}
+		for i, f := range scanProjection {
+			k := fmt.Sprintf("#p%d", i)
+			names[k] = f
+			paths = append(paths, "#D."+k)
+		}
+		in.ProjectionExpression = aws.String(strings.Join(paths, ", "))
+	}
+	if len(names) > 0 {
+		in.ExpressionAttributeNames = names
 	}
 	for {
 		out, err := h.db.Scan(ctx, in)

@@ -284,7 +284,7 @@ func searchShapes(bundles []*catalog.Bundle) []*searchShape {
 		pageShape(bundles, "domain", capFilter{Domains: []string{"security"}}, none, false, filtered),
 		pageShape(bundles, "status", capFilter{Statuses: []catalog.CapabilityStatus{catalog.CapabilityDeprecated}}, none, false, filtered),
 		pageShape(bundles, "tag", capFilter{Tags: []string{"core"}}, none, false, filtered),
-		pageShape(bundles, "owner (folded: \"Équipe Blue Badger\")", capFilter{Owner: "Équipe Blue Badger"}, none, false,
+		pageShape(bundles, "owner (folded: \"Équipe Blue Heron\")", capFilter{Owner: "Équipe Blue Heron"}, none, false,
 			"The capability's owner or one of its components' team, case- and accent-insensitively."),
 		pageShape(bundles, "domain + status", capFilter{Domains: []string{"payments"}, Statuses: []catalog.CapabilityStatus{catalog.CapabilityActive}}, none, false, filtered),
 		pageShape(bundles, "tag + health", capFilter{Tags: []string{"pci"}, HealthStatuses: []catalog.HealthStatus{catalog.HealthDegraded}}, none, false, filtered),
