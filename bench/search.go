@@ -108,6 +108,7 @@ type searchReport struct {
 	Command                             string
 	At                                  time.Time
 	PerField                            bool
+	LoadBefore, LoadAfter               string // load averages: other work on the machine
 }
 
 // searchHarness runs the section.
@@ -129,6 +130,8 @@ func measureSearch(ctx context.Context, cfg config, logf func(string, ...any)) (
 		return nil, err
 	}
 	defer h.be.Close()
+	rep.LoadBefore = loadAverage()
+	defer func() { rep.LoadAfter = loadAverage() }()
 	sc := cfg.search
 	only, err := regexp.Compile(sc.shapes)
 	if err != nil {
@@ -496,6 +499,9 @@ func (r *searchReport) write(p func(string, ...any)) {
 		"Loaded into its own table with `BulkLoad` (%d items) in **%v** (CPU: bench %v, backend %v), on its own backend behind the delaying, counting handler, %v before every request.",
 		r.Caps, r.Domains, r.Components, r.Tags, r.Owners, r.ActiveJobs, r.Items, r.Load.Round(100*time.Millisecond),
 		r.LoadCPU.Round(100*time.Millisecond), r.LoadChildCPU.Round(100*time.Millisecond), r.Delay)
+	if r.LoadBefore != "" {
+		p("Load average before and after the section: %s / %s (the machine is shared: latencies are inflated by other work; requests, items and RCU are not).", r.LoadBefore, r.LoadAfter)
+	}
 	p("")
 	p("Every shape's page was compared with the brute-force answer computed in Go from the generated data (bench/searchtruth.go: the contract of schema.graphqls) and matched; the run fails on a difference, and on any Scan sent by our server (counted by the backend's handler, by operation). Ours: the median of %d runs at concurrency 1; requests and read capacity from `extensions.dynamodb`, items read and round trips (the critical path) from the client's trace.", r.rowsRuns())
 	p("")
