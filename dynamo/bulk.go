@@ -78,6 +78,11 @@ func bundleItems(b *catalog.Bundle, now time.Time) ([]*item, error) {
 	for _, it := range items {
 		it.WriteSeq = seq
 	}
+	cards, err := cardItems(c, now)
+	if err != nil {
+		return nil, err
+	}
+	items = append(items, cards...)
 	add := func(it *item, err error) error {
 		if err != nil {
 			return err

@@ -152,6 +152,9 @@ func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Id
 	p.entomb(ctx, meta, capabilityVersionSK, now)
 	p.del(capabilityPK(id), domainIndexSK, "", nil)
 	p.del(capabilityPK(id), healthIndexSK, "", nil)
+	if c, err := toCapability(meta); err == nil {
+		searchDeletes(p, c)
+	}
 	p.put(s.changeItem(id, meta.CreatedAt, marked.WriteSeq, 0, meta.Revision+1,
 		changeSpec{entity: catalog.ChangeCapability, entityID: id, action: catalog.ChangeDeleted, detail: deletedMarked}, now), "", nil)
 	if p.err != nil {

@@ -123,7 +123,7 @@ func (s *Store) exportable(raw []map[string]types.AttributeValue) ([]*item, erro
 		skipped := 0
 		for _, it := range items {
 			switch {
-			case it.SK == domainIndexSK || it.SK == healthIndexSK:
+			case strings.HasPrefix(it.SK, indexPrefix):
 				continue // derived: rebuilt from METADATA
 			case it.EntityType == entityChange:
 				continue // the change feed: not exported (docs/data-model.md)
@@ -804,6 +804,12 @@ func readImportLine(n int, raw []byte) (*importEntry, error) {
 		for _, it := range items {
 			it.WriteSeq = seq
 		}
+		// The search cards carry their own Data (searchCard), not the line's.
+		cards, err := cardItems(e.entity.(*catalog.Capability), updated.Time)
+		if err != nil {
+			return nil, importInvalid(n, err)
+		}
+		items = append(items, cards...)
 	}
 	e.it, e.index = items[0], items[1:]
 	if e.av, err = e.it.av(); err != nil {

@@ -148,7 +148,7 @@ func TestItemsFollowKeyPatterns(t *testing.T) {
 		prefixes := map[string]string{
 			"METADATA": "Capability", "INDEX#DOMAIN": "CapabilityDomainIndex", "INDEX#HEALTH": "CapabilityHealthIndex",
 			"COMPONENT#": "SoftwareComponent", "DEPENDENCY#": "ComponentDependency", "JOB#": "ImplementationJob",
-			"METRIC#": "PerformanceMetric", "RULE#": "ConfigurationRule",
+			"METRIC#": "PerformanceMetric", "RULE#": "ConfigurationRule", "INDEX#C#": "CapabilityCard",
 		}
 		owners := map[string]string{}
 		for _, b := range bundles {

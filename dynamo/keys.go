@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/capcat/catalogue/catalog"
 )
@@ -424,4 +425,93 @@ func parseVersionSK(sk string) (int, error) {
 		return 0, fmt.Errorf("parse version key %q: want VERSION#...#vNNNNNN", sk)
 	}
 	return n, nil
+}
+
+// Search cards (dynamo/search.go): small copies of a capability's filterable fields, one per
+// GSI1 range that can serve a filter or an order. Their sort keys are INDEX#C#{kind}, their GSI1
+// partition keys CARD#{range}, and every range but SCORE and UPDATED is in name order.
+const (
+	cardSKPrefix = indexPrefix + "C#"
+	cardPKPrefix = "CARD#"
+
+	cardName     = "NAME"
+	cardStatus   = "STATUS"
+	cardPriority = "PRIORITY"
+	cardDomain   = "DOMAIN"
+	cardID       = "ID"
+	cardTag      = "TAG"
+	cardOwner    = "OWNER"
+	cardTerm     = "TERM"
+	cardScore    = "SCORE"
+	cardUpdated  = "UPDATED"
+
+	entityCard = "CapabilityCard"
+
+	// maxCardPart bounds a folded tag or owner in a card key: a longer one keeps its head and
+	// ends with a hash of the whole, as Slug does.
+	maxCardPart = 600
+)
+
+// cardSK is the sort key of a capability's card of kind (NAME, STATUS...), with value for the
+// kinds a capability holds several of (TAG, OWNER, TERM).
+func cardSK(kind, value string) string {
+	if value == "" {
+		return cardSKPrefix + kind
+	}
+	return cardSKPrefix + kind + "#" + value
+}
+
+// cardPK is the GSI1 partition of the cards of one range: CARD#NAME, CARD#STATUS#active,
+// CARD#TAG#pci...
+func cardPK(kind, value string) string {
+	if value == "" {
+		return cardPKPrefix + kind
+	}
+	return cardPKPrefix + kind + "#" + value
+}
+
+// cardPart is a folded tag or owner as it appears in a card key: at most maxCardPart bytes.
+func cardPart(folded string) string {
+	if len(folded) <= maxCardPart {
+		return folded
+	}
+	sum := sha256.Sum256([]byte(folded))
+	head := folded[:maxCardPart-1-slugHashDigits]
+	for len(head) > 0 && !utf8.RuneStart(folded[len(head)]) {
+		head = head[:len(head)-1]
+	}
+	return head + "~" + hex.EncodeToString(sum[:])[:slugHashDigits]
+}
+
+// nameKey orders cards by folded name, then capability ID: the folded name's spaces become '-',
+// which sorts below every letter and digit as the space does, and '#' (below '-') ends it, so
+// "ab" sorts before "ab c" as its folded name does.
+func nameKey(folded, capabilityID string) string {
+	return strings.ReplaceAll(folded, " ", "-") + "#" + capabilityID
+}
+
+// namePrefixRange is the GSI1SK range of the NAME cards whose folded name starts with folded.
+func namePrefixRange(folded string) (lo, hi string) {
+	p := strings.ReplaceAll(folded, " ", "-")
+	return p, p + "~"
+}
+
+// scoreKey orders the SCORE range: reported scores (S#, fixed width) by score then name; the
+// capabilities with no reported score (N#) by name, read after the scored ones either way.
+func scoreKey(score *float64, folded, capabilityID string) string {
+	if score == nil {
+		return "N#" + nameKey(folded, capabilityID)
+	}
+	v := min(max(*score, 0), 99999)
+	return "S#" + fmt.Sprintf("%010.4f", v) + "#" + nameKey(folded, capabilityID)
+}
+
+// scoreRanges are the GSI1SK ranges of the scored and the unscored SCORE cards.
+func scoreRanges() (scored, unscored [2]string) {
+	return [2]string{"S#", "S" + rangeEnd}, [2]string{"N#", "N" + rangeEnd}
+}
+
+// updatedKey orders the UPDATED range by update time, then name.
+func updatedKey(at time.Time, folded, capabilityID string) string {
+	return keyTime(at) + "#" + nameKey(folded, capabilityID)
 }

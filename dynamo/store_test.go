@@ -39,12 +39,13 @@ func newEnv(tb testing.TB) *dynamotest.Env {
 	return dynamotest.New(tb, dynamotest.Options{Now: func() time.Time { return sampleNow }})
 }
 
-// itemCount is how many items BulkLoad writes for bundles: the capability's METADATA and its two
-// index items, then one per component and its ID's claim, dependency, job, metric and rule.
+// itemCount is how many items BulkLoad writes for bundles: the capability's METADATA, its two
+// index items and its search cards, then one per component and its ID's claim, dependency, job,
+// metric and rule.
 func itemCount(bundles []*catalog.Bundle) int {
 	n := 0
 	for _, b := range bundles {
-		n += 3 + 2*len(b.Components) + len(b.Dependencies) + len(b.Jobs) + len(b.Metrics) + len(b.Rules)
+		n += 3 + dynamo.CardCount(b.Capability) + 2*len(b.Components) + len(b.Dependencies) + len(b.Jobs) + len(b.Metrics) + len(b.Rules)
 	}
 	return n
 }

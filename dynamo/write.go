@@ -339,6 +339,9 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	tail.put(meta, cond, values)
 	tail.put(capItems[1], "", nil)
 	tail.put(capItems[2], "", nil)
+	if err := searchWrites(tail, st.capability, p.capability, now); err != nil {
+		return err
+	}
 	for i, c := range p.changes {
 		tail.put(s.changeItem(capabilityID, p.capability.CreatedAt.Time, next, i, p.capability.Revision, c, now), "", nil)
 	}

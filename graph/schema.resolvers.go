@@ -402,7 +402,7 @@ func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Ti
 }
 
 func (r *ownerResolver) Capabilities(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
-	return nil, errNotYet("capabilities")
+	return r.searchCapabilities(ctx, dynamo.CapabilityQuery{Owner: &obj.Name, Order: dynamo.OrderName}, first, after)
 }
 
 func (r *ownerResolver) Components(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Component], error) {
@@ -433,12 +433,17 @@ func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Cap
 }
 
 func (r *queryResolver) Capabilities(ctx context.Context, filter *model.CapabilityFilter, orderBy *model.CapabilityOrder, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
+	if q, ok := capabilityQuery(filter, orderBy, domain); ok {
+		return r.searchCapabilities(ctx, q, first, after)
+	}
 	p, err := r.store.Capabilities(ctx, deref(domain, ""), deref(first, 50), deref(after, ""))
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchCapabilities(ctx, p.Items)
-	return connection(p), nil
+	return counted(p, func(ctx context.Context) (int, error) {
+		return r.store.CountIndex(ctx, "capabilities", deref(domain, ""))
+	}), nil
 }
 
 func (r *queryResolver) Components(ctx context.Context, filter *model.ComponentFilter, first *int, after *string) (*model.Connection[*catalog.Component], error) {
@@ -467,7 +472,7 @@ func (r *queryResolver) CapabilitiesByDomain(ctx context.Context, domain string,
 		return nil, err
 	}
 	r.prefetchCapabilities(ctx, p.Items)
-	return connection(p), nil
+	return counted(p, func(ctx context.Context) (int, error) { return r.store.CountIndex(ctx, "domain", domain) }), nil
 }
 
 func (r *queryResolver) CapabilitiesByHealth(ctx context.Context, status catalog.HealthStatus, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
@@ -476,7 +481,7 @@ func (r *queryResolver) CapabilitiesByHealth(ctx context.Context, status catalog
 		return nil, err
 	}
 	r.prefetchCapabilities(ctx, p.Items)
-	return connection(p), nil
+	return counted(p, func(ctx context.Context) (int, error) { return r.store.CountIndex(ctx, "health", string(status)) }), nil
 }
 
 func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, first *int, after *string) (*model.Connection[*catalog.Component], error) {

@@ -744,7 +744,7 @@ func (s *Server) query(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	if in.Select != "" && in.Select != "ALL_ATTRIBUTES" && !(in.Select == "SPECIFIC_ATTRIBUTES" && in.ProjectionExpression != "") {
+	if in.Select != "" && in.Select != "ALL_ATTRIBUTES" && in.Select != "COUNT" && !(in.Select == "SPECIFIC_ATTRIBUTES" && in.ProjectionExpression != "") {
 		return nil, validation("memdyn does not implement Select %s", in.Select)
 	}
 	if in.Limit < 0 {
@@ -826,7 +826,7 @@ func (s *Server) query(body []byte) (any, error) {
 
 	// The page is built once at its final size: the items first, then the envelope around them.
 	items := make([][]byte, 0, len(scanned))
-	total := 2
+	total, counted := 2, 0
 	for _, r := range scanned {
 		if filter != nil {
 			var item map[string]*av
@@ -837,6 +837,10 @@ func (s *Server) query(body []byte) (any, error) {
 				continue
 			}
 		}
+		if in.Select == "COUNT" {
+			counted++
+			continue
+		}
 		item := []byte(r.raw)
 		if proj != nil {
 			if item, err = proj.apply(r); err != nil {
@@ -846,18 +850,20 @@ func (s *Server) query(body []byte) (any, error) {
 		items = append(items, item)
 		total += len(item) + 1
 	}
-	count := len(items)
+	count := len(items) + counted
 	var o obj
 	o.b.Grow(total + 512)
-	o.raw("Items", nil)
-	o.b.WriteByte('[')
-	for i, item := range items {
-		if i > 0 {
-			o.b.WriteByte(',')
+	if in.Select != "COUNT" {
+		o.raw("Items", nil)
+		o.b.WriteByte('[')
+		for i, item := range items {
+			if i > 0 {
+				o.b.WriteByte(',')
+			}
+			o.b.Write(item)
 		}
-		o.b.Write(item)
+		o.b.WriteByte(']')
 	}
-	o.b.WriteByte(']')
 	o.value("Count", count)
 	o.value("ScannedCount", len(scanned))
 	if stopped {

@@ -1,0 +1,107 @@
+package graph_test
+
+import (
+	"strings"
+	"testing"
+)
+
+// capabilitiesQuery selects what the search tests compare.
+const capabilitiesQuery = `query($f: CapabilityFilter, $o: CapabilityOrder, $d: String, $first: Int, $after: String) {
+  capabilities(filter: $f, orderBy: $o, domain: $d, first: $first, after: $after) {
+    totalCount nodes { capabilityId name } pageInfo { hasNextPage endCursor } } }`
+
+type capabilitiesPage struct {
+	Capabilities struct {
+		TotalCount int
+		Nodes      []struct{ CapabilityID, Name string }
+		PageInfo   struct {
+			HasNextPage bool
+			EndCursor   string
+		}
+	}
+}
+
+// Query.capabilities with a search finds "Alert Management" from "alert man", counts, and pages
+// with a cursor bound to the query; no operation issues a Scan.
+func TestCapabilitiesSearchEndToEnd(t *testing.T) {
+	h := newHarness(t)
+	var got capabilitiesPage
+	resp := h.ok(t, capabilitiesQuery, map[string]any{"f": map[string]any{"search": "ALERT man"}}, &got)
+	c := got.Capabilities
+	if len(c.Nodes) == 0 || c.Nodes[0].Name != "Alert Management" || c.TotalCount != len(c.Nodes) || c.PageInfo.HasNextPage {
+		t.Fatalf("search alert man = %+v", c)
+	}
+	if resp.Extensions.DynamoDB.Operations["Scan"] != 0 {
+		t.Errorf("search issued a Scan: %v", resp.Extensions.DynamoDB.Operations)
+	}
+
+	// Every capability in name order, two a page, hasNextPage exact, totalCount on each page.
+	var names []string
+	after := any(nil)
+	for range 10 {
+		var p capabilitiesPage
+		h.ok(t, capabilitiesQuery, map[string]any{"o": map[string]any{"field": "NAME"}, "first": 2, "after": after}, &p)
+		for _, n := range p.Capabilities.Nodes {
+			names = append(names, strings.ToLower(n.Name))
+		}
+		if p.Capabilities.TotalCount != 7 {
+			t.Errorf("totalCount = %d, want 7", p.Capabilities.TotalCount)
+		}
+		if !p.Capabilities.PageInfo.HasNextPage {
+			break
+		}
+		after = p.Capabilities.PageInfo.EndCursor
+	}
+	if len(names) != 7 || !sortedStrings(names) {
+		t.Errorf("name order = %v", names)
+	}
+
+	// A cursor of another query is refused, with no write.
+	resp = h.do(t, capabilitiesQuery, map[string]any{"f": map[string]any{"search": "fraud"}, "after": after})
+	if resp.code(0) != "BAD_USER_INPUT" || h.wrote {
+		t.Errorf("cursor of another query: %s", resp.Body)
+	}
+}
+
+func sortedStrings(s []string) bool {
+	for i := 1; i < len(s); i++ {
+		if s[i-1] > s[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Bad input is BAD_USER_INPUT naming the argument, and nothing is read or written past it.
+func TestCapabilitiesSearchBadInput(t *testing.T) {
+	h := newHarness(t)
+	for _, tt := range []struct {
+		name string
+		vars map[string]any
+	}{
+		{"empty search", map[string]any{"f": map[string]any{"search": " -- "}}},
+		{"search too long", map[string]any{"f": map[string]any{"search": strings.Repeat("a", 201)}}},
+		{"too many words", map[string]any{"f": map[string]any{"search": "a b c d e f g h i j k"}}},
+		{"bad domain", map[string]any{"f": map[string]any{"domains": []string{"no#pe"}}}},
+		{"empty owner", map[string]any{"f": map[string]any{"owner": "!!"}}},
+		{"first out of range", map[string]any{"f": map[string]any{"search": "alert"}, "first": 101}},
+		{"first zero", map[string]any{"o": map[string]any{"field": "NAME"}, "first": 0}},
+		{"forged cursor", map[string]any{"f": map[string]any{"search": "alert"}, "after": "bm9wZQ"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			resp := h.do(t, capabilitiesQuery, tt.vars)
+			if resp.code(0) != "BAD_USER_INPUT" {
+				t.Errorf("%s: %s", tt.name, resp.Body)
+			}
+			if h.wrote {
+				t.Errorf("%s wrote", tt.name)
+			}
+		})
+	}
+	// An unknown enum value is refused by validation (as every enum of the schema), before any
+	// resolver and any request.
+	resp := h.do(t, capabilitiesQuery, map[string]any{"f": map[string]any{"statuses": []string{"SLEEPING"}}})
+	if resp.code(0) != "GRAPHQL_VALIDATION_FAILED" || resp.Extensions.DynamoDB.Requests != 0 {
+		t.Errorf("unknown status: %s", resp.Body)
+	}
+}
