@@ -2,6 +2,7 @@ package catalog
 
 import (
 	"fmt"
+	"maps"
 	"time"
 )
 
@@ -66,6 +67,53 @@ func Aggregate(a *Aggregates, components []*Component, dependencies int, jobs []
 	}
 	a.HealthScore, a.HealthStatus = HealthScore(components, a.TotalIncidents)
 	a.Components = TallyComponents(components)
+	a.ActiveJobs = ActiveJobsByType(jobs)
+}
+
+// JobActive reports whether a job in status s counts as active: PENDING or RUNNING.
+func JobActive(s JobStatus) bool { return s == JobPending || s == JobRunning }
+
+// ActiveJobsByType counts the active jobs (JobActive) per job type; nil when there are none.
+func ActiveJobsByType(jobs []*Job) map[JobType]int {
+	var m map[JobType]int
+	for _, j := range jobs {
+		if JobActive(j.Status) {
+			if m == nil {
+				m = map[JobType]int{}
+			}
+			m[j.JobType]++
+		}
+	}
+	return m
+}
+
+// MoveActiveJob adjusts a.ActiveJobs for a job that was (old) and is now (n) of the given
+// types and statuses; an old status "" means the job is new. Types with no active job left
+// are dropped. The map is replaced, never changed in place: a shallow copy of the aggregates
+// (the old state a write compares with) keeps its own.
+func MoveActiveJob(a *Aggregates, oldType JobType, oldStatus JobStatus, newType JobType, newStatus JobStatus) {
+	if JobActive(oldStatus) == JobActive(newStatus) && oldType == newType {
+		return
+	}
+	a.ActiveJobs = maps.Clone(a.ActiveJobs)
+	add := func(t JobType, d int) {
+		if a.ActiveJobs == nil {
+			a.ActiveJobs = map[JobType]int{}
+		}
+		a.ActiveJobs[t] += d
+		if a.ActiveJobs[t] == 0 {
+			delete(a.ActiveJobs, t)
+		}
+		if len(a.ActiveJobs) == 0 {
+			a.ActiveJobs = nil
+		}
+	}
+	if JobActive(oldStatus) {
+		add(oldType, -1)
+	}
+	if JobActive(newStatus) {
+		add(newType, 1)
+	}
 }
 
 // JobSucceeded is 1 for a status counted in successfulJobs, else 0.

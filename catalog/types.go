@@ -79,6 +79,9 @@ type Aggregates struct {
 	// Components tallies the components by team, type and health (TallyComponents), kept with
 	// the other counters; not part of the GraphQL schema.
 	Components *ComponentTally `json:"componentTally,omitempty"`
+	// ActiveJobs counts the jobs PENDING or RUNNING, per job type (ActiveJobsByType), kept
+	// for the catalogue's counters; not part of the GraphQL schema.
+	ActiveJobs map[JobType]int `json:"activeJobs,omitempty"`
 }
 
 // ReportedHealthScore returns the health score, or nil when no component reports health: the

@@ -66,6 +66,7 @@ func checkPartitionItems(id string, items []*item) error {
 	cmp("totalRules", got.TotalRules, want.TotalRules)
 	cmp("activeRules", got.ActiveRules, want.ActiveRules)
 	cmp("healthStatus", got.HealthStatus, want.HealthStatus)
+	cmp("activeJobs", got.ActiveJobs, want.ActiveJobs)
 	if math.Abs(got.HealthScore-want.HealthScore) > 1e-9 {
 		diffs = append(diffs, fmt.Sprintf("healthScore = %v, recount %v", got.HealthScore, want.HealthScore))
 	}

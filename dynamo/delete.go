@@ -160,6 +160,16 @@ func (s *Store) markDeleting(ctx context.Context, id string, meta *item, idem Id
 	if p.err != nil {
 		return nil, p.err
 	}
+	// The capability leaves the catalogue's counters with the marking.
+	old, err := toCapability(meta)
+	if err != nil {
+		return nil, err
+	}
+	counters, err := counterWrites(old, nil)
+	if err != nil {
+		return nil, err
+	}
+	p.actions = append(p.actions, counters...)
 	return &marked, s.commitActions(ctx, id, meta.WriteSeq, p.actions, idem, nil, now)
 }
 

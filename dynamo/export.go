@@ -397,7 +397,8 @@ type importPartition struct {
 // as the file does (a finished part of an earlier run: skipped). Items are written with
 // BatchWriteItem, parallel calls at once, each capability's METADATA last, so an interrupted
 // import is finished by running it again. After writing, every imported capability's partition
-// is checked (CheckPartition) and what differs is in the report's Problems.
+// is checked (CheckPartition) and what differs is in the report's Problems. The catalogue's
+// counters are recounted last (RepairCounters).
 func (s *Store) Import(ctx context.Context, r io.Reader, parallel int) (*ImportReport, error) {
 	parts, lines, err := readImport(r)
 	if err != nil {
@@ -456,6 +457,10 @@ func (s *Store) Import(ctx context.Context, r io.Reader, parallel int) (*ImportR
 			return report, fmt.Errorf("import: %w (nothing is lost: run the same import again to finish it)", err)
 		}
 		report.Items += len(reqs)
+	}
+	// The counters: recounted, as after a bulk load (RepairCounters).
+	if _, err := s.RepairCounters(ctx); err != nil {
+		return report, fmt.Errorf("import: %w (run the same import again, or check -repair, to finish it)", err)
 	}
 	for _, p := range todo {
 		if p.meta == nil {

@@ -34,6 +34,7 @@ const (
 	healthPrefix     = "HEALTH#"
 	changePrefix     = "CHANGE#"
 	changesPrefix    = "CHANGES#"
+	counterPrefix    = "COUNTERS#"
 
 	metadataSK     = "METADATA"
 	tokenSK        = "TOKEN"
@@ -44,6 +45,7 @@ const (
 	domainIndexSK  = "INDEX#DOMAIN"
 	healthIndexSK  = "INDEX#HEALTH"
 	capabilitiesPK = "CAPABILITIES"
+	counterSK      = "COUNTER"
 
 	dependenciesSuffix = "#DEPENDENCIES"
 	rulesSuffix        = "#RULES"
@@ -83,6 +85,7 @@ const (
 	entityState       = "ArchiveState"
 	entityVersion     = "Version"
 	entityChange      = "Change"
+	entityCounter     = "CounterShard"
 )
 
 // ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key
@@ -514,4 +517,66 @@ func scoreRanges() (scored, unscored [2]string) {
 // updatedKey orders the UPDATED range by update time, then name.
 func updatedKey(at time.Time, folded, capabilityID string) string {
 	return keyTime(at) + "#" + nameKey(folded, capabilityID)
+}
+
+// counterPK is the partition key of counter shard n (0 <= n < counterShards): each shard is an
+// item in a partition of its own (docs/data-model.md).
+func counterPK(n int) string { return counterPrefix + twoDigits(n) }
+
+// Attribute names of the counters a counter shard holds: a fixed name for the catalogue's
+// totals, a prefix and a value for the counters per domain, status, owner... (counterKey).
+const (
+	counterCapabilities = "cap"  // capabilities
+	counterComponents   = "comp" // components
+	counterHealthSum    = "hsum" // sum of the reported health scores, in thousandths of a point
+	counterHealthN      = "hn"   // capabilities that report a health score
+	counterVersion      = "v"    // updates the shard took (not a count: check -repair's witness)
+
+	counterDomain          = "d#"  // capabilities per business domain
+	counterStatus          = "s#"  // capabilities per lifecycle stage
+	counterPriority        = "p#"  // capabilities per priority
+	counterHealth          = "h#"  // capabilities per health status
+	counterComponentType   = "ct#" // components per type
+	counterComponentHealth = "ch#" // components per health status
+	counterOwnerCaps       = "oc#" // capabilities per owner (folded owner or component team)
+	counterOwnerComps      = "ok#" // components per team (folded)
+	counterActiveJobs      = "aj#" // PENDING or RUNNING jobs per job type
+
+	// maxCounterNameBytes bounds the value part of a counter's attribute name (an owner or a
+	// team, folded, may be up to catalog.MaxTextLength characters): a longer one is cut and
+	// ends with a hash of the whole (as Slug does), so a shard's size stays bounded per key.
+	maxCounterNameBytes = 200
+)
+
+// counterKey is the attribute name of the counter kind (a counter* prefix) of value.
+func counterKey(kind, value string) string { return kind + counterName(value) }
+
+// counterName is value as a counter attribute name holds it: unchanged up to
+// maxCounterNameBytes bytes, else cut on a character boundary and ended with a hash.
+func counterName(value string) string {
+	if len(value) <= maxCounterNameBytes {
+		return value
+	}
+	sum := sha256.Sum256([]byte(value))
+	cut := maxCounterNameBytes - 1 - slugHashDigits
+	for cut > 0 && !utf8.RuneStart(value[cut]) {
+		cut--
+	}
+	return value[:cut] + "~" + hex.EncodeToString(sum[:])[:slugHashDigits]
+}
+
+// parseCounterKey splits a counter attribute name into its kind and value; ok is false for an
+// attribute that is not a counter (the key, the entity type, the version).
+func parseCounterKey(name string) (kind, value string, ok bool) {
+	switch name {
+	case counterCapabilities, counterComponents, counterHealthSum, counterHealthN:
+		return name, "", true
+	}
+	for _, k := range []string{counterDomain, counterStatus, counterPriority, counterHealth, counterComponentType,
+		counterComponentHealth, counterOwnerCaps, counterOwnerComps, counterActiveJobs} {
+		if v, found := strings.CutPrefix(name, k); found {
+			return k, v, true
+		}
+	}
+	return "", "", false
 }

@@ -508,6 +508,7 @@ func (s *Store) StartJob(ctx context.Context, j *catalog.Job, idem Idempotency) 
 			return nil, err
 		}
 		capability.Aggregates.TotalJobs++
+		catalog.MoveActiveJob(&capability.Aggregates, "", "", n.JobType, n.Status)
 		p := &plan{capability: capability}
 		p.record(catalog.ChangeJob, n.JobID, catalog.ChangeCreated, nil)
 		return p.insert(jobItem(n, now))
@@ -570,6 +571,7 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 		if err != nil {
 			return nil, err
 		}
+		catalog.MoveActiveJob(&capability.Aggregates, old.JobType, old.Status, n.JobType, n.Status)
 		ji, err := jobItem(n, now)
 		if err != nil {
 			return nil, err

@@ -24,9 +24,10 @@ const MaxMetricsPerCall = 100
 
 // MaxComponentsPerCapability bounds the components of one capability that one recordMetrics
 // call reports: the capability's health transaction holds, per component, its health and its
-// change record, plus METADATA, the two index items and the token (2 × 48 + 4 = 100, DynamoDB's
-// limit). It is checked with the other validations, before any sample is written.
-const MaxComponentsPerCapability = (maxTransact - 4) / 2
+// change record, plus METADATA, the two index items, the counter update (the health moves the
+// catalogue's counters: one shard, a handful of keys) and the token (2 × 47 + 5 = 99 of
+// DynamoDB's 100). It is checked with the other validations, before any sample is written.
+const MaxComponentsPerCapability = (maxTransact - 5) / 2
 
 // RecordMetrics validates every sample first (IDs, type, interval, timestamp at most 5 minutes
 // ahead, the component belongs to the capability) and writes nothing if one is bad. Samples are

@@ -29,6 +29,8 @@ const (
 	FindingDuplicateID     = "duplicate-component-id" // one component ID in two capabilities
 	FindingUnreadableItems = "unreadable-item"        // an item the store cannot parse
 	FindingUnarchived      = "unarchived-samples"     // samples near or past their retention that no archive took
+	FindingCounters        = "counters"               // the catalogue's counters differ from a recount
+	FindingCounterSize     = "counter-size"           // a counter shard is close to DynamoDB's 400 KB item limit
 )
 
 // ArchiveAtRisk is how close to its TTL a metric sample still in the table is reported by Check:
@@ -249,6 +251,11 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		}
 		add(FindingUnarchived, id, false, "%d metric samples in no archive %s: run archive-metrics (check -repair does)", r.count, when)
 	}
+	counters, err := s.checkCounters(ctx, raw)
+	if err != nil {
+		return nil, err
+	}
+	report.Findings = append(report.Findings, counters...)
 	index, err := s.CheckIndexes(ctx)
 	if err != nil {
 		return nil, err
@@ -271,6 +278,8 @@ func repairOrder(kind string) int {
 		return 1
 	case FindingMissingClaim:
 		return 2
+	case FindingCounters:
+		return 4 // after the recounts of aggregates, which move the counters
 	}
 	return 3
 }
@@ -299,6 +308,15 @@ func (s *Store) repair(ctx context.Context, f Finding) error {
 		return s.claimFor(ctx, f.owner, f.Subject)
 	case FindingOrphanClaim:
 		return s.releaseOrphanClaim(ctx, f.Subject)
+	case FindingCounters:
+		if _, err := s.RepairCounters(ctx); err != nil {
+			return err
+		}
+		_, err := s.compactCounters(ctx)
+		return err
+	case FindingCounterSize:
+		_, err := s.compactCounters(ctx)
+		return err
 	}
 	return fmt.Errorf("no repair for %s", f.Kind)
 }

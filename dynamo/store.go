@@ -85,6 +85,8 @@ type Store struct {
 	// memo answers repeated reads while the engine is unchanged (Options.Generation); nil
 	// without it.
 	memo *readMemo
+	// countsMemo answers Counts while the engine is unchanged (with memo).
+	countsMemo countsMemo
 }
 
 // writerLock returns the lock of a capability's writers in this process.

@@ -348,6 +348,13 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	if err := errors.Join(p.err, tail.err); err != nil {
 		return err
 	}
+	// The catalogue's counters move by what the write changes of the capability's
+	// contribution (dynamo/counters.go), in the same transaction.
+	counters, err := counterWrites(st.capability, p.capability)
+	if err != nil {
+		return err
+	}
+	tail.actions = append(tail.actions, counters...)
 	actions := append(append([]types.TransactWriteItem{}, p.actions...), tail.actions...)
 	err = s.commitActions(ctx, capabilityID, seq, actions, idem, p.result, now)
 	var lost *lostRace

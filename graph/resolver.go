@@ -60,6 +60,11 @@ type Store interface {
 	CreateRule(ctx context.Context, r *catalog.Rule, idem dynamo.Idempotency) (*catalog.Rule, error)
 	UpdateRule(ctx context.Context, capabilityID, ruleID string, expectedRevision int, change func(*catalog.Rule) error, idem dynamo.Idempotency) (*catalog.Rule, error)
 	DeleteRule(ctx context.Context, capabilityID, ruleID string, idem dynamo.Idempotency) error
+
+	// The catalogue's counters (dynamo/counters.go): one BatchGetItem each.
+	Counts(ctx context.Context) (*dynamo.Counts, error)
+	Owners(ctx context.Context, first int, after string) (*dynamo.Page[*dynamo.OwnerCounts], int, error)
+	Owner(ctx context.Context, name string) (*dynamo.OwnerCounts, error)
 }
 
 var _ Store = (*dynamo.Store)(nil)

@@ -455,15 +455,27 @@ func (r *queryResolver) ActiveJobs(ctx context.Context, jobTypes []catalog.JobTy
 }
 
 func (r *queryResolver) Owners(ctx context.Context, first *int, after *string) (*model.Connection[*model.Owner], error) {
-	return nil, errNotYet("owners")
+	p, total, err := r.store.Owners(ctx, deref(first, 100), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	return ownerConnection(p, total), nil
 }
 
 func (r *queryResolver) Owner(ctx context.Context, name string) (*model.Owner, error) {
-	return nil, errNotYet("owner")
+	o, err := r.store.Owner(ctx, name)
+	if err != nil || o == nil {
+		return nil, err
+	}
+	return ownerModel(o), nil
 }
 
 func (r *queryResolver) CatalogueSummary(ctx context.Context) (*model.CatalogueSummary, error) {
-	return nil, errNotYet("catalogueSummary")
+	c, err := r.store.Counts(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return catalogueSummary(c), nil
 }
 
 func (r *queryResolver) CapabilitiesByDomain(ctx context.Context, domain string, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
