@@ -129,7 +129,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 		if _, err := stdout.Write(buf.Bytes()); err != nil {
 			return err
 		}
-		return rep.subs.lost()
+		return errors.Join(rep.subs.lost(), rep.search.failed())
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
 		return err
@@ -137,7 +137,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return rep.subs.lost()
+	return errors.Join(rep.subs.lost(), rep.search.failed())
 }
 
 // defaultShape is the default catalogue of the benchmark: 200 capabilities, each with 8 components, 12

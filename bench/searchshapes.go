@@ -218,7 +218,10 @@ func activeJobsShape(bundles []*catalog.Bundle) *searchShape {
 			Names: map[string]string{"#E": "EntityType", "#D": "Data", "#st": "status"},
 			Values: map[string]types.AttributeValue{":job": &types.AttributeValueMemberS{Value: scanEntityJob},
 				":p": &types.AttributeValueMemberS{Value: string(catalog.JobPending)}, ":r": &types.AttributeValueMemberS{Value: string(catalog.JobRunning)}},
-			Match: func(it *scanItem) (string, bool) { return it.Data.JobID, true },
+			Match: func(it *scanItem) (string, bool) {
+				st := catalog.JobStatus(it.Data.Status)
+				return it.Data.JobID, it.EntityType == scanEntityJob && (st == catalog.JobPending || st == catalog.JobRunning)
+			},
 		},
 		Needs: "Without an index: every job (oldest first over the whole catalogue: the whole table).",
 	}
