@@ -198,9 +198,10 @@ func newSearchHarness(ctx context.Context, cfg config, logf func(string, ...any)
 	if err != nil {
 		return nil, nil, err
 	}
+	be := h.be
 	defer func() {
 		if err != nil {
-			h.be.Close()
+			be.Close()
 		}
 	}()
 	wctx, cancel := context.WithTimeout(ctx, 30*time.Second)

@@ -65,7 +65,8 @@ func TestSearchCatalogue(t *testing.T) {
 }
 
 // The brute force orders as the contract says: relevance (ID, name prefix, word prefix) for a
-// search, no score last for HEALTH_SCORE either way.
+// search, no score last for HEALTH_SCORE either way (in name order), DESC reversing the rest,
+// ties included.
 func TestSearchTruthOrder(t *testing.T) {
 	mk := func(id, name string, status catalog.HealthStatus, score float64) *catalog.Bundle {
 		c := &catalog.Capability{CapabilityID: id, Name: name, Owner: "x"}
@@ -85,7 +86,7 @@ func TestSearchTruthOrder(t *testing.T) {
 		got := truthCapabilities(bs, capFilter{}, capOrder{Field: "HEALTH_SCORE", Desc: desc}, 0, 50).IDs
 		want := "CAP-1 CAP-2 ALERT CAP-3" // ties by name: Álert Zone before Omega
 		if desc {
-			want = "CAP-2 ALERT CAP-1 CAP-3"
+			want = "ALERT CAP-2 CAP-1 CAP-3" // reversed, ties too; no score last
 		}
 		if strings.Join(got, " ") != want {
 			t.Errorf("HEALTH_SCORE desc=%v: %v, want %s", desc, got, want)

@@ -147,6 +147,11 @@ func searchCatalogue(n int, now time.Time) []*catalog.Bundle {
 		if r.IntN(2) == 0 {
 			comps = append(comps, searchComponent(r, i, 1, owner, owners, now))
 		}
+		// The server keeps at most 44 search index items a capability (dynamo/search.go's
+		// maxCards): tags are dropped from the end until it fits.
+		for len(c.Tags) > 0 && searchIndexItems(c, comps) > 44 {
+			c.Tags = c.Tags[:len(c.Tags)-1]
+		}
 		b := &catalog.Bundle{Capability: c, Components: comps}
 		// A few jobs: about one capability in 60 runs one, one in 90 has one pending, one in 7
 		// has a finished one (which activeJobs must leave out).
@@ -225,4 +230,39 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// searchIndexItems is how many search index items (cards) the server writes for a capability,
+// by dynamo/search.go's count: seven, one per folded tag, one per owner (the capability's and
+// its components' teams, folded), one per distinct first letter and first two letters of the
+// words of its name, ID, owner and tags.
+func searchIndexItems(c *catalog.Capability, comps []*catalog.Component) int {
+	words, tags, owners := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	add := func(s string) {
+		for _, w := range catalog.Words(s) {
+			words[w] = true
+		}
+	}
+	add(c.Name)
+	add(c.CapabilityID)
+	add(c.Owner)
+	for _, t := range c.Tags {
+		add(t)
+		tags[catalog.Fold(t)] = true
+	}
+	owners[catalog.Fold(c.Owner)] = true
+	for _, x := range comps {
+		if x.Ownership != nil && x.Ownership.Team != "" {
+			owners[catalog.Fold(x.Ownership.Team)] = true
+		}
+	}
+	prefixes := map[string]bool{}
+	for w := range words {
+		r := []rune(w)
+		prefixes[string(r[:1])] = true
+		if len(r) >= 2 {
+			prefixes[string(r[:2])] = true
+		}
+	}
+	return 7 + len(tags) + len(owners) + len(prefixes)
 }

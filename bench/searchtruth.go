@@ -167,7 +167,11 @@ func byName(a, b *catalog.Capability) int {
 }
 
 // compare orders two matches as the server must: o's field (ties by name, then ID), or, by
-// default, relevance with a search and name order otherwise.
+// default, relevance with a search and name order otherwise. DESC reverses the whole order,
+// ties included ("largest first" on field, name, ID: the server reads its index backwards),
+// except that capabilities with no health score come last in name order either way. The
+// schema's "ties are broken by name, then capabilityId" does not say which way ties go on
+// DESC; this is the implementation's reading (dynamo/search_test.go's brute force too).
 func (o capOrder) compare(f capFilter, a, b *catalog.Capability) int {
 	sign := 1
 	if o.Desc {
@@ -193,7 +197,9 @@ func (o capOrder) compare(f capFilter, a, b *catalog.Capability) int {
 			return 1 // no score last, either way
 		case sa != nil && sb == nil:
 			return -1
-		case sa != nil && *sa != *sb:
+		case sa == nil && sb == nil:
+			return byName(a, b)
+		case *sa != *sb:
 			if *sa < *sb {
 				return -sign
 			}
@@ -202,7 +208,7 @@ func (o capOrder) compare(f capFilter, a, b *catalog.Capability) int {
 	default:
 		panic("unknown order field " + o.Field)
 	}
-	return byName(a, b)
+	return sign * byName(a, b)
 }
 
 // capsAnswer is one page of Query.capabilities.
