@@ -95,6 +95,11 @@ func bundleItems(b *catalog.Bundle, now time.Time) ([]*item, error) {
 			return nil, err
 		}
 		items = append(items, claimItem(x, now))
+		cards, err := componentIndexItems(x, now)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, cards...)
 	}
 	for _, x := range b.Dependencies {
 		if err := add(dependencyItem(x, now)); err != nil {
@@ -104,6 +109,11 @@ func bundleItems(b *catalog.Bundle, now time.Time) ([]*item, error) {
 	for _, x := range b.Jobs {
 		if err := add(jobItem(x, now)); err != nil {
 			return nil, err
+		}
+		if a, err := activeJobItem(x, now); err != nil || a != nil {
+			if err := add(a, err); err != nil {
+				return nil, err
+			}
 		}
 	}
 	for _, x := range b.Metrics {

@@ -124,7 +124,7 @@ func (s *Store) exportable(raw []map[string]types.AttributeValue) ([]*item, erro
 		for _, it := range items {
 			switch {
 			case strings.HasPrefix(it.SK, indexPrefix):
-				continue // derived: rebuilt from METADATA
+				continue // derived: rebuilt from METADATA, the components and the jobs
 			case it.EntityType == entityChange:
 				continue // the change feed: not exported (docs/data-model.md)
 			case !live && !strings.HasPrefix(it.SK, capabilityVersionPrefix()):
@@ -435,6 +435,18 @@ func (s *Store) Import(ctx context.Context, r io.Reader, parallel int) (*ImportR
 		for _, e := range p.entries {
 			if c, ok := e.entity.(*catalog.Component); ok {
 				av, err := claimItem(c, now).av()
+				if err != nil {
+					return report, fmt.Errorf("import: %w", err)
+				}
+				put(&derived, av)
+			}
+			// The component and active-job index items (componentindex.go).
+			ixs, err := entityIndexItems(e.entity, now)
+			if err != nil {
+				return report, fmt.Errorf("import: %w", err)
+			}
+			for _, ix := range ixs {
+				av, err := ix.av()
 				if err != nil {
 					return report, fmt.Errorf("import: %w", err)
 				}

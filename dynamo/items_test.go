@@ -149,6 +149,7 @@ func TestItemsFollowKeyPatterns(t *testing.T) {
 			"METADATA": "Capability", "INDEX#DOMAIN": "CapabilityDomainIndex", "INDEX#HEALTH": "CapabilityHealthIndex",
 			"COMPONENT#": "SoftwareComponent", "DEPENDENCY#": "ComponentDependency", "JOB#": "ImplementationJob",
 			"METRIC#": "PerformanceMetric", "RULE#": "ConfigurationRule", "INDEX#C#": "CapabilityCard",
+			"INDEX#COMP#": "ComponentIndex", "INDEX#ACTIVEJOB#": "ActiveJobIndex",
 		}
 		owners := map[string]string{}
 		for _, b := range bundles {

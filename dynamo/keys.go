@@ -580,3 +580,57 @@ func parseCounterKey(name string) (kind, value string, ok bool) {
 	}
 	return "", "", false
 }
+
+// The component index and the active-job index (componentindex.go): items in a capability's
+// partition under INDEX#, each with a GSI1 entry ordered by capability then component (or by
+// start time for active jobs).
+const (
+	componentCardPrefix = "INDEX#COMP#"
+	activeJobPrefix     = "INDEX#ACTIVEJOB#"
+	activeJobsPK        = "ACTIVEJOBS"
+	componentTeamPrefix = "CTEAM#"
+	componentStatusPfx  = "CSTATUS#"
+	componentHealthPfx  = "CHEALTH#"
+	componentTermPrefix = "CTERM#"
+
+	entityComponentCard = "ComponentIndex"
+	entityActiveJob     = "ActiveJobIndex"
+
+	compCardStatus = "STATUS"
+	compCardHealth = "HEALTH"
+	compCardTeam   = "TEAM"
+	compCardTerm   = "T#"
+)
+
+// componentCardSK is the key of one index card of a component: kind is compCardStatus,
+// compCardHealth, compCardTeam or compCardTerm followed by a word prefix. The prefix is
+// INDEX#COMP#, apart from the capability's search cards under INDEX#C# (dynamo/search.go).
+func componentCardSK(componentID, kind string) string {
+	return componentCardPrefix + componentID + "#" + kind
+}
+
+// isComponentCardSK reports whether sk is the key of a component's index card.
+func isComponentCardSK(sk string) bool { return strings.HasPrefix(sk, componentCardPrefix) }
+
+// componentTeamPK is the GSI1 partition of the components of one team (folded, catalog.Fold).
+func componentTeamPK(foldedTeam string) string { return componentTeamPrefix + foldedTeam }
+
+// componentStatusPK is the GSI1 partition of the components in one status.
+func componentStatusPK(s catalog.ComponentStatus) string { return componentStatusPfx + string(s) }
+
+// componentHealthPK is the GSI1 partition of the components in one health status.
+func componentHealthPK(h catalog.HealthStatus) string { return componentHealthPfx + string(h) }
+
+// componentTermPK is the GSI1 partition of the components with a word that starts with prefix.
+func componentTermPK(prefix string) string { return componentTermPrefix + prefix }
+
+// activeJobSK is the key of a PENDING or RUNNING job's item in the active-job index.
+func activeJobSK(jobID string) string { return activeJobPrefix + jobID }
+
+// isActiveJobSK reports whether sk is the key of an active-job index item.
+func isActiveJobSK(sk string) bool { return strings.HasPrefix(sk, activeJobPrefix) }
+
+// activeJobGSI1SK orders the ACTIVEJOBS partition by start time, then capability and job.
+func activeJobGSI1SK(start time.Time, capabilityID, jobID string) string {
+	return keyTime(start) + "#" + capabilityID + "#" + jobID
+}

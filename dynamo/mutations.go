@@ -544,6 +544,7 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 		if err != nil {
 			return nil, err
 		}
+		st.items[sk] = cur // what the commit's index writes compare with
 		n, err := revised("job "+jobID, old, expectedRevision, change, func(n *catalog.Job) error {
 			n.JobID, n.CapabilityID, n.StartTime = old.JobID, old.CapabilityID, old.StartTime
 			if err := catalog.CheckJobTransition(old.Status, n.Status); err != nil {

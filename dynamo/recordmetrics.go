@@ -23,11 +23,13 @@ type MetricsResult struct {
 const MaxMetricsPerCall = 100
 
 // MaxComponentsPerCapability bounds the components of one capability that one recordMetrics
-// call reports: the capability's health transaction holds, per component, its health and its
-// change record, plus METADATA, the two index items, the counter update (the health moves the
-// catalogue's counters: one shard, a handful of keys) and the token (2 × 47 + 5 = 99 of
-// DynamoDB's 100). It is checked with the other validations, before any sample is written.
-const MaxComponentsPerCapability = (maxTransact - 5) / 2
+// call reports: the capability's health transaction holds, per component, its health, its
+// change record and its HEALTH index card (rewritten when its health status moves), plus
+// METADATA, the two index items, the search card of the health-score order (INDEX#C#SCORE,
+// whose key moves with the score), the counter update (the health moves the catalogue's
+// counters: one shard, a handful of keys) and the token (3 × 31 + 6 = 99 of DynamoDB's 100). It
+// is checked with the other validations, before any sample is written.
+const MaxComponentsPerCapability = (maxTransact - 6) / 3
 
 // RecordMetrics validates every sample first (IDs, type, interval, timestamp at most 5 minutes
 // ahead, the component belongs to the capability) and writes nothing if one is bad. Samples are

@@ -222,6 +222,11 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		if err := checkPartitionItems(id, p.items); err != nil {
 			add(FindingAggregates, id, true, "%v", err)
 		}
+		if diff, err := checkComponentIndex(p.items, now); err != nil {
+			return nil, err
+		} else if diff != "" {
+			add(FindingComponentIndex, id, true, "%s", diff)
+		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(owners)) {
 		caps := owners[c]
@@ -317,6 +322,8 @@ func (s *Store) repair(ctx context.Context, f Finding) error {
 	case FindingCounterSize:
 		_, err := s.compactCounters(ctx)
 		return err
+	case FindingComponentIndex:
+		return s.repairComponentIndex(ctx, f.Subject)
 	}
 	return fmt.Errorf("no repair for %s", f.Kind)
 }

@@ -87,7 +87,8 @@ func TestCheckAndRepair(t *testing.T) {
 	want := []string{
 		"aggregates " + alertID,
 		"aggregates CAP-PAY-PROC-001",
-		"counters counters", // the METADATA items changed behind the counters' back
+		"component-index CAP-PAY-PROC-001", // the duplicate has no index cards
+		"counters counters",                // the METADATA items changed behind the counters' back
 		"duplicate-component-id worker-fraud-001",
 		"missing-claim api-server-fraud-001",
 		"orphan-claim ghost-1",

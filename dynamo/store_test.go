@@ -46,6 +46,7 @@ func itemCount(bundles []*catalog.Bundle) int {
 	n := 0
 	for _, b := range bundles {
 		n += 3 + dynamo.CardCount(b.Capability) + 2*len(b.Components) + len(b.Dependencies) + len(b.Jobs) + len(b.Metrics) + len(b.Rules)
+		n += componentIndexCount(b)
 	}
 	return n
 }

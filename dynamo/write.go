@@ -342,6 +342,9 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	if err := searchWrites(tail, st.capability, p.capability, now); err != nil {
 		return err
 	}
+	if err := componentIndex(st, p, tail, now); err != nil {
+		return err
+	}
 	for i, c := range p.changes {
 		tail.put(s.changeItem(capabilityID, p.capability.CreatedAt.Time, next, i, p.capability.Revision, c, now), "", nil)
 	}

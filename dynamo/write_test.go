@@ -554,7 +554,8 @@ func leftAfterDelete(tb testing.TB, env *dynamotest.Env, pk string) []string {
 }
 
 // recordMetrics reports at most MaxComponentsPerCapability components of one capability per
-// call: the health transaction holds a health update and a change record per component. At the
+// call: the health transaction holds a health update, a change record and the HEALTH index card
+// per component. At the
 // bound every component's health and change land in one transaction; one over is BAD_USER_INPUT
 // before any sample is written (it failed at the transaction, after the samples were written,
 // leaving them without health and change).
@@ -595,6 +596,16 @@ func TestRecordMetricsComponentsPerCapability(t *testing.T) {
 	}
 	if len(res.Components) != n-1 {
 		t.Errorf("%d components updated, want %d", len(res.Components), n-1)
+	}
+	// Every status moved (healthy -> unhealthy): each component's HEALTH index card was
+	// rewritten too, three actions a component, the transaction full.
+	for _, c := range res.Components {
+		if c.Health == nil || c.Health.Status != catalog.HealthUnhealthy {
+			t.Errorf("%s health = %+v, want unhealthy", c.ComponentID, c.Health)
+		}
+	}
+	if p, err := env.Store.Components(ctx, dynamo.ComponentFilter{HealthStatuses: []catalog.HealthStatus{catalog.HealthUnhealthy}}, dynamo.MaxPage, ""); err != nil || len(p.Items) != n-1 {
+		t.Errorf("Components(unhealthy) after the call = %v, want %d components", err, n-1)
 	}
 	if err := env.Store.CheckPartition(ctx, capID); err != nil {
 		t.Errorf("audit after the call: %v", err)

@@ -100,7 +100,22 @@ func runBudgets(t *testing.T, h *harness, skipWindowed bool) {
 		{"capability with its last changes", `{ capability(id: "CAP-ALERT-MGT-001") { name changes(last: 5) { nodes { id action } } } }`, 2, false},
 		{"catalogue changes newest first, whole retention window", `{ changes(last: 10) { nodes { id } pageInfo { hasPreviousPage startCursor } } }`, 31, false},
 		{"catalogue changes newest first since today", fmt.Sprintf(`{ changes(last: 10, since: %q) { nodes { id } pageInfo { hasPreviousPage } } }`, testNow.Truncate(24*time.Hour).Format(time.RFC3339)), 1, false},
+		// Query.components (docs/api.md): one Query per partition of the most selective filter,
+		// in parallel, then one BatchGetItem of the page's components (none for types, whose
+		// index entries are the components); totalCount re-reads the partitions (keys only when
+		// they serve the whole filter).
+		{"components by types", `{ components(filter: {types: ["api-server", "database"]}, first: 10) { nodes { name } } }`, 2, false},
+		{"components by team", `{ components(filter: {team: "Backend Team"}, first: 10) { nodes { name } } }`, 2, false},
+		{"components by search and status", `{ components(filter: {search: "alert", statuses: [ACTIVE]}, first: 10) { nodes { name } } }`, 2, false},
+		{"components by health with totalCount", `{ components(filter: {healthStatuses: [HEALTHY]}, first: 5) { totalCount nodes { name } } }`, 3, false},
+		{"components, no filter (the four health partitions)", `{ components(first: 10) { nodes { name } } }`, 5, false},
+		{"components with capability", `{ components(filter: {search: "fraud"}, first: 10) { nodes { name capability { name } } } }`, 3, false},
+		// Query.activeJobs: one Query of ACTIVEJOBS (a copy of each job); totalCount one more.
+		{"active jobs", `{ activeJobs(first: 10) { nodes { jobId status } } }`, 1, false},
+		{"active jobs of two types with totalCount", `{ activeJobs(jobTypes: [DEPLOYMENT, SCALING], first: 10) { totalCount nodes { jobId } } }`, 2, false},
+		{"jobs window with totalCount", `{ capability(id: "CAP-ALERT-MGT-001") { name jobs(first: 2, status: COMPLETED) { totalCount nodes { jobId } } } }`, 3, false},
 		{"validation error costs nothing", `{ capability(id: "bad#id") { name } }`, 0, false},
+		{"bad component filter costs nothing", `{ components(filter: {team: "--"}) { nodes { name } } }`, 0, false},
 		{"malformed node id costs nothing", `{ node(id: "CAP-ALERT-MGT-001/widgets/x") { id } }`, 0, false},
 	}
 	for _, tt := range tests {

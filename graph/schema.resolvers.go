@@ -68,7 +68,9 @@ func (r *capabilityResolver) Jobs(ctx context.Context, obj *catalog.Capability, 
 	if err != nil {
 		return nil, err
 	}
-	return connection(p), nil
+	c := connection(p)
+	c.Count = func(ctx context.Context) (int, error) { return r.store.CountJobs(ctx, obj.CapabilityID, k.Filter) }
+	return c, nil
 }
 
 func (r *capabilityResolver) Metrics(ctx context.Context, obj *catalog.Capability, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error) {
@@ -406,7 +408,7 @@ func (r *ownerResolver) Capabilities(ctx context.Context, obj *model.Owner, firs
 }
 
 func (r *ownerResolver) Components(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Component], error) {
-	return nil, errNotYet("components")
+	return r.componentConnection(ctx, dynamo.ComponentFilter{Team: obj.Name}, first, after)
 }
 
 func (r *queryResolver) Node(ctx context.Context, id string) (catalog.Node, error) {
@@ -447,11 +449,17 @@ func (r *queryResolver) Capabilities(ctx context.Context, filter *model.Capabili
 }
 
 func (r *queryResolver) Components(ctx context.Context, filter *model.ComponentFilter, first *int, after *string) (*model.Connection[*catalog.Component], error) {
-	return nil, errNotYet("components")
+	return r.componentConnection(ctx, componentFilter(filter), first, after)
 }
 
 func (r *queryResolver) ActiveJobs(ctx context.Context, jobTypes []catalog.JobType, first *int, after *string) (*model.Connection[*catalog.Job], error) {
-	return nil, errNotYet("activeJobs")
+	p, err := r.store.ActiveJobs(ctx, jobTypes, deref(first, 50), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	c := connection(p)
+	c.Count = func(ctx context.Context) (int, error) { return r.store.CountActiveJobs(ctx, jobTypes) }
+	return c, nil
 }
 
 func (r *queryResolver) Owners(ctx context.Context, first *int, after *string) (*model.Connection[*model.Owner], error) {
@@ -509,7 +517,11 @@ func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, fi
 			return nil, err
 		}
 	}
-	return connection(p), nil
+	c := connection(p)
+	c.Count = func(ctx context.Context) (int, error) {
+		return r.store.CountComponents(ctx, dynamo.ComponentFilter{Types: []string{typeArg}})
+	}
+	return c, nil
 }
 
 func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error) {
