@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -131,5 +132,58 @@ func TestSearchBaselinesAgreeWithBruteForce(t *testing.T) {
 		if err := h.measureBaselines(ctx, s, &searchRow{}); err != nil {
 			t.Errorf("%s: %v", s.Name, err)
 		}
+	}
+}
+
+// The section at 200 capabilities: every shape's page equals the brute-force answer (run
+// fails otherwise), our server sends no Scan (the backend counts them) and its request counts
+// hold in every run; the Scan baseline reads the whole table where the answer needs it.
+func TestSearchSection(t *testing.T) {
+	rep, err := measureSearch(context.Background(), searchTestConfig(), t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.failed(); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Rows) != len(searchShapes(searchCatalogue(1, time.Now()))) {
+		t.Fatalf("%d rows", len(rep.Rows))
+	}
+	for _, r := range rep.Rows {
+		if r.Scans != 0 {
+			t.Errorf("%s: %d Scans by our server", r.Shape.Name, r.Scans)
+		}
+		if r.Ours.Requests < 1 || r.Ours.Vary {
+			t.Errorf("%s: %d requests (varies: %v)", r.Shape.Name, r.Ours.Requests, r.Ours.Vary)
+		}
+		if r.Scan == nil {
+			t.Fatalf("%s: no Scan baseline", r.Shape.Name)
+		}
+		if r.Shape.Scan.Whole && r.Scan.Items < rep.Items-1 {
+			t.Errorf("%s: the whole-table Scan read %d items of %d", r.Shape.Name, r.Scan.Items, rep.Items)
+		}
+	}
+	var buf strings.Builder
+	rep.write(func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) })
+	if !strings.Contains(buf.String(), strings.TrimSpace(searchHeading)) {
+		t.Error("the section has no heading")
+	}
+}
+
+// A page that differs from the brute force, or a Scan by our server, fails the run (after the
+// report is written), naming the shape.
+func TestSearchFailures(t *testing.T) {
+	shape := &searchShape{Name: "tag"}
+	ok := &searchReport{Rows: []*searchRow{{Shape: shape}}}
+	if err := ok.failed(); err != nil {
+		t.Fatalf("a clean report failed: %v", err)
+	}
+	bad := &searchReport{Rows: []*searchRow{{Shape: shape, Mismatch: "shape \"tag\": first difference at word 3"}, {Shape: &searchShape{Name: "status"}, Scans: 2}}}
+	err := bad.failed()
+	if err == nil || !strings.Contains(err.Error(), "DIFFERS FROM THE BRUTE FORCE: shape \"tag\"") || !strings.Contains(err.Error(), "SCAN ISSUED BY OUR SERVER: shape \"status\"") {
+		t.Errorf("failed() = %v", err)
+	}
+	if got := firstDifference("3 nodes [a b c]", "3 nodes [a c b]"); !strings.Contains(got, "word 4") {
+		t.Errorf("firstDifference = %q", got)
 	}
 }
