@@ -101,6 +101,13 @@ func checkPartitionItems(id string, items []*item) error {
 			diffs = append(diffs, ix.name+" Data differs from METADATA")
 		}
 	}
+	recounted := *c
+	recounted.Aggregates = want
+	cards, err := auditCards(&recounted, items)
+	if err != nil {
+		return err
+	}
+	diffs = append(diffs, cards...)
 	if len(diffs) > 0 {
 		return fmt.Errorf("check %s: %v", id, diffs)
 	}

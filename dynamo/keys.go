@@ -440,6 +440,7 @@ const (
 	cardName     = "NAME"
 	cardStatus   = "STATUS"
 	cardPriority = "PRIORITY"
+	cardRank     = "RANK"
 	cardDomain   = "DOMAIN"
 	cardID       = "ID"
 	cardTag      = "TAG"
@@ -497,6 +498,16 @@ func nameKey(folded, capabilityID string) string {
 func namePrefixRange(folded string) (lo, hi string) {
 	p := strings.ReplaceAll(folded, " ", "-")
 	return p, p + "~"
+}
+
+// rankKey orders the RANK range by priority (critical first), then name.
+func rankKey(p catalog.Priority, folded, capabilityID string) string {
+	return twoDigits(p.Rank()) + "#" + nameKey(folded, capabilityID)
+}
+
+// rankRange is the GSI1SK range of one priority's RANK cards.
+func rankRange(p catalog.Priority) (lo, hi string) {
+	return twoDigits(p.Rank()) + "#", twoDigits(p.Rank()) + rangeEnd
 }
 
 // scoreKey orders the SCORE range: reported scores (S#, fixed width) by score then name; the

@@ -23,6 +23,8 @@ type readMemo struct {
 	gen   uint64
 	caps  map[string]*catalog.Capability // nil: missing (or being deleted)
 	pages map[pageKey]*Page[*catalog.Capability]
+	// counts are totalCounts by query scope (memoCount, in search.go).
+	counts map[string]int
 }
 
 // pageKey is a capability list page: its scope (index and key), size and cursor.
@@ -70,6 +72,7 @@ func (m *readMemo) at(g uint64) bool {
 	}
 	if g > m.gen || m.caps == nil {
 		m.gen, m.caps, m.pages = g, map[string]*catalog.Capability{}, map[pageKey]*Page[*catalog.Capability]{}
+		m.counts = map[string]int{}
 	}
 	return true
 }

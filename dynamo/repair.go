@@ -353,6 +353,13 @@ func (s *Store) recount(ctx context.Context, id string) error {
 			return nil, err
 		}
 		count.aggregate(&capability.Aggregates)
+		// The search cards are rewritten against what the partition holds.
+		st.cards = map[string]*item{}
+		for _, it := range items {
+			if isCardSK(it.SK) {
+				st.cards[it.SK] = it
+			}
+		}
 		return &plan{capability: capability}, nil
 	})
 	return err

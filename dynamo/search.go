@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"reflect"
 	"slices"
 	"sort"
@@ -14,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/capcat/catalogue/catalog"
 )
@@ -131,18 +133,24 @@ func runePrefix(w string, n int) string {
 // cardEntry is one card item: its sort key and GSI1 keys.
 type cardEntry struct{ sk, gpk, gsk string }
 
-// cardEntries returns the card items of c: the keys of each (the Data is cardOf(c)).
+// cardEntries returns the card items of c: the keys of each (the Data is cardOf(c)). A
+// capability not stored yet (a bulk load's, with no update time) is keyed as written at now.
 func cardEntries(c *catalog.Capability, k *searchCard) []cardEntry {
+	return cardEntriesAt(c, k, c.UpdatedAt.Time)
+}
+
+func cardEntriesAt(c *catalog.Capability, k *searchCard, updated time.Time) []cardEntry {
 	id := c.CapabilityID
 	nk := nameKey(k.Fold, id)
 	out := []cardEntry{
 		{cardSK(cardName, ""), cardPK(cardName, ""), nk},
 		{cardSK(cardStatus, ""), cardPK(cardStatus, string(c.Status)), nk},
 		{cardSK(cardPriority, ""), cardPK(cardPriority, string(c.Priority)), nk},
+		{cardSK(cardRank, ""), cardPK(cardRank, ""), rankKey(c.Priority, k.Fold, id)},
 		{cardSK(cardDomain, ""), cardPK(cardDomain, c.BusinessDomain), nk},
 		{cardSK(cardID, ""), cardPK(cardID, strings.ToLower(id)), nk},
 		{cardSK(cardScore, ""), cardPK(cardScore, ""), scoreKey(c.Aggregates.ReportedHealthScore(), k.Fold, id)},
-		{cardSK(cardUpdated, ""), cardPK(cardUpdated, ""), updatedKey(c.UpdatedAt.Time, k.Fold, id)},
+		{cardSK(cardUpdated, ""), cardPK(cardUpdated, ""), updatedKey(updated, k.Fold, id)},
 	}
 	for _, t := range k.Tags {
 		out = append(out, cardEntry{cardSK(cardTag, cardPart(t)), cardPK(cardTag, cardPart(t)), nk})
@@ -176,7 +184,8 @@ func checkCards(c *catalog.Capability, entries []cardEntry) error {
 // cardItems returns the card items of c.
 func cardItems(c *catalog.Capability, now time.Time) ([]*item, error) {
 	k := cardOf(c)
-	entries := cardEntries(c, k)
+	_, updated := stamp(c.Meta, now)
+	entries := cardEntriesAt(c, k, updated)
 	if err := checkCards(c, entries); err != nil {
 		return nil, err
 	}
@@ -192,30 +201,46 @@ func cardItems(c *catalog.Capability, now time.Time) ([]*item, error) {
 	return out, nil
 }
 
-// searchWrites adds to p the card writes that take a capability from old (nil when created) to
-// n: a card whose keys and content are unchanged is not written, a card n no longer has is
-// deleted. It returns a *catalog.ValidationError when n would need more than maxCards cards.
-func searchWrites(p *plan, old, n *catalog.Capability, now time.Time) error {
+// searchWrites adds to p the card writes that take a capability from st (st.capability is nil
+// when it is created) to n: a card whose keys and content are unchanged is not written, a card n
+// no longer has is deleted. The cards st holds are derived from st.capability, or are the ones
+// read (st.cards, a repair). It returns a *catalog.ValidationError when n would need more than
+// maxCards cards.
+func searchWrites(p *plan, st *partitionState, n *catalog.Capability, now time.Time) error {
 	k := cardOf(n)
 	entries := cardEntries(n, k)
 	if err := checkCards(n, entries); err != nil {
 		return err
 	}
-	before := map[string]cardEntry{}
-	var oldCard *searchCard
-	if old != nil {
-		oldCard = cardOf(old)
-		for _, e := range cardEntries(old, oldCard) {
-			before[e.sk] = e
+	// before maps each stored card's SK to its keys, and says whether its Data is k.
+	type stored struct {
+		e    cardEntry
+		same bool
+	}
+	before := map[string]stored{}
+	switch {
+	case st.cards != nil:
+		for sk, it := range st.cards {
+			same := false
+			if data, err := it.data(); err == nil {
+				var c searchCard
+				same = decodeData(data, &c) == nil && reflect.DeepEqual(&c, k)
+			}
+			before[sk] = stored{cardEntry{sk, it.GSI1PK, it.GSI1SK}, same}
+		}
+	case st.capability != nil:
+		old := cardOf(st.capability)
+		same := reflect.DeepEqual(old, k)
+		for _, e := range cardEntries(st.capability, old) {
+			before[e.sk] = stored{e, same}
 		}
 	}
-	same := oldCard != nil && reflect.DeepEqual(oldCard, k)
 	for _, e := range entries {
-		if b, ok := before[e.sk]; ok && same && b == e {
-			delete(before, e.sk)
+		b, ok := before[e.sk]
+		delete(before, e.sk)
+		if ok && b.same && b.e == e {
 			continue
 		}
-		delete(before, e.sk)
 		it, err := newItem(capabilityPK(n.CapabilityID), e.sk, entityCard, catalog.Meta{Revision: 1}, now, k)
 		if err != nil {
 			return err
@@ -223,15 +248,48 @@ func searchWrites(p *plan, old, n *catalog.Capability, now time.Time) error {
 		it.GSI1PK, it.GSI1SK = e.gpk, e.gsk
 		p.put(it, "", nil)
 	}
-	gone := make([]string, 0, len(before))
-	for sk := range before {
-		gone = append(gone, sk)
-	}
-	sort.Strings(gone)
-	for _, sk := range gone {
+	for _, sk := range slices.Sorted(maps.Keys(before)) {
 		p.del(capabilityPK(n.CapabilityID), sk, "", nil)
 	}
 	return nil
+}
+
+// auditCards compares the card items of a partition with the cards c (its aggregates
+// recounted) must have: keys and Data. It returns one line per difference.
+func auditCards(c *catalog.Capability, items []*item) ([]string, error) {
+	k := cardOf(c)
+	want := map[string]cardEntry{}
+	for _, e := range cardEntries(c, k) {
+		want[e.sk] = e
+	}
+	var diffs []string
+	for _, it := range items {
+		if !isCardSK(it.SK) {
+			continue
+		}
+		e, ok := want[it.SK]
+		delete(want, it.SK)
+		if !ok {
+			diffs = append(diffs, "search card "+it.SK+" should not exist")
+			continue
+		}
+		if it.GSI1PK != e.gpk || it.GSI1SK != e.gsk {
+			diffs = append(diffs, fmt.Sprintf("search card %s keys = %s/%s, want %s/%s", it.SK, it.GSI1PK, it.GSI1SK, e.gpk, e.gsk))
+			continue
+		}
+		data, err := it.data()
+		if err != nil {
+			return nil, err
+		}
+		var got searchCard
+		if err := decodeData(data, &got); err != nil || !reflect.DeepEqual(&got, k) {
+			diffs = append(diffs, "search card "+it.SK+" Data differs from the capability's")
+		}
+	}
+	for _, sk := range slices.Sorted(maps.Keys(want)) {
+		diffs = append(diffs, "search card "+sk+" missing")
+	}
+	return diffs, nil
 }
 
 // searchDeletes adds to p the deletes of every card of c (a capability being deleted).
@@ -282,16 +340,23 @@ type searchPlan struct {
 	owner    string
 	tags     []string
 	none     bool // the domain argument and filter.domains share no domain
+	order    string
+	desc     bool
+	// parallel: the stages' first reads go out at once (the groups of a relevance order, the
+	// scored and unscored parts of the health-score order).
+	parallel bool
 	stages   []stage
 	scope    string
 }
 
 // stage is one GSI1 range of cards read in order; keep, when set, is the stage's own predicate
-// on the card (the groups of a relevance order).
+// on the card (the groups of a relevance order); serves names the one filter the range answers
+// whole ("tag", "owner", "domain", "status", "prio").
 type stage struct {
 	pk, lo, hi string
 	reverse    bool
 	keep       func(*searchCard) bool
+	serves     string
 }
 
 // planSearch validates q and plans its ranges. Bad input is a *catalog.ValidationError naming
@@ -395,6 +460,7 @@ func planSearch(q CapabilityQuery) (*searchPlan, error) {
 	default:
 		return nil, catalog.Invalid("orderBy.field", "%q is not an order", q.Order)
 	}
+	pl.order, pl.desc = q.Order, q.Desc
 	pl.plan(q.Order, q.Desc)
 	pl.scope = pl.scopeOf(q.Order, q.Desc)
 	return pl, nil
@@ -404,8 +470,8 @@ func planSearch(q CapabilityQuery) (*searchPlan, error) {
 // search (CARD#ID#), those whose name starts with it (a CARD#NAME prefix range), then the other
 // matches (CARD#TERM# of the longest word). Name order: the most selective range by this rule,
 // with no counts to go by: a search term > a tag > the owner > one domain > one status > one
-// priority > every name. Priority order: the CARD#PRIORITY# ranges of the priorities asked for,
-// in rank order. Health score: CARD#SCORE, scored then unscored. Updated: CARD#UPDATED.
+// priority > every name. Priority order: CARD#RANK (one priority's part of it when the filter
+// asks for one). Health score: CARD#SCORE, scored then unscored. Updated: CARD#UPDATED.
 func (pl *searchPlan) plan(order string, desc bool) {
 	if pl.none {
 		return
@@ -419,6 +485,7 @@ func (pl *searchPlan) plan(order string, desc bool) {
 			if pl.exactID != "" {
 				pl.stages = append(pl.stages, stage{pk: cardPK(cardID, pl.exactID), keep: tier0})
 			}
+			pl.parallel = true
 			lo, hi := namePrefixRange(pl.phrase)
 			pl.stages = append(pl.stages,
 				stage{pk: cardPK(cardName, ""), lo: lo, hi: hi, keep: tier1},
@@ -427,19 +494,19 @@ func (pl *searchPlan) plan(order string, desc bool) {
 		}
 		fallthrough
 	case OrderName:
-		pl.stages = []stage{whole(pl.driverPK())}
+		pk, serves := pl.driver()
+		pl.stages = []stage{{pk: pk, reverse: desc, serves: serves}}
 	case OrderPriority:
-		ranks := slices.Clone(catalog.Priorities)
-		sort.Slice(ranks, func(i, j int) bool { return ranks[i].Rank() < ranks[j].Rank() })
-		if desc {
-			slices.Reverse(ranks)
-		}
-		for _, p := range ranks {
-			if pl.prios == nil || pl.prios[p] {
-				pl.stages = append(pl.stages, whole(cardPK(cardPriority, string(p))))
+		st := whole(cardPK(cardRank, ""))
+		if len(pl.prios) == 1 {
+			for p := range pl.prios {
+				st.lo, st.hi = rankRange(p)
 			}
+			st.serves = "prio"
 		}
+		pl.stages = []stage{st}
 	case OrderHealthScore:
+		pl.parallel = true
 		scored, unscored := scoreRanges()
 		pl.stages = []stage{
 			{pk: cardPK(cardScore, ""), lo: scored[0], hi: scored[1], reverse: desc},
@@ -461,30 +528,31 @@ func (pl *searchPlan) termPK() string {
 	return cardPK(cardTerm, runePrefix(w, 2))
 }
 
-// driverPK is the most selective name-ordered range of the filter (see plan).
-func (pl *searchPlan) driverPK() string {
+// driver is the most selective name-ordered range of the filter (see plan), and the filter it
+// serves whole.
+func (pl *searchPlan) driver() (pk, serves string) {
 	single := func(n int) bool { return n == 1 }
 	switch {
 	case pl.words != nil:
-		return pl.termPK()
+		return pl.termPK(), ""
 	case len(pl.tags) > 0:
-		return cardPK(cardTag, cardPart(pl.tags[0]))
+		return cardPK(cardTag, cardPart(pl.tags[0])), "tag"
 	case pl.owner != "":
-		return cardPK(cardOwner, cardPart(pl.owner))
+		return cardPK(cardOwner, cardPart(pl.owner)), "owner"
 	case single(len(pl.domains)):
 		for d := range pl.domains {
-			return cardPK(cardDomain, d)
+			return cardPK(cardDomain, d), "domain"
 		}
 	case single(len(pl.statuses)):
 		for s := range pl.statuses {
-			return cardPK(cardStatus, string(s))
+			return cardPK(cardStatus, string(s)), "status"
 		}
 	case single(len(pl.prios)):
 		for p := range pl.prios {
-			return cardPK(cardPriority, string(p))
+			return cardPK(cardPriority, string(p)), "prio"
 		}
 	}
-	return cardPK(cardName, "")
+	return cardPK(cardName, ""), ""
 }
 
 // scopeOf names the query for its cursors: a cursor is valid only for the same arguments.
@@ -566,7 +634,7 @@ func (s *Store) SearchCapabilities(ctx context.Context, q CapabilityQuery, first
 	if after != "" {
 		body, ok := s.cursors.Decode(pl.scope, after)
 		cur = &searchCursor{}
-		if !ok || json.Unmarshal(body, cur) != nil || cur.Stage < 0 || cur.Stage >= len(pl.stages) ||
+		if !ok || json.Unmarshal(body, cur) != nil || cur.Stage < -1 || (cur.Stage == -1 && !pl.sortable()) || cur.Stage >= len(pl.stages) ||
 			!isCardSK(cur.SK) {
 			return nil, catalog.Invalid("after", "cursor is not valid for this query")
 		}
@@ -586,87 +654,314 @@ func (s *Store) SearchCapabilities(ctx context.Context, q CapabilityQuery, first
 }
 
 // searchPage reads the stages from cur until first matches and one more are found (or the
-// ranges end): cards by Query, the capabilities of the cards that pass by BatchGetItem.
+// ranges end): cards by Query, then the capabilities of the cards that pass by one
+// BatchGetItem for the whole page, where the health filter is checked. The stages of a
+// relevance order (small groups before the big one) are read at once, in parallel: a search
+// page is two round trips when its first reads hold the page.
 func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *searchCursor) (*Page[*catalog.Capability], error) {
+	if pl.sortable() && (cur == nil || cur.Stage == -1) {
+		p, ok, err := s.sortedPage(ctx, pl, first, cur)
+		if err != nil || ok {
+			return p, err
+		}
+		// The driving range holds more than maxSorted cards: the order's own ranges.
+	}
 	p := &Page[*catalog.Capability]{Items: []*catalog.Capability{}, Cursors: []string{}}
 	want := first + 1
-	var found int
 	from := 0
 	if cur != nil {
 		from = cur.Stage
 	}
-	for si := from; si < len(pl.stages) && found < want; si++ {
-		st := pl.stages[si]
-		var start map[string]types.AttributeValue
+	readers := make([]*stageReader, len(pl.stages))
+	for si := from; si < len(pl.stages); si++ {
+		r := &stageReader{st: pl.stages[si], exact: pl.exact(pl.stages[si])}
 		if cur != nil && si == cur.Stage {
-			start = cardStartKey(st.pk, cur.GSI1SK, cur.PK, cur.SK)
+			r.start = cardStartKey(r.st.pk, cur.GSI1SK, cur.PK, cur.SK)
 		}
-		for found < want {
-			limit := cardChunk
-			if pl.exact(st) {
-				limit = want - found
-			}
-			cards, items, next, err := s.readCards(ctx, st, start, limit)
-			if err != nil {
-				return nil, err
-			}
-			var cand []int
-			for i, k := range cards {
-				if pl.matchCard(k) && (st.keep == nil || st.keep(k)) {
-					cand = append(cand, i)
-				}
-			}
-			// Without a health filter a passing card is a match: read only the capabilities
-			// the page needs. With one, read every candidate's METADATA and check it there.
-			cut := pl.health == nil && len(cand) > want-found
-			if cut {
-				cand = cand[:want-found]
-			}
-			ids := make([]string, len(cand))
-			for j, i := range cand {
-				ids[j] = cards[i].CapabilityID
-			}
-			var caps []*catalog.Capability
-			if len(ids) > 0 {
-				if caps, err = s.capabilitiesByID(ctx, ids, false); err != nil {
-					return nil, err
-				}
-			}
-			for j, i := range cand {
-				c := caps[j]
-				if c == nil || !pl.matchHealth(c) || !pl.matchCard(cardOf(c)) || (st.keep != nil && !st.keep(cardOf(c))) {
+		readers[si] = r
+	}
+	if pl.parallel {
+		g, gctx := errgroup.WithContext(ctx)
+		for _, r := range readers[from:] {
+			g.Go(func() error { return r.fill(gctx, s, want) })
+		}
+		if err := g.Wait(); err != nil {
+			return nil, err
+		}
+	}
+	found, si := 0, from
+	for found < want && si < len(pl.stages) {
+		// Gather the candidates the page still needs, in order, across the stages.
+		type cand struct {
+			stage int
+			card  *searchCard
+			it    *item
+		}
+		var cands []cand
+		for len(cands) < want-found && si < len(pl.stages) {
+			r := readers[si]
+			if len(r.cards) == 0 {
+				if r.done {
+					si++
 					continue
 				}
-				found++
-				if found > first {
-					p.HasNext = true
-					break
+				if err := r.fill(ctx, s, want-found-len(cands)); err != nil {
+					return nil, err
 				}
-				it := items[i]
-				body, _ := json.Marshal(searchCursor{Stage: si, GSI1SK: it.GSI1SK, PK: it.PK, SK: it.SK})
-				p.Items = append(p.Items, c)
-				p.Cursors = append(p.Cursors, s.cursors.Encode(pl.scope, body))
-			}
-			if cut && found < want {
-				// A card passed that its capability no longer does: go on after the last
-				// candidate read, not after the cards left unread.
-				last := items[cand[len(cand)-1]]
-				start = cardStartKey(st.pk, last.GSI1SK, last.PK, last.SK)
 				continue
 			}
-			if next == nil {
+			k, it := r.cards[0], r.items[0]
+			r.cards, r.items = r.cards[1:], r.items[1:]
+			if pl.matchCard(k) && (r.st.keep == nil || r.st.keep(k)) {
+				cands = append(cands, cand{si, k, it})
+			}
+		}
+		if len(cands) == 0 {
+			break
+		}
+		ids := make([]string, len(cands))
+		for i, c := range cands {
+			ids[i] = c.card.CapabilityID
+		}
+		caps, err := s.capabilitiesByID(ctx, ids, false)
+		if err != nil {
+			return nil, err
+		}
+		for i, c := range cands {
+			capability := caps[i]
+			if capability == nil || !pl.matchHealth(capability) {
+				continue
+			}
+			// The card may be older than METADATA (GSI1 is eventually consistent): the
+			// capability itself decides.
+			if k := cardOf(capability); !pl.matchCard(k) || (pl.stages[c.stage].keep != nil && !pl.stages[c.stage].keep(k)) {
+				continue
+			}
+			found++
+			if found > first {
+				p.HasNext = true
 				break
 			}
-			start = next
+			body, _ := json.Marshal(searchCursor{Stage: c.stage, GSI1SK: c.it.GSI1SK, PK: c.it.PK, SK: c.it.SK})
+			p.Items = append(p.Items, capability)
+			p.Cursors = append(p.Cursors, s.cursors.Encode(pl.scope, body))
 		}
 	}
 	return p, nil
 }
 
+// maxSorted is how many cards of a driving range a page reads whole to sort its matches itself
+// (sortable): one Query.
+const maxSorted = 1000
+
+// sortable reports whether the order is not the driving range's and the driving range is a
+// selective one (a search term, a tag, the owner): a page then reads that range whole, when it
+// holds at most maxSorted cards, and sorts the matches, rather than walking the order's range of
+// the whole catalogue for them.
+func (pl *searchPlan) sortable() bool {
+	return pl.healthDriven() || ((pl.order == OrderPriority || pl.order == OrderHealthScore || pl.order == OrderUpdatedAt) &&
+		(pl.words != nil || len(pl.tags) > 0 || pl.owner != ""))
+}
+
+// healthDriven reports whether the health filter is the most selective one (no search, tag or
+// owner): a page then reads the HEALTH# index items of the statuses asked for, which carry the
+// whole capability, when they are at most maxHealthSorted, and sorts the matches.
+func (pl *searchPlan) healthDriven() bool {
+	return pl.health != nil && pl.words == nil && len(pl.tags) == 0 && pl.owner == ""
+}
+
+// maxHealthSorted is how many HEALTH# items (whole capabilities, about 2 KB each) a page reads
+// to sort them itself: past it, the name-ordered cards and METADATA.
+const maxHealthSorted = 200
+
+// healthCandidates returns the capabilities of the HEALTH# items of the statuses pl asks for,
+// read in parallel; ok is false when the first page finds more than the limit.
+func (s *Store) healthCandidates(ctx context.Context, pl *searchPlan, probe bool) (caps []*catalog.Capability, ok bool, err error) {
+	limit := maxHealthSorted
+	if s.sortLimit > 0 {
+		limit = s.sortLimit
+	}
+	statuses := slices.Sorted(maps.Keys(pl.health))
+	found := make([][]*item, len(statuses))
+	more := make([]bool, len(statuses))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, h := range statuses {
+		g.Go(func() (err error) {
+			q := query{index: true, pk: healthPK(h)}
+			if probe {
+				q.want = limit
+			}
+			found[i], more[i], err = s.run(gctx, q)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, false, err
+	}
+	n := 0
+	for i := range found {
+		n += len(found[i])
+		if more[i] || (probe && n > limit) {
+			return nil, false, nil
+		}
+	}
+	for _, items := range found {
+		for _, it := range items {
+			c, err := toCapability(it)
+			if err != nil {
+				return nil, false, err
+			}
+			caps = append(caps, c)
+		}
+	}
+	return caps, true, nil
+}
+
+// sortedPage answers a sortable query from its driving range read whole: the matching cards'
+// capabilities by BatchGetItem (100 a call), sorted by the order's index key. ok is false,
+// with nothing read past one Query, when the range holds more than maxSorted cards and the page
+// is the first (a page after a cursor of this kind reads the range whatever its size).
+func (s *Store) sortedPage(ctx context.Context, pl *searchPlan, first int, cur *searchCursor) (p *Page[*catalog.Capability], ok bool, err error) {
+	var caps []*catalog.Capability
+	if pl.healthDriven() {
+		if caps, ok, err = s.healthCandidates(ctx, pl, cur == nil); err != nil || !ok {
+			return nil, false, err
+		}
+		return s.sortPage(pl, caps, first, cur), true, nil
+	}
+	pk, _ := pl.driver()
+	st := stage{pk: pk}
+	var ids []string
+	var start map[string]types.AttributeValue
+	for {
+		limit := maxSorted
+		if s.sortLimit > 0 {
+			limit = s.sortLimit
+		}
+		cards, _, next, err := s.readCards(ctx, st, start, limit)
+		if err != nil {
+			return nil, false, err
+		}
+		if next != nil && cur == nil && start == nil {
+			return nil, false, nil
+		}
+		for _, k := range cards {
+			if pl.matchCard(k) {
+				ids = append(ids, k.CapabilityID)
+			}
+		}
+		if next == nil {
+			break
+		}
+		start = next
+	}
+	if len(ids) > 0 {
+		if caps, err = s.capabilitiesByID(ctx, ids, false); err != nil {
+			return nil, false, err
+		}
+	}
+	return s.sortPage(pl, caps, first, cur), true, nil
+}
+
+// sortPage is the page after cur of the capabilities of caps that match, sorted by the order.
+func (s *Store) sortPage(pl *searchPlan, caps []*catalog.Capability, first int, cur *searchCursor) *Page[*catalog.Capability] {
+	type entry struct {
+		key string
+		c   *catalog.Capability
+	}
+	var all []entry
+	for _, c := range caps {
+		if c == nil || !pl.matchHealth(c) || !pl.matchCard(cardOf(c)) {
+			continue
+		}
+		all = append(all, entry{pl.orderKey(c), c})
+	}
+	cmp := func(a, b string) int { return pl.compareKeys(a, b) }
+	slices.SortFunc(all, func(a, b entry) int { return cmp(a.key, b.key) })
+	from := 0
+	if cur != nil {
+		from = sort.Search(len(all), func(i int) bool { return cmp(cur.GSI1SK, all[i].key) < 0 })
+	}
+	p := &Page[*catalog.Capability]{Items: []*catalog.Capability{}, Cursors: []string{}}
+	for _, e := range all[from:] {
+		if len(p.Items) == first {
+			p.HasNext = true
+			break
+		}
+		body, _ := json.Marshal(searchCursor{Stage: -1, GSI1SK: e.key, PK: capabilityPK(e.c.CapabilityID), SK: cardSK(cardName, "")})
+		p.Items = append(p.Items, e.c)
+		p.Cursors = append(p.Cursors, s.cursors.Encode(pl.scope, body))
+	}
+	return p
+}
+
+// orderKey is c's key in the order's card range.
+func (pl *searchPlan) orderKey(c *catalog.Capability) string {
+	f := catalog.Fold(c.Name)
+	switch pl.order {
+	case OrderPriority:
+		return rankKey(c.Priority, f, c.CapabilityID)
+	case OrderHealthScore:
+		return scoreKey(c.Aggregates.ReportedHealthScore(), f, c.CapabilityID)
+	case OrderUpdatedAt:
+		return updatedKey(c.UpdatedAt.Time, f, c.CapabilityID)
+	}
+	return nameKey(f, c.CapabilityID)
+}
+
+// compareKeys orders two order keys as the order's stages read them: DESC reverses, but the
+// unscored part of the health-score order comes last, in name order, either way.
+func (pl *searchPlan) compareKeys(a, b string) int {
+	if pl.order == OrderHealthScore {
+		scoredA, _ := scoreRanges()
+		ua, ub := !strings.HasPrefix(a, scoredA[0]), !strings.HasPrefix(b, scoredA[0])
+		switch {
+		case ua && ub:
+			return strings.Compare(a, b)
+		case ua:
+			return 1
+		case ub:
+			return -1
+		}
+	}
+	if pl.desc {
+		return strings.Compare(b, a)
+	}
+	return strings.Compare(a, b)
+}
+
+// stageReader holds the cards of one stage read and not yet looked at, and where its next
+// Query starts.
+type stageReader struct {
+	st    stage
+	exact bool
+	start map[string]types.AttributeValue
+	cards []*searchCard
+	items []*item
+	done  bool
+}
+
+// fill reads the stage's next chunk: need cards when every card of the range matches, else
+// cardChunk.
+func (r *stageReader) fill(ctx context.Context, s *Store, need int) error {
+	limit := cardChunk
+	if r.exact {
+		limit = max(need, 1)
+	}
+	cards, items, next, err := s.readCards(ctx, r.st, r.start, limit)
+	if err != nil {
+		return err
+	}
+	r.cards, r.items = append(r.cards, cards...), append(r.items, items...)
+	r.start, r.done = next, next == nil
+	return nil
+}
+
 // exact reports whether every card of st passes the filter: no card need be read past the page.
 func (pl *searchPlan) exact(st stage) bool {
-	return st.keep == nil && pl.health == nil && pl.words == nil && len(pl.tags) == 0 && pl.owner == "" &&
-		pl.domains == nil && pl.statuses == nil && (pl.prios == nil || strings.HasPrefix(st.pk, cardPK(cardPriority, "")))
+	ok := func(name string, set bool) bool { return !set || st.serves == name }
+	return st.keep == nil && pl.health == nil && pl.words == nil && len(pl.tags) <= 1 && ok("tag", len(pl.tags) > 0) &&
+		ok("owner", pl.owner != "") && ok("domain", pl.domains != nil) && ok("status", pl.statuses != nil) && ok("prio", pl.prios != nil)
 }
 
 // readCards runs one Query of a stage's range from start, at most limit cards: the cards, their
@@ -719,6 +1014,32 @@ func (st stage) input(table string) *dynamodb.QueryInput {
 	}
 }
 
+// memoCount is count(ctx) answered from the read memo while the engine is unchanged (on an
+// engine without one, count(ctx)). scope names what is counted.
+func (s *Store) memoCount(ctx context.Context, scope string, count func(context.Context) (int, error)) (int, error) {
+	if s.memo == nil {
+		return count(ctx)
+	}
+	m, g := s.memo, s.memo.now()
+	m.mu.Lock()
+	n, ok := m.counts[scope]
+	ok = ok && m.gen == g
+	m.mu.Unlock()
+	if ok {
+		return n, nil
+	}
+	n, err := count(ctx)
+	if err != nil {
+		return 0, err
+	}
+	m.mu.Lock()
+	if m.at(g) && len(m.counts) < memoLimit {
+		m.counts[scope] = n
+	}
+	m.mu.Unlock()
+	return n, nil
+}
+
 // CountCapabilities counts the capabilities that match q. Without a health filter it reads
 // the cards of the planned ranges (Select=COUNT when every card of a range matches); with one,
 // the HEALTH# index items of the statuses asked for, which carry the whole capability.
@@ -727,6 +1048,11 @@ func (s *Store) CountCapabilities(ctx context.Context, q CapabilityQuery) (int, 
 	if err != nil {
 		return 0, err
 	}
+	return s.memoCount(ctx, "count|"+pl.scope, func(ctx context.Context) (int, error) { return s.countSearch(ctx, pl) })
+}
+
+// countSearch counts the matches of a planned search (see CountCapabilities).
+func (s *Store) countSearch(ctx context.Context, pl *searchPlan) (int, error) {
 	if pl.none {
 		return 0, nil
 	}
@@ -749,7 +1075,9 @@ func (s *Store) CountCapabilities(ctx context.Context, q CapabilityQuery) (int, 
 		}
 		return n, nil
 	}
-	for _, st := range pl.stages {
+	// The count is the order's no matter: it reads the driving range of name order.
+	pk, serves := pl.driver()
+	for _, st := range []stage{{pk: pk, serves: serves}} {
 		if pl.exact(st) {
 			c, err := s.countRange(ctx, st.input(s.table), nil)
 			if err != nil {
@@ -824,7 +1152,9 @@ func (s *Store) CountIndex(ctx context.Context, index, value string) (int, error
 		return 0, fmt.Errorf("count index %q: no such index", index)
 	}
 	st := stage{pk: q.pk, lo: q.lo, hi: q.hi}
-	in := st.input(s.table)
-	in.ExpressionAttributeNames["#del"] = attrDeleting
-	return s.countRange(ctx, in, aws.String("attribute_not_exists(#del)"))
+	return s.memoCount(ctx, "count|"+index+"|"+value, func(ctx context.Context) (int, error) {
+		in := st.input(s.table)
+		in.ExpressionAttributeNames["#del"] = attrDeleting
+		return s.countRange(ctx, in, aws.String("attribute_not_exists(#del)"))
+	})
 }

@@ -4,3 +4,7 @@ import "github.com/capcat/catalogue/catalog"
 
 // CardCount is how many search cards c keeps (for the tests that count a bulk load's items).
 func CardCount(c *catalog.Capability) int { return len(cardEntries(c, cardOf(c))) }
+
+// SetSortLimit makes a search page read at most n cards of its driving range to sort them
+// itself, so that tests take the order's own ranges with a small catalogue.
+func SetSortLimit(s *Store, n int) { s.sortLimit = n }

@@ -2,12 +2,17 @@ package dynamo_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"slices"
-	"sort"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -311,17 +316,33 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	ctx := context.Background()
 	ids := searchCatalogue(t, env, 240)
 	checkSearch(t, env, ids)
+	// Orders other than the driving range's, from the order's own ranges (as when the driving
+	// range holds more cards than a page sorts itself).
+	dynamo.SetSortLimit(env.Store, 3)
+	checkSearch(t, env, ids)
+	dynamo.SetSortLimit(env.Store, 0)
 
 	// Mutations: rename, retag, transition, a component with a new team added and one
 	// removed, a delete.
 	rng := rand.New(rand.NewPCG(7, 7))
-	for i := range 40 {
+	for i := range 48 {
 		id := ids[rng.IntN(len(ids))]
 		c, err := env.Store.Capability(ctx, id)
 		if err != nil {
 			continue // deleted already
 		}
-		switch i % 5 {
+		switch i % 6 {
+		case 5:
+			comps, _ := env.Store.ReadRange(ctx, id, dynamo.SegComponents, dynamo.Fields{})
+			var ms []*catalog.Metric
+			for _, x := range comps.Components {
+				ms = append(ms, &catalog.Metric{CapabilityID: id, ComponentID: x.ComponentID, MetricType: catalog.MetricPerformance, Interval: "1m",
+					Timestamp: catalog.NewTimestamp(sampleNow.Add(-time.Duration(i) * time.Minute)),
+					Values:    &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: float64(50 + rng.IntN(50))}}})
+			}
+			if len(ms) > 0 {
+				_, err = env.Store.RecordMetrics(ctx, ms, dynamo.Idempotency{})
+			}
 		case 0:
 			_, err = env.Store.UpdateCapability(ctx, id, c.Revision, func(c *catalog.Capability) error {
 				c.Name = "Alert Renamed " + fmt.Sprint(i)
@@ -378,5 +399,97 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	checkSearch(t, env, ids)
 }
 
-// sortedIDs is a helper for debugging failures.
-var _ = sort.Strings
+// Check audits every search card against the capability's METADATA and components, and
+// check -repair rewrites them: missing (a table written before the cards existed), stale, with
+// wrong keys, or left over.
+func TestCheckRepairsSearchCards(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	loadSample(t, env)
+	table := aws.String(env.Table)
+	key := func(pk, sk string) map[string]types.AttributeValue {
+		return map[string]types.AttributeValue{"PK": s(pk), "SK": s(sk)}
+	}
+	// Every card of one capability gone (as in a table written before them).
+	for _, it := range scanAll(t, env) {
+		if render(it["PK"]) == "CAPABILITY#CAP-FRAUD-DET-001" && strings.HasPrefix(render(it["SK"]), "INDEX#C#") {
+			if _, err := env.Client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: table, Key: key(render(it["PK"]), render(it["SK"]))}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	// A card under a wrong key, a stale card's Data, a card that should not exist.
+	alert := "CAPABILITY#" + alertID
+	if _, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: table, Key: key(alert, "INDEX#C#STATUS"),
+		UpdateExpression: aws.String("SET GSI1PK = :p"), ExpressionAttributeValues: map[string]types.AttributeValue{":p": s("CARD#STATUS#retiring")}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: table, Key: key(alert, "INDEX#C#NAME"),
+		UpdateExpression: aws.String("SET #d.#n = :n"), ExpressionAttributeNames: map[string]string{"#d": "Data", "#n": "name"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":n": s("Stale")}}); err != nil {
+		t.Fatal(err)
+	}
+	extra, err := env.Client.GetItem(ctx, &dynamodb.GetItemInput{TableName: table, Key: key(alert, "INDEX#C#TERM#al")})
+	if err != nil || extra.Item == nil {
+		t.Fatalf("get a term card: %v", err)
+	}
+	extra.Item["SK"], extra.Item["GSI1PK"] = s("INDEX#C#TERM#zz"), s("CARD#TERM#zz")
+	if _, err := env.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: table, Item: extra.Item}); err != nil {
+		t.Fatal(err)
+	}
+
+	report, err := env.Store.Check(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := findings(report.Findings)
+	for _, want := range []string{"aggregates " + alertID, "aggregates CAP-FRAUD-DET-001"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Check findings %v lack %q", got, want)
+		}
+	}
+	if n, _ := env.Store.CountCapabilities(ctx, dynamo.CapabilityQuery{Search: ptr("fraud")}); n != 0 {
+		t.Errorf("search fraud without cards = %d, want 0 (the damage)", n)
+	}
+	if _, err := env.Store.Check(ctx, true); err != nil {
+		t.Fatal(err)
+	}
+	after, err := env.Store.Check(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after.Findings) != 0 {
+		t.Errorf("after repair: %v", after.Findings)
+	}
+	p, err := env.Store.SearchCapabilities(ctx, dynamo.CapabilityQuery{Search: ptr("fraud")}, 10, "")
+	if err != nil || len(p.Items) != 1 || p.Items[0].CapabilityID != "CAP-FRAUD-DET-001" {
+		t.Errorf("search fraud after repair = %v, %v", p, err)
+	}
+}
+
+// A capability whose words, tags and owner would need more search cards than a transaction
+// can rewrite is BAD_USER_INPUT naming the field, and nothing is written.
+func TestSearchCardsBounded(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	c := newCapability("CAP-MANY-TAGS")
+	for i := range 40 {
+		c.Tags = append(c.Tags, fmt.Sprintf("t%c%c", 'a'+i%26, 'a'+i/26))
+	}
+	_, err := env.Store.CreateCapability(ctx, c, dynamo.Idempotency{})
+	var ve *catalog.ValidationError
+	if !errors.As(err, &ve) || ve.Field != "tags" {
+		t.Fatalf("create with 40 tags = %v, want a ValidationError on tags", err)
+	}
+	if n := len(scanAll(t, env)); n != 0 {
+		t.Errorf("%d items written", n)
+	}
+	c.Tags = nil
+	c.Name = "ax bx cx dx ex fx gx hx ix jx kx lx mx nx ox px qx rx sx tx ux vx wx"
+	_, err = env.Store.CreateCapability(ctx, c, dynamo.Idempotency{})
+	if !errors.As(err, &ve) || ve.Field != "name" {
+		t.Fatalf("create with 23 words = %v, want a ValidationError on name", err)
+	}
+}

@@ -87,6 +87,9 @@ type Store struct {
 	memo *readMemo
 	// countsMemo answers Counts while the engine is unchanged (with memo).
 	countsMemo countsMemo
+	// sortLimit is how many cards a search page reads whole to sort itself (maxSorted; tests
+	// lower it to take the other path).
+	sortLimit int
 }
 
 // writerLock returns the lock of a capability's writers in this process.

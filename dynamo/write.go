@@ -73,6 +73,9 @@ type partitionState struct {
 	capability *catalog.Capability
 	Partition
 	items map[string]*item // the segment items by SK
+	// cards, when set, are the search cards the partition holds, as read (check -repair):
+	// commit rewrites the cards against them rather than against the old capability's.
+	cards map[string]*item
 }
 
 func (s *Store) loadState(ctx context.Context, capabilityID string, want Segment) (*partitionState, error) {
@@ -339,7 +342,7 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	tail.put(meta, cond, values)
 	tail.put(capItems[1], "", nil)
 	tail.put(capItems[2], "", nil)
-	if err := searchWrites(tail, st.capability, p.capability, now); err != nil {
+	if err := searchWrites(tail, st, p.capability, now); err != nil {
 		return err
 	}
 	if err := componentIndex(st, p, tail, now); err != nil {

@@ -590,7 +590,8 @@ func TestRecordMetricsComponentsPerCapability(t *testing.T) {
 	if w := env.Counter.Ops()["BatchWriteItem"] + env.Counter.Ops()["TransactWriteItems"]; w != 0 {
 		t.Errorf("refused call wrote: %v", env.Counter.Ops())
 	}
-	res, err := env.Store.RecordMetrics(ctx, samples(n-1), dynamo.Idempotency{})
+	// With a token: the transaction at its fullest.
+	res, err := env.Store.RecordMetrics(ctx, samples(n-1), dynamo.Idempotency{Token: "many-components", Hash: "h"})
 	if err != nil {
 		t.Fatalf("%d components of one capability: %v", n-1, err)
 	}

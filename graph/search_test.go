@@ -1,8 +1,17 @@
 package graph_test
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/graph"
+	"github.com/capcat/catalogue/internal/awsconf"
+	"github.com/capcat/catalogue/sample"
 )
 
 // capabilitiesQuery selects what the search tests compare.
@@ -103,5 +112,72 @@ func TestCapabilitiesSearchBadInput(t *testing.T) {
 	resp := h.do(t, capabilitiesQuery, map[string]any{"f": map[string]any{"statuses": []string{"SLEEPING"}}})
 	if resp.code(0) != "GRAPHQL_VALIDATION_FAILED" || resp.Extensions.DynamoDB.Requests != 0 {
 		t.Errorf("unknown status: %s", resp.Body)
+	}
+}
+
+// Every shape of Query.capabilities and Owner-style filters reads by key ranges: Query and
+// BatchGetItem, never a Scan, totalCount included.
+func TestCapabilitiesShapesNeverScan(t *testing.T) {
+	h := newHarness(t)
+	for _, vars := range []map[string]any{
+		{"f": map[string]any{"search": "alert"}},
+		{"f": map[string]any{"search": "fr", "healthStatuses": []string{"HEALTHY"}}, "o": map[string]any{"field": "PRIORITY"}},
+		{"f": map[string]any{"tags": []string{"alerting", "monitoring"}, "owner": "operations team"}},
+		{"f": map[string]any{"domains": []string{"operations", "finance"}, "statuses": []string{"ACTIVE"}}, "o": map[string]any{"field": "NAME", "direction": "DESC"}},
+		{"f": map[string]any{"priorities": []string{"CRITICAL"}}, "o": map[string]any{"field": "HEALTH_SCORE", "direction": "DESC"}},
+		{"o": map[string]any{"field": "UPDATED_AT"}, "d": "operations"},
+		{"d": "operations"},
+	} {
+		resp := h.ok(t, capabilitiesQuery, vars, nil)
+		for op := range resp.Extensions.DynamoDB.Operations {
+			if op != "Query" && op != "BatchGetItem" {
+				t.Errorf("%v: %s issued (%v)", vars, op, resp.Extensions.DynamoDB.Operations)
+			}
+		}
+	}
+}
+
+// On the embedded default, a search page asked again while nothing was written is answered
+// from the read memo with no request; a write is seen at once.
+func TestEmbeddedMemoServesSearchPages(t *testing.T) {
+	ctx := context.Background()
+	emb, err := dynamo.StartEmbedded(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = emb.Close() })
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key, HTTPClient: emb}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := dynamo.New(client, dynamo.Options{CursorSecret: []byte("s"), Generation: emb.Generation})
+	if err := store.CreateTable(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := store.BulkLoad(ctx, sample.Catalogue(testNow), 4); err != nil {
+		t.Fatal(err)
+	}
+	handler := graph.NewHandler(store, graph.Options{Logger: testLogger(), Now: func() time.Time { return testNow }})
+	vars := map[string]any{"f": map[string]any{"search": "fraud"}}
+	first := serve(t, handler, capabilitiesQuery, vars)
+	if first.Extensions.DynamoDB.Requests == 0 {
+		t.Fatal("cold search page read nothing")
+	}
+	if again := serve(t, handler, capabilitiesQuery, vars); again.Extensions.DynamoDB.Requests != 0 {
+		t.Errorf("warm search page: %d requests, want 0", again.Extensions.DynamoDB.Requests)
+	}
+	if _, err := store.UpdateCapability(ctx, "CAP-FRAUD-DET-001", 1, func(c *catalog.Capability) error {
+		c.Name = "Fraud Shield"
+		return nil
+	}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	var got capabilitiesPage
+	after := serve(t, handler, capabilitiesQuery, vars)
+	if err := json.Unmarshal(after.Data, &got); err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Capabilities.Nodes) != 1 || got.Capabilities.Nodes[0].Name != "Fraud Shield" {
+		t.Errorf("after a rename: %s", after.Body)
 	}
 }

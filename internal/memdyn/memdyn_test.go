@@ -382,3 +382,30 @@ func TestGenerationMovesWithEveryWrite(t *testing.T) {
 		}
 	}
 }
+
+// Query with Select COUNT answers Count (after the filter) and no Items, page by page as
+// without it.
+func TestQuerySelectCount(t *testing.T) {
+	_, e := newMemdyn(t)
+	for i := range 5 {
+		it := key("CAP#C", fmt.Sprintf("ROW#%d", i))
+		it["Kind"] = &types.AttributeValueMemberS{Value: []string{"odd", "even"}[i%2]}
+		if _, err := e.db.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: &e.table, Item: it}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	in := &dynamodb.QueryInput{TableName: &e.table, KeyConditionExpression: aws.String("PK = :pk"), Select: types.SelectCount,
+		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "CAP#C"}, ":k": &types.AttributeValueMemberS{Value: "even"}},
+		FilterExpression: aws.String("Kind = :k"), Limit: aws.Int32(3)}
+	out, err := e.db.Query(e.ctx, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out.Count != 1 || out.ScannedCount != 3 || len(out.Items) != 0 || out.LastEvaluatedKey == nil {
+		t.Fatalf("first page: Count %d, ScannedCount %d, %d items, last key %v", out.Count, out.ScannedCount, len(out.Items), out.LastEvaluatedKey)
+	}
+	in.ExclusiveStartKey = out.LastEvaluatedKey
+	if out, err = e.db.Query(e.ctx, in); err != nil || out.Count != 1 || out.LastEvaluatedKey != nil {
+		t.Fatalf("second page: %+v, %v", out, err)
+	}
+}
