@@ -141,6 +141,9 @@ func (s *Store) BulkLoad(ctx context.Context, bundles []*catalog.Bundle, paralle
 	var children, capabilities []*item
 	for _, b := range bundles {
 		b.Recount()
+		if err := checkContribution(b.Capability); err != nil {
+			return 0, fmt.Errorf("bulk load %s: %w", b.Capability.CapabilityID, err)
+		}
 		its, err := bundleItems(b, now)
 		if err != nil {
 			return 0, fmt.Errorf("bulk load %s: %w", b.Capability.CapabilityID, err)

@@ -67,6 +67,7 @@ func checkPartitionItems(id string, items []*item) error {
 	cmp("activeRules", got.ActiveRules, want.ActiveRules)
 	cmp("healthStatus", got.HealthStatus, want.HealthStatus)
 	cmp("activeJobs", got.ActiveJobs, want.ActiveJobs)
+	cmp("componentTally", got.Components, want.Components)
 	if math.Abs(got.HealthScore-want.HealthScore) > 1e-9 {
 		diffs = append(diffs, fmt.Sprintf("healthScore = %v, recount %v", got.HealthScore, want.HealthScore))
 	}

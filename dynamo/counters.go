@@ -226,7 +226,26 @@ func counterDelta(from, to map[string]int64) map[string]int64 {
 // need more than every shard is BAD_USER_INPUT (naming the components, the only part of a
 // capability that can make it so large), and nothing is written.
 func counterWrites(old, new *catalog.Capability) ([]types.TransactWriteItem, error) {
+	if err := checkContribution(new); err != nil {
+		return nil, err
+	}
 	return counterUpdates(counterDelta(contribution(old), contribution(new)), rand.IntN(counterShards))
+}
+
+// maxContributionKeys bounds how many counters one capability contributes to: what one
+// transaction can move (counterShards updates of maxCounterKeysPerUpdate keys). Every write
+// keeps a capability within it, so that its delete, which takes all of them away at once,
+// always fits; only components (their types and teams) can grow it.
+const maxContributionKeys = counterShards * maxCounterKeysPerUpdate
+
+// checkContribution refuses a capability that would contribute to more counters than
+// maxContributionKeys: BAD_USER_INPUT naming the components.
+func checkContribution(c *catalog.Capability) error {
+	if n := len(contribution(c)); n > maxContributionKeys {
+		return catalog.Invalid("components", "the capability's components would have %d distinct types and teams between them and its other counters, over the %d one capability may count under: use fewer distinct types or teams",
+			n, maxContributionKeys)
+	}
+	return nil
 }
 
 func counterUpdates(delta map[string]int64, first int) ([]types.TransactWriteItem, error) {
@@ -650,4 +669,27 @@ func (s *Store) Owner(ctx context.Context, name string) (*OwnerCounts, error) {
 		return nil, err
 	}
 	return c.owner(key), nil
+}
+
+// CheckCounters compares the counters with a recount of the whole catalogue (a Scan: an audit
+// tool for a quiet table) and returns an error naming every counter that differs.
+func (s *Store) CheckCounters(ctx context.Context) error {
+	shards, err := s.readShards(ctx)
+	if err != nil {
+		return err
+	}
+	recount, err := s.recountCounters(ctx)
+	if err != nil {
+		return err
+	}
+	sum := sumShards(shards)
+	d := counterDelta(sum, recount)
+	if len(d) == 0 {
+		return nil
+	}
+	var diffs []string
+	for _, k := range slices.Sorted(maps.Keys(d)) {
+		diffs = append(diffs, fmt.Sprintf("%s = %d, recount %d", k, sum[k], recount[k]))
+	}
+	return fmt.Errorf("counters differ from a recount: %v", diffs)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -250,6 +251,15 @@ func TestExportImportRoundTripAfterMutations(t *testing.T) {
 	}
 	if second := exportOf(t, dst); !bytes.Equal(first, second) {
 		t.Errorf("export -> import -> export differs:\n%s", firstDiff(first, second))
+	}
+	// The import recounted the counters: they equal the source's, the deleted one left out.
+	want, err := src.Store.Counts(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, dst.Store, "after the import")
+	if got, err := dst.Store.Counts(ctx); err != nil || !reflect.DeepEqual(got, want) || got.Capabilities != 6 {
+		t.Errorf("counters after the import = %+v, %v\nsource's %+v", got, err, want)
 	}
 }
 

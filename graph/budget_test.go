@@ -130,6 +130,11 @@ func runBudgets(t *testing.T, h *harness, skipWindowed bool) {
 		{"ordered page: updated, counted", `{ capabilities(orderBy: {field: UPDATED_AT, direction: DESC}, first: 3) { nodes { name } totalCount } }`, 3, false},
 		{"list with totalCount", `{ capabilities(first: 3) { nodes { name } totalCount } }`, 2, false},
 		{"domain pattern with totalCount", `{ capabilitiesByDomain(domain: "operations") { nodes { name } totalCount } }`, 2, false},
+		// The catalogue's counters: one BatchGetItem of the 16 shards, whatever the catalogue.
+		{"catalogue summary", `{ catalogueSummary { capabilityCount componentCount byDomain { domain count } byStatus { status count } byPriority { priority count }
+			byHealthStatus { status count } meanHealthScore componentsByType { type count } componentsByHealthStatus { status count } activeJobs activeJobsByType { jobType count } } }`, 1, false},
+		{"owners page", `{ owners(first: 5) { totalCount edges { cursor node { name capabilityCount componentCount } } pageInfo { hasNextPage endCursor } } }`, 1, false},
+		{"owner by name", `{ owner(name: "Data Platform Team") { name capabilityCount componentCount } }`, 1, false},
 		{"validation error costs nothing", `{ capability(id: "bad#id") { name } }`, 0, false},
 		{"bad component filter costs nothing", `{ components(filter: {team: "--"}) { nodes { name } } }`, 0, false},
 		{"malformed node id costs nothing", `{ node(id: "CAP-ALERT-MGT-001/widgets/x") { id } }`, 0, false},

@@ -142,4 +142,3 @@ func introspectionRefused(ctx context.Context, err error) bool {
 	fc := graphql.GetFieldContext(ctx)
 	return fc != nil && fc.Field.Field != nil && (fc.Field.Name == "__schema" || fc.Field.Name == "__type")
 }
-

@@ -26,6 +26,9 @@ func checkCatalogue(tb testing.TB, h *harness) {
 	for _, f := range findings {
 		tb.Errorf("index: %s", f)
 	}
+	if err := h.env.Store.CheckCounters(ctx); err != nil {
+		tb.Errorf("%v", err)
+	}
 	var out struct {
 		Capabilities struct{ Nodes []struct{ ID string } }
 	}

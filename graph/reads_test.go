@@ -156,7 +156,7 @@ func TestPartitionReadsMatchDeclarations(t *testing.T) {
 		"Change":          {"changes(first: 5) { nodes { %s } }", 0},
 	}
 	unreachable := map[string]string{"ArtifactUpload": "only a mutation returns it, and no resolver of it reads the table",
-		"Owner": "Query.owner(s) return it, never a capability; its fields read no partition range (@reads(segments: []))"}
+		"Owner": "reached from the root (owner, owners), never under a capability: its connections read their own ranges, none of a capability's partition"}
 	declared := declaredReads(t, s)
 	for _, typ := range slices.Sorted(maps.Keys(declared)) {
 		path, ok := paths[typ]
