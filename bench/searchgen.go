@@ -233,7 +233,7 @@ func sortedKeys[V any](m map[string]V) []string {
 }
 
 // searchIndexItems is how many search index items (cards) the server writes for a capability,
-// by dynamo/search.go's count: seven, one per folded tag, one per owner (the capability's and
+// by dynamo/search.go's count: eight, one per folded tag, one per owner (the capability's and
 // its components' teams, folded), one per distinct first letter and first two letters of the
 // words of its name, ID, owner and tags.
 func searchIndexItems(c *catalog.Capability, comps []*catalog.Component) int {
@@ -264,5 +264,5 @@ func searchIndexItems(c *catalog.Capability, comps []*catalog.Component) int {
 			prefixes[string(r[:2])] = true
 		}
 	}
-	return 7 + len(tags) + len(owners) + len(prefixes)
+	return 8 + len(tags) + len(owners) + len(prefixes)
 }

@@ -599,6 +599,13 @@ func (s *Store) Components(ctx context.Context, f ComponentFilter, first int, af
 	if err != nil {
 		return nil, err
 	}
+	return memoized(s, pageKey{scope: q.scope, first: first, after: after}, func() (*Page[*catalog.Component], error) {
+		return s.componentPage(ctx, q, first, from)
+	})
+}
+
+// componentPage reads the page of q of first components after the GSI1SK from.
+func (s *Store) componentPage(ctx context.Context, q *componentQuery, first int, from string) (*Page[*catalog.Component], error) {
 	limit := first + 1
 	if q.residual {
 		limit = min(max(4*(first+1), 100), 1000)
@@ -666,7 +673,7 @@ func (s *Store) CountComponents(ctx context.Context, f ComponentFilter) (int, er
 	if err != nil {
 		return 0, err
 	}
-	return s.countGSI(ctx, q.pks, !q.residual, q.match)
+	return memoized(s, pageKey{scope: "count|" + q.scope}, func() (int, error) { return s.countGSI(ctx, q.pks, !q.residual, q.match) })
 }
 
 // countGSI counts the entries of the GSI1 partitions pks that keep accepts (all when exact).
@@ -729,6 +736,13 @@ func (s *Store) ActiveJobs(ctx context.Context, jobTypes []catalog.JobType, firs
 	if len(jobTypes) > 0 {
 		limit = 1000
 	}
+	return memoized(s, pageKey{scope: scope, first: first, after: after}, func() (*Page[*catalog.Job], error) {
+		return s.activeJobPage(ctx, scope, from, first, limit, keep)
+	})
+}
+
+// activeJobPage reads a page of active jobs after the GSI1SK from.
+func (s *Store) activeJobPage(ctx context.Context, scope, from string, first, limit int, keep func(*item) (bool, error)) (*Page[*catalog.Job], error) {
 	items, more, err := s.mergeRead(ctx, []string{activeJobsPK}, from, first, limit, keep)
 	if err != nil {
 		return nil, fmt.Errorf("list active jobs: %w", err)
@@ -772,11 +786,13 @@ func activeJobFilter(jobTypes []catalog.JobType) (func(*item) (bool, error), str
 // CountActiveJobs counts the PENDING and RUNNING jobs (of jobTypes, when given): a keys-only
 // Query of ACTIVEJOBS, or, with jobTypes, every entry read and tested.
 func (s *Store) CountActiveJobs(ctx context.Context, jobTypes []catalog.JobType) (int, error) {
-	keep, _, err := activeJobFilter(jobTypes)
+	keep, scope, err := activeJobFilter(jobTypes)
 	if err != nil {
 		return 0, err
 	}
-	return s.countGSI(ctx, []string{activeJobsPK}, len(jobTypes) == 0, keep)
+	return memoized(s, pageKey{scope: "count|" + scope}, func() (int, error) {
+		return s.countGSI(ctx, []string{activeJobsPK}, len(jobTypes) == 0, keep)
+	})
 }
 
 // CountJobs counts a capability's jobs that match f: a keys-only Query of its JOB# segment with
@@ -950,4 +966,47 @@ func entityIndexItems(entity any, now time.Time) ([]*item, error) {
 		return []*item{a}, nil
 	}
 	return nil, nil
+}
+
+// memoized answers the read named k from the read memo while the engine is unchanged (as
+// capabilityPage does), and otherwise reads it and keeps it.
+func memoized[T any](s *Store, k pageKey, read func() (T, error)) (T, error) {
+	if s.memo == nil {
+		return read()
+	}
+	g := s.memo.now()
+	if v, ok := s.memo.value(g, k); ok {
+		return v.(T), nil
+	}
+	v, err := read()
+	if err == nil {
+		s.memo.keepValue(g, k, v)
+	}
+	return v, err
+}
+
+// value returns the memo's value k at generation g.
+func (m *readMemo) value(g uint64, k pageKey) (any, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.valuesGen != g || m.values == nil {
+		return nil, false
+	}
+	v, ok := m.values[k]
+	return v, ok
+}
+
+// keepValue records value k read after the generation was g.
+func (m *readMemo) keepValue(g uint64, k pageKey, v any) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if g < m.valuesGen {
+		return
+	}
+	if g > m.valuesGen || m.values == nil {
+		m.valuesGen, m.values = g, map[pageKey]any{}
+	}
+	if len(m.values) < memoLimit {
+		m.values[k] = v
+	}
 }

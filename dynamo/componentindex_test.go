@@ -403,3 +403,207 @@ func removeIndexItems(t *testing.T, env *dynamotest.Env, pk string) int {
 	}
 	return n
 }
+
+// A repeated page or count of components or active jobs, with nothing written in between, is
+// answered from the embedded default's read memo; a write (through the port too) is seen by the
+// next read.
+func TestComponentReadsUseTheMemo(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	f := dynamo.ComponentFilter{Search: "alert"}
+	page, err := e.store.Components(ctx, f, 50, "")
+	if err != nil || len(page.Items) == 0 {
+		t.Fatalf("Components(alert) = %v, %v", page, err)
+	}
+	n, err := e.store.CountComponents(ctx, f)
+	if err != nil || n != len(page.Items) {
+		t.Fatalf("CountComponents(alert) = %d, %v; want %d", n, err, len(page.Items))
+	}
+	jobs, err := e.store.ActiveJobs(ctx, nil, 50, "")
+	if err != nil || len(jobs.Items) == 0 {
+		t.Fatalf("ActiveJobs = %v, %v", jobs, err)
+	}
+	before := e.reads.Load()
+	again, err := e.store.Components(ctx, f, 50, "")
+	if err != nil || again != page {
+		t.Errorf("repeated Components = %v (same page %v)", err, again == page)
+	}
+	if m, err := e.store.CountComponents(ctx, f); err != nil || m != n {
+		t.Errorf("repeated CountComponents = %d, %v", m, err)
+	}
+	if j, err := e.store.ActiveJobs(ctx, nil, 50, ""); err != nil || j != jobs {
+		t.Errorf("repeated ActiveJobs = %v (same page %v)", err, j == jobs)
+	}
+	if got := e.reads.Load() - before; got != 0 {
+		t.Errorf("repeated reads sent %d requests, want 0 (the memo)", got)
+	}
+	c := page.Items[0]
+	if _, err := e.other.UpdateComponent(ctx, c.CapabilityID, c.ComponentID, c.Revision, func(n *catalog.Component) error {
+		n.Name = "Renamed Without The Word"
+		n.ComponentID = c.ComponentID
+		return nil
+	}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	after, err := e.store.Components(ctx, f, 50, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stillThere := slices.ContainsFunc(after.Items, func(x *catalog.Component) bool { return x.ComponentID == c.ComponentID && x.Name == c.Name })
+	if stillThere {
+		t.Errorf("Components(alert) after the rename through the port still shows %s as it was", c.ComponentID)
+	}
+}
+
+// A component whose ID, name and type would need more index cards than MaxComponentCards is
+// BAD_USER_INPUT on name, and nothing is written.
+func TestComponentCardBound(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	load(t, env, generatedCatalogue(1, 1))
+	var words []string
+	for i := range 14 {
+		words = append(words, string(rune('a'+i))+string(rune('a'+i))+"x")
+	}
+	env.Counter.Reset()
+	_, err := env.Store.AddComponent(ctx, &catalog.Component{ComponentID: "wordy", CapabilityID: "CAP-GEN-000", Name: strings.Join(words, " "),
+		ComponentType: "queue", Order: 90, Status: catalog.ComponentActive}, dynamo.Idempotency{})
+	if !isValidation(err, "name") {
+		t.Fatalf("AddComponent(42 word prefixes) = %v, want BAD_USER_INPUT on name", err)
+	}
+	if w := env.Counter.Ops()["TransactWriteItems"] + env.Counter.Ops()["BatchWriteItem"] + env.Counter.Ops()["PutItem"]; w != 0 {
+		t.Errorf("the refused write sent %v", env.Counter.Ops())
+	}
+	// Within the bound it is written, with its cards.
+	if _, err := env.Store.AddComponent(ctx, &catalog.Component{ComponentID: "wordy", CapabilityID: "CAP-GEN-000", Name: strings.Join(words[:9], " "),
+		ComponentType: "queue", Order: 90, Status: catalog.ComponentActive}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if p, err := env.Store.Components(ctx, dynamo.ComponentFilter{Search: "iix"}, 10, ""); err != nil || len(p.Items) != 1 {
+		t.Errorf("Components(iix) = %v, %v; want wordy", p, err)
+	}
+}
+
+// What a page of each filter shape costs on the generated catalogue: one round of Queries of
+// the chosen partitions and one BatchGetItem, never a Scan.
+func TestComponentPageRequests(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	load(t, env, generatedCatalogue(60, 7))
+	tests := []struct {
+		f    dynamo.ComponentFilter
+		want map[string]int
+	}{
+		{dynamo.ComponentFilter{Types: []string{"database"}}, map[string]int{"Query": 1}},
+		{dynamo.ComponentFilter{Types: []string{"database", "queue"}}, map[string]int{"Query": 2}},
+		{dynamo.ComponentFilter{Team: "equipe paiements"}, map[string]int{"Query": 1, "BatchGetItem": 1}},
+		{dynamo.ComponentFilter{Search: "pay"}, map[string]int{"Query": 1, "BatchGetItem": 1}},
+		{dynamo.ComponentFilter{Search: "payment", Statuses: []catalog.ComponentStatus{catalog.ComponentActive, catalog.ComponentPlanned}}, map[string]int{"Query": 1, "BatchGetItem": 1}},
+		{dynamo.ComponentFilter{HealthStatuses: []catalog.HealthStatus{catalog.HealthHealthy, catalog.HealthDegraded}, Team: "platform team"}, map[string]int{"Query": 2, "BatchGetItem": 1}},
+		{dynamo.ComponentFilter{}, map[string]int{"Query": 4, "BatchGetItem": 1}},
+	}
+	for _, tt := range tests {
+		env.Counter.Reset()
+		p, err := env.Store.Components(ctx, tt.f, 5, "")
+		if err != nil || len(p.Items) == 0 {
+			t.Fatalf("Components(%+v) = %v, %v", tt.f, p, err)
+		}
+		wantOps(t, env, fmt.Sprintf("Components(%+v)", tt.f), tt.want)
+	}
+	env.Counter.Reset()
+	if _, err := env.Store.ActiveJobs(ctx, []catalog.JobType{catalog.JobDeployment}, 5, ""); err != nil {
+		t.Fatal(err)
+	}
+	wantOps(t, env, "ActiveJobs(deployment)", map[string]int{"Query": 1})
+}
+
+// A component write rewrites only the index cards whose content changed: each card is marked
+// behind the store's back (an attribute a Put would drop), then a description change rewrites
+// none, a recordMetrics that keeps the health status none, one that moves it the HEALTH card
+// alone, a team that folds the same none, and a rename every card (they carry the words) and
+// deletes the cards of the words it lost.
+func TestComponentCardsRewrittenOnlyWhenChanged(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	const capID = "CAP-GEN-000"
+	b := generatedCatalogue(1, 1)[0]
+	b.Components = []*catalog.Component{{ComponentID: "marked-1", CapabilityID: capID, Name: "Ledger API", ComponentType: "queue", Order: 1,
+		Status: catalog.ComponentActive, Ownership: &catalog.Ownership{Team: "Data-Ops"},
+		Health: &catalog.ComponentHealth{Status: catalog.HealthHealthy, Availability: 99.99}, Sla: &catalog.SLA{Availability: 99}}}
+	load(t, env, []*catalog.Bundle{b})
+	mark := func() int {
+		n := 0
+		for _, m := range scanAll(t, env) {
+			if sk := m["SK"].(*types.AttributeValueMemberS).Value; strings.HasPrefix(sk, "INDEX#COMP#marked-1#") {
+				_, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(env.Table),
+					Key: map[string]types.AttributeValue{"PK": m["PK"], "SK": m["SK"]}, UpdateExpression: aws.String("SET Marker = :m"),
+					ExpressionAttributeValues: map[string]types.AttributeValue{":m": &types.AttributeValueMemberN{Value: "1"}}})
+				if err != nil {
+					t.Fatal(err)
+				}
+				n++
+			}
+		}
+		return n
+	}
+	// rewritten returns the cards of marked-1 that lost their marker (were put again).
+	rewritten := func() []string {
+		var out []string
+		for _, m := range scanAll(t, env) {
+			if sk := m["SK"].(*types.AttributeValueMemberS).Value; strings.HasPrefix(sk, "INDEX#COMP#marked-1#") && m["Marker"] == nil {
+				out = append(out, strings.TrimPrefix(sk, "INDEX#COMP#marked-1#"))
+			}
+		}
+		slices.Sort(out)
+		return out
+	}
+	update := func(change func(*catalog.Component)) {
+		t.Helper()
+		p, err := env.Store.ReadPartition(ctx, capID, dynamo.SegComponents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := env.Store.UpdateComponent(ctx, capID, "marked-1", p.Components[0].Revision, func(c *catalog.Component) error { change(c); return nil }, dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	metric := func(avail float64, at time.Time) {
+		t.Helper()
+		if _, err := env.Store.RecordMetrics(ctx, []*catalog.Metric{{CapabilityID: capID, ComponentID: "marked-1", MetricType: catalog.MetricPerformance,
+			Interval: "1m", Timestamp: catalog.NewTimestamp(at), Values: &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: avail}}}}, dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := mark(); n < 10 {
+		t.Fatalf("marked-1 has %d cards", n)
+	}
+	update(func(c *catalog.Component) { c.Description = "only the description" })
+	if got := rewritten(); len(got) != 0 {
+		t.Errorf("a description change rewrote cards %v, want none", got)
+	}
+	metric(99.95, sampleNow.Add(time.Minute)) // still healthy
+	if got := rewritten(); len(got) != 0 {
+		t.Errorf("recordMetrics keeping the health status rewrote cards %v, want none", got)
+	}
+	metric(90, sampleNow.Add(2*time.Minute)) // unhealthy
+	if got := rewritten(); fmt.Sprint(got) != "[HEALTH]" {
+		t.Errorf("recordMetrics moving the health status rewrote cards %v, want [HEALTH]", got)
+	}
+	mark()
+	update(func(c *catalog.Component) { c.Ownership = &catalog.Ownership{Team: "data ops"} }) // folds the same
+	if got := rewritten(); len(got) != 0 {
+		t.Errorf("a team change that folds the same rewrote cards %v, want none", got)
+	}
+	update(func(c *catalog.Component) { c.Name = "Ledger Gateway" }) // api -> gateway: the words move
+	got := rewritten()
+	if len(got) == 0 || !slices.Contains(got, "T#l") {
+		t.Errorf("a rename rewrote cards %v, want every card (their words changed)", got)
+	}
+	for _, m := range scanAll(t, env) {
+		if sk := m["SK"].(*types.AttributeValueMemberS).Value; sk == "INDEX#COMP#marked-1#T#ap" || sk == "INDEX#COMP#marked-1#T#api" {
+			t.Errorf("the rename left the card %s of a word the component no longer has", sk)
+		}
+	}
+}

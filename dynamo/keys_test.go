@@ -56,6 +56,15 @@ func TestKeyBuilders(t *testing.T) {
 		{"changesPK", changesPK(at), "CHANGES#2025-11-22"},
 		{"changeGSI1SK", changeGSI1SK(at, "CAP-1", changeSK(start, 7, 0)), "2025-11-22T14:30:00.000000Z#CAP-1#2025-11-22T10:00:00.000000Z#0000000000000007#000"},
 		{"changeGSI1From", changeGSI1From(at), "2025-11-22T14:30:00.000000Z"},
+		{"componentCardSK status", componentCardSK("api-1", compCardStatus), "INDEX#COMP#api-1#STATUS"},
+		{"componentCardSK term", componentCardSK("api-1", compCardTerm+"pay"), "INDEX#COMP#api-1#T#pay"},
+		{"componentStatusPK", componentStatusPK(catalog.ComponentActive), "CSTATUS#active"},
+		{"componentHealthPK", componentHealthPK(catalog.HealthUnknown), "CHEALTH#unknown"},
+		{"componentTeamPK", componentTeamPK("equipe paiements"), "CTEAM#equipe paiements"},
+		{"componentTermPK", componentTermPK("ale"), "CTERM#ale"},
+		{"activeJobSK", activeJobSK("JOB-DEPLOY-456"), "INDEX#ACTIVEJOB#JOB-DEPLOY-456"},
+		{"activeJobsPK", activeJobsPK, "ACTIVEJOBS"},
+		{"activeJobGSI1SK", activeJobGSI1SK(start, "CAP-1", "JOB-1"), "2025-11-22T10:00:00.000000Z#CAP-1#JOB-1"},
 		{"keyTime microseconds", keyTime(time.Date(2025, 1, 2, 3, 4, 5, 123456789, time.FixedZone("x", 3600))), "2025-01-02T02:04:05.123456Z"},
 	}
 	for _, tt := range tests {
@@ -430,5 +439,20 @@ func TestKeySizeGuard(t *testing.T) {
 				t.Errorf("item{%d, %d, %d, %d bytes}.av() = %v, want ok = %v or a *catalog.ValidationError", len(tt.pk), len(tt.sk), len(tt.gpk), len(tt.gsk), err, tt.ok)
 			}
 		})
+	}
+}
+
+// A component's word prefixes: 1 to 3 runes of each folded word, without repeats; a search word
+// reads the partition of its first 3 runes.
+func TestWordPrefixes(t *testing.T) {
+	got := wordPrefixes(catalog.Words("Gâteau-API gateway 7"))
+	want := []string{"g", "ga", "gat", "a", "ap", "api", "7"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("wordPrefixes = %q, want %q", got, want)
+	}
+	for in, want := range map[string]string{"é": "é", "payments": "pay", "ab": "ab"} {
+		if got := termPrefix(in); got != want {
+			t.Errorf("termPrefix(%q) = %q, want %q", in, got, want)
+		}
 	}
 }

@@ -25,6 +25,10 @@ type readMemo struct {
 	pages map[pageKey]*Page[*catalog.Capability]
 	// counts are totalCounts by query scope (memoCount, in search.go).
 	counts map[string]int
+	// values are the other reads it keeps (component and active-job pages and counts:
+	// memoized in componentindex.go), all read at generation valuesGen.
+	values    map[pageKey]any
+	valuesGen uint64
 }
 
 // pageKey is a capability list page: its scope (index and key), size and cursor.
