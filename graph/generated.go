@@ -4977,9 +4977,9 @@ type MetricEdge {
 
 "What ` + "`" + `Query.capabilities` + "`" + ` keeps: every given filter must hold."
 input CapabilityFilter {
-  "Case- and accent-insensitive; each word must start a word of the name, capabilityId, tags or owner: ` + "`" + `alert man` + "`" + ` finds ` + "`" + `Alert Management` + "`" + `."
+  "Case- and accent-insensitive; each word must start a word of the name, capabilityId, tags or owner: ` + "`" + `alert man` + "`" + ` finds ` + "`" + `Alert Management` + "`" + `. At most 200 characters and 10 words."
   search: String
-  "Any of these business domains."
+  "Any of these business domains (at most 100; each list of the filter holds at most 100 values)."
   domains: [String!]
   "Any of these lifecycle stages."
   statuses: [CapabilityStatus!]

@@ -13,9 +13,9 @@ import (
 
 // What `Query.capabilities` keeps: every given filter must hold.
 type CapabilityFilter struct {
-	// Case- and accent-insensitive; each word must start a word of the name, capabilityId, tags or owner: `alert man` finds `Alert Management`.
+	// Case- and accent-insensitive; each word must start a word of the name, capabilityId, tags or owner: `alert man` finds `Alert Management`. At most 200 characters and 10 words.
 	Search *string `json:"search,omitempty"`
-	// Any of these business domains.
+	// Any of these business domains (at most 100; each list of the filter holds at most 100 values).
 	Domains []string `json:"domains,omitempty"`
 	// Any of these lifecycle stages.
 	Statuses []catalog.CapabilityStatus `json:"statuses,omitempty"`
