@@ -125,9 +125,16 @@ func traceMiddleware(stack *middleware.Stack) error {
 // newStore returns a store on the endpoint with the trace middleware; idleConns sizes the
 // HTTP connection pool to DynamoDB (0: the store's default, dynamo.DefaultMaxIdleConns).
 func newStore(ctx context.Context, endpoint string, idleConns int, obs dynamo.Observer) (*dynamo.Store, error) {
+	st, _, err := newStoreClient(ctx, endpoint, idleConns, obs)
+	return st, err
+}
+
+// newStoreClient is newStore, with the SDK client it uses (the search section's Scan baseline
+// sends its Scans through it).
+func newStoreClient(ctx context.Context, endpoint string, idleConns int, obs dynamo.Observer) (*dynamo.Store, *dynamodb.Client, error) {
 	c, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: endpoint}, Observer: obs, MaxIdleConns: idleConns})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	client := dynamodb.New(c.Options(), func(o *dynamodb.Options) {
 		o.APIOptions = append(o.APIOptions, traceMiddleware)
@@ -135,7 +142,7 @@ func newStore(ctx context.Context, endpoint string, idleConns int, obs dynamo.Ob
 			o.APIOptions = append(o.APIOptions, debugMiddleware)
 		}
 	})
-	return dynamo.New(client, dynamo.Options{Logger: quietLogger(), CursorSecret: []byte("bench")}), nil
+	return dynamo.New(client, dynamo.Options{Logger: quietLogger(), CursorSecret: []byte("bench")}), client, nil
 }
 
 // quietLogger drops everything below errors, cheaply (the handler is disabled, so no record is

@@ -3,6 +3,7 @@
 //
 //	go run ./bench                       # the default run: 200 capabilities + a large one
 //	go run ./bench -caps 20 -n 50 -out - # a quick run, report on stdout
+//	go run ./bench -search-only          # only the search section (10,000 capabilities)
 //
 // It generates a synthetic catalogue, bulk-loads it through dynamo.Store.BulkLoad into an
 // in-memory DynamoDB (internal/memdyn, in a child process so that its CPU is not counted as the
@@ -83,6 +84,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.embN1, "emb-n1", 200, "runs per embedded-default operation at concurrency 1 (half for cold reads)")
 	fs.IntVar(&cfg.embN16, "emb-n16", 800, "runs per embedded-default operation at concurrency 16 (half for cold reads)")
 	registerSubFlags(fs, &cfg.subs)
+	registerSearchFlags(fs, &cfg.search)
 	serveSubs := fs.String("serve-subscriptions", "", "serve one server instance on -endpoint's table on this address, its memory at /_bench/mem, and do nothing else (the child process of the subscriptions section)")
 	serve := fs.String("serve-backend", "", "serve the delaying, counting backend on this address and do nothing else (the child process mode; also usable behind an outside proxy)")
 	if err := fs.Parse(args); err != nil {
@@ -111,6 +113,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	if cfg.subs.only {
 		return subscriptionsOnly(cfg, command, *out, stdout, stderr)
 	}
+	if cfg.search.only {
+		return searchOnly(cfg, command, *out, stdout, stderr)
+	}
 	fmt.Fprintf(stderr, "bench: %d capabilities (+%v large), %d items; delay %v, n %d, c %d\n", s.Capabilities, s.Large, s.items(), cfg.delay, cfg.n, cfg.c)
 	start := time.Now()
 	rep, err := run(context.Background(), cfg)
@@ -124,7 +129,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 		if _, err := stdout.Write(buf.Bytes()); err != nil {
 			return err
 		}
-		return rep.subs.lost()
+		return errors.Join(rep.subs.lost(), rep.search.failed())
 	}
 	if _, err := stdout.Write(buf.Bytes()); err != nil {
 		return err
@@ -132,7 +137,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	if err := os.WriteFile(*out, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	return rep.subs.lost()
+	return errors.Join(rep.subs.lost(), rep.search.failed())
 }
 
 // defaultShape is the default catalogue of the benchmark: 200 capabilities, each with 8 components, 12

@@ -72,6 +72,8 @@ type config struct {
 	embN1, embN16 int
 	// subs is the subscriptions section (subscriptions.go).
 	subs subConfig
+	// search is the search section (search.go).
+	search searchConfig
 
 	log io.Writer // progress
 	now time.Time // the catalogue's "now"; zero means time.Now()
@@ -124,6 +126,7 @@ type report struct {
 	gogc         int    // the GOGC the measurements ran with
 	embedded     *embReport
 	subs         *subReport
+	search       *searchReport
 }
 
 type harness struct {
@@ -248,6 +251,11 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if cfg.subs.enabled {
 		if rep.subs, err = measureSubscriptions(ctx, cfg, h.logf); err != nil {
 			return nil, fmt.Errorf("subscriptions: %w", err)
+		}
+	}
+	if cfg.search.enabled {
+		if rep.search, err = measureSearch(ctx, cfg, h.logf); err != nil {
+			return nil, fmt.Errorf("search: %w", err)
 		}
 	}
 	rep.loadAfter = loadAverage()

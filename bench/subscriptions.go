@@ -1599,7 +1599,12 @@ func opsText(ops map[string]int) string {
 // spliceSection replaces the "## Subscriptions" section of doc with section (up to the next
 // "## " heading), or inserts it before "## What each operation asks", or appends it.
 func spliceSection(doc, section string) string {
-	const head = "## Subscriptions\n"
+	return spliceHeading(doc, "## Subscriptions\n", section)
+}
+
+// spliceHeading replaces the section of doc that starts with the line head with section (up to
+// the next "## " heading), or inserts it before "## What each operation asks", or appends it.
+func spliceHeading(doc, head, section string) string {
 	if i := strings.Index(doc, head); i >= 0 {
 		rest := doc[i+len(head):]
 		if j := strings.Index(rest, "\n## "); j >= 0 {
