@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"math"
 	"reflect"
 	"slices"
 	"sort"
@@ -694,7 +695,16 @@ func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *
 		}
 	}
 	found, si := 0, from
+	// perMatch is how many candidates a match took in the batches so far: the health filter is
+	// checked on METADATA only, so with one the next batch is sized by it (at most
+	// maxCandidateBatch), not by the matches still missing, and a selective health filter costs
+	// a few round trips, not one per batch of the page's size.
+	perMatch := 1.0
 	for found < want && si < len(pl.stages) {
+		need := want - found
+		if pl.health != nil {
+			need = min(maxCandidateBatch, int(math.Ceil(float64(need)*perMatch*1.25)))
+		}
 		// Gather the candidates the page still needs, in order, across the stages.
 		type cand struct {
 			stage int
@@ -702,14 +712,14 @@ func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *
 			it    *item
 		}
 		var cands []cand
-		for len(cands) < want-found && si < len(pl.stages) {
+		for len(cands) < need && si < len(pl.stages) {
 			r := readers[si]
 			if len(r.cards) == 0 {
 				if r.done {
 					si++
 					continue
 				}
-				if err := r.fill(ctx, s, want-found-len(cands)); err != nil {
+				if err := r.fill(ctx, s, need-len(cands)); err != nil {
 					return nil, err
 				}
 				continue
@@ -731,6 +741,7 @@ func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *
 		if err != nil {
 			return nil, err
 		}
+		before := found
 		for i, c := range cands {
 			capability := caps[i]
 			if capability == nil || !pl.matchHealth(capability) {
@@ -750,9 +761,14 @@ func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *
 			p.Items = append(p.Items, capability)
 			p.Cursors = append(p.Cursors, s.cursors.Encode(pl.scope, body))
 		}
+		perMatch = float64(len(cands)) / float64(max(found-before, 1))
 	}
 	return p, nil
 }
+
+// maxCandidateBatch bounds the candidates one batch of a page with a health filter reads:
+// their cards in one Query, their METADATA in BatchGetItems of 100 sent at once.
+const maxCandidateBatch = 400
 
 // maxSorted is how many cards of a driving range a page reads whole to sort its matches itself
 // (sortable): one Query.

@@ -17,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/capcat/catalogue/internal/signed"
 )
@@ -193,40 +194,54 @@ func (s *Store) batchGetEach(ctx context.Context, keys [][2]string, consistent b
 			distinct = append(distinct, k)
 		}
 	}
+	// The chunks go out at once (at most batchGetParallel in flight): keys past the 100th cost a
+	// request each, not a round trip each. got is called by one chunk at a time.
+	var mu sync.Mutex
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(batchGetParallel)
 	for start := 0; start < len(distinct); start += maxBatchGet {
 		chunk := distinct[start:min(start+maxBatchGet, len(distinct))]
-		req := make([]map[string]types.AttributeValue, 0, len(chunk))
-		for _, k := range chunk {
-			req = append(req, keyOf(k[0], k[1]))
-		}
-		for attempt := 0; len(req) > 0; attempt++ {
-			if attempt > 0 {
-				if attempt >= maxLeftover {
-					return fmt.Errorf("batch get: %d keys still unprocessed after %d attempts: %w", len(req), attempt, ErrUnavailable)
+		g.Go(func() error {
+			req := make([]map[string]types.AttributeValue, 0, len(chunk))
+			for _, k := range chunk {
+				req = append(req, keyOf(k[0], k[1]))
+			}
+			for attempt := 0; len(req) > 0; attempt++ {
+				if attempt > 0 {
+					if attempt >= maxLeftover {
+						return fmt.Errorf("batch get: %d keys still unprocessed after %d attempts: %w", len(req), attempt, ErrUnavailable)
+					}
+					if err := sleep(ctx, backoff(attempt)); err != nil {
+						return err
+					}
 				}
-				if err := sleep(ctx, backoff(attempt)); err != nil {
+				ka := types.KeysAndAttributes{Keys: req}
+				if consistent {
+					ka.ConsistentRead = aws.Bool(true)
+				}
+				out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+					RequestItems:           map[string]types.KeysAndAttributes{s.table: ka},
+					ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+				})
+				if err != nil {
+					return classify("batch get", err)
+				}
+				mu.Lock()
+				err = got(out)
+				mu.Unlock()
+				if err != nil {
 					return err
 				}
+				req = out.UnprocessedKeys[s.table].Keys
 			}
-			ka := types.KeysAndAttributes{Keys: req}
-			if consistent {
-				ka.ConsistentRead = aws.Bool(true)
-			}
-			out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-				RequestItems:           map[string]types.KeysAndAttributes{s.table: ka},
-				ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-			})
-			if err != nil {
-				return classify("batch get", err)
-			}
-			if err := got(out); err != nil {
-				return err
-			}
-			req = out.UnprocessedKeys[s.table].Keys
-		}
+			return nil
+		})
 	}
-	return nil
+	return g.Wait()
 }
+
+// batchGetParallel is how many BatchGetItem calls of one read are in flight at once.
+const batchGetParallel = 8
 
 // backoff is the wait before retry attempt n of leftovers: 10 ms doubling, capped at 1 s, with
 // jitter.
