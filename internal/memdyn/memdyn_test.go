@@ -396,7 +396,7 @@ func TestQuerySelectCount(t *testing.T) {
 	}
 	in := &dynamodb.QueryInput{TableName: &e.table, KeyConditionExpression: aws.String("PK = :pk"), Select: types.SelectCount,
 		ExpressionAttributeValues: map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: "CAP#C"}, ":k": &types.AttributeValueMemberS{Value: "even"}},
-		FilterExpression: aws.String("Kind = :k"), Limit: aws.Int32(3)}
+		FilterExpression:          aws.String("Kind = :k"), Limit: aws.Int32(3)}
 	out, err := e.db.Query(e.ctx, in)
 	if err != nil {
 		t.Fatal(err)
