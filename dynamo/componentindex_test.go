@@ -536,7 +536,7 @@ func TestComponentCardsRewrittenOnlyWhenChanged(t *testing.T) {
 	mark := func() int {
 		n := 0
 		for _, m := range scanAll(t, env) {
-			if sk := m["SK"].(*types.AttributeValueMemberS).Value; strings.HasPrefix(sk, "INDEX#C#marked-1#") {
+			if sk := m["SK"].(*types.AttributeValueMemberS).Value; strings.HasPrefix(sk, "INDEX#COMP#marked-1#") {
 				_, err := env.Client.UpdateItem(ctx, &dynamodb.UpdateItemInput{TableName: aws.String(env.Table),
 					Key: map[string]types.AttributeValue{"PK": m["PK"], "SK": m["SK"]}, UpdateExpression: aws.String("SET Marker = :m"),
 					ExpressionAttributeValues: map[string]types.AttributeValue{":m": &types.AttributeValueMemberN{Value: "1"}}})
@@ -552,8 +552,8 @@ func TestComponentCardsRewrittenOnlyWhenChanged(t *testing.T) {
 	rewritten := func() []string {
 		var out []string
 		for _, m := range scanAll(t, env) {
-			if sk := m["SK"].(*types.AttributeValueMemberS).Value; strings.HasPrefix(sk, "INDEX#C#marked-1#") && m["Marker"] == nil {
-				out = append(out, strings.TrimPrefix(sk, "INDEX#C#marked-1#"))
+			if sk := m["SK"].(*types.AttributeValueMemberS).Value; strings.HasPrefix(sk, "INDEX#COMP#marked-1#") && m["Marker"] == nil {
+				out = append(out, strings.TrimPrefix(sk, "INDEX#COMP#marked-1#"))
 			}
 		}
 		slices.Sort(out)
@@ -602,7 +602,7 @@ func TestComponentCardsRewrittenOnlyWhenChanged(t *testing.T) {
 		t.Errorf("a rename rewrote cards %v, want every card (their words changed)", got)
 	}
 	for _, m := range scanAll(t, env) {
-		if sk := m["SK"].(*types.AttributeValueMemberS).Value; sk == "INDEX#C#marked-1#T#ap" || sk == "INDEX#C#marked-1#T#api" {
+		if sk := m["SK"].(*types.AttributeValueMemberS).Value; sk == "INDEX#COMP#marked-1#T#ap" || sk == "INDEX#COMP#marked-1#T#api" {
 			t.Errorf("the rename left the card %s of a word the component no longer has", sk)
 		}
 	}
