@@ -6364,7 +6364,7 @@ type Mutation {
   startJob(capabilityId: ID!, input: JobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
   "Moves a job on (PENDING -> RUNNING -> COMPLETED | FAILED | ROLLED_BACK | CANCELLED) or records its results; finishing sets endTime and duration."
   updateJob(jobId: ID!, expectedRevision: Int!, input: UpdateJobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
-  "Records 1 to 100 metric samples, of at most 47 components of one capability; performance samples update their component's health and the capability's health score."
+  "Records 1 to 100 metric samples, of at most 31 components of one capability; performance samples update their component's health and the capability's health score."
   recordMetrics(inputs: [MetricInput!]!, clientRequestToken: String): RecordMetricsPayload! @hasRole(role: DEVOPS)
   "Creates a configuration rule; operators, the severity mapping and the effective window are checked first."
   createRule(capabilityId: ID!, input: RuleInput!, clientRequestToken: String): Rule! @hasRole(role: ADMIN)
