@@ -679,12 +679,15 @@ func (s *Store) CountComponents(ctx context.Context, f ComponentFilter) (int, er
 		return 0, err
 	}
 	return memoized(s, pageKey{scope: "count|" + q.scope}, func() (int, error) {
-		if counts, err := s.Counts(ctx); err != nil {
-			return 0, err
-		} else if n, ok := counts.componentCount(f); ok {
-			return n, nil
+		if !f.countedByCounters() {
+			return s.countGSI(ctx, q.pks, !q.residual, q.match)
 		}
-		return s.countGSI(ctx, q.pks, !q.residual, q.match)
+		counts, err := s.Counts(ctx)
+		if err != nil {
+			return 0, err
+		}
+		n, _ := counts.componentCount(f)
+		return n, nil
 	})
 }
 

@@ -667,21 +667,23 @@ func (s *Store) CheckCounters(ctx context.Context) error {
 // on the embedded engine while nothing was written): no filter, or a filter of one counted kind.
 // Every other filter is counted from its index ranges.
 
-// capabilityCount is the number of capabilities matching pl, when the counters decide it.
-func (c *Counts) capabilityCount(pl *searchPlan) (int, bool) {
-	if len(pl.words) > 0 || len(pl.tags) > 0 {
-		return 0, false
-	}
+// countedByCounters reports whether the counters decide the count of pl: no search, no tags,
+// and at most one kind of filter.
+func (pl *searchPlan) countedByCounters() bool {
 	kinds := 0
 	for _, set := range []bool{pl.domains != nil, pl.statuses != nil, pl.prios != nil, pl.health != nil, pl.owner != ""} {
 		if set {
 			kinds++
 		}
 	}
+	return len(pl.words) == 0 && len(pl.tags) == 0 && kinds <= 1
+}
+
+// capabilityCount is the number of capabilities matching pl, when the counters decide it
+// (countedByCounters).
+func (c *Counts) capabilityCount(pl *searchPlan) (int, bool) {
 	switch {
-	case kinds == 0:
-		return c.Capabilities, true
-	case kinds > 1:
+	case !pl.countedByCounters():
 		return 0, false
 	case pl.domains != nil:
 		return sumOf(c.ByDomain, pl.domains), true
@@ -691,27 +693,36 @@ func (c *Counts) capabilityCount(pl *searchPlan) (int, bool) {
 		return sumOf(c.ByPriority, pl.prios), true
 	case pl.health != nil:
 		return sumOf(c.ByHealth, pl.health), true
-	default:
+	case pl.owner != "":
 		if o := c.owner(OwnerKey(pl.owner)); o != nil {
 			return o.Capabilities, true
 		}
 		return 0, true
+	default:
+		return c.Capabilities, true
 	}
 }
 
-// componentCount is the number of components matching f, when the counters decide it.
-func (c *Counts) componentCount(f ComponentFilter) (int, bool) {
+// countedByCounters reports whether the counters decide the count of f: no filter, or types,
+// health statuses or team alone.
+func (f ComponentFilter) countedByCounters() bool {
 	kinds := 0
 	for _, set := range []bool{f.Search != "", f.Types != nil, f.Statuses != nil, f.HealthStatuses != nil, f.Team != ""} {
 		if set {
 			kinds++
 		}
 	}
+	return kinds == 0 || (kinds == 1 && f.Search == "" && f.Statuses == nil)
+}
+
+// componentCount is the number of components matching f, when the counters decide it
+// (countedByCounters).
+func (c *Counts) componentCount(f ComponentFilter) (int, bool) {
 	switch {
-	case kinds == 0:
-		return c.Components, true
-	case kinds > 1, f.Search != "", f.Statuses != nil:
+	case !f.countedByCounters():
 		return 0, false
+	case f.Types == nil && f.HealthStatuses == nil && f.Team == "":
+		return c.Components, true
 	case f.Types != nil:
 		return sumOf(c.ComponentsByType, setOf(f.Types)), true
 	case f.HealthStatuses != nil:

@@ -1054,12 +1054,15 @@ func (s *Store) CountCapabilities(ctx context.Context, q CapabilityQuery) (int, 
 		if pl.none {
 			return 0, nil
 		}
-		if counts, err := s.Counts(ctx); err != nil {
-			return 0, err
-		} else if n, ok := counts.capabilityCount(pl); ok {
-			return n, nil
+		if !pl.countedByCounters() {
+			return s.countSearch(ctx, pl)
 		}
-		return s.countSearch(ctx, pl)
+		counts, err := s.Counts(ctx)
+		if err != nil {
+			return 0, err
+		}
+		n, _ := counts.capabilityCount(pl)
+		return n, nil
 	})
 }
 
