@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"regexp"
 	"slices"
 	"strconv"
@@ -23,7 +22,6 @@ import (
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
-	"github.com/capcat/catalogue/internal/tune"
 )
 
 // The search section (issue #19): a generated catalogue of -search-caps capabilities (10,000 by
@@ -494,31 +492,18 @@ func (h *searchHarness) perFieldPass(ctx context.Context, s *searchShape) (*sear
 // searchOnly runs the section alone, prints it and, unless out is "-", replaces the section of
 // the file out (BENCHMARKS.md) with it, leaving the rest as it is.
 func searchOnly(cfg config, command, out string, stdout, stderr io.Writer) error {
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
-	tune.GC(os.Getenv)
-	start := time.Now()
-	rep, err := measureSearch(context.Background(), cfg, logf)
-	if err != nil {
-		return fmt.Errorf("search: %w", err)
-	}
-	rep.Command, rep.At = command, time.Now()
-	var buf bytes.Buffer
-	rep.write(func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) })
-	logf("bench: search done in %v", time.Since(start).Round(time.Second))
-	if _, err := stdout.Write(buf.Bytes()); err != nil {
-		return err
-	}
-	if out == "-" || out == "" {
-		return rep.failed()
-	}
-	doc, err := os.ReadFile(out)
-	if err != nil && !os.IsNotExist(err) {
-		return err
-	}
-	if err := os.WriteFile(out, []byte(spliceHeading(string(doc), searchHeading, buf.String())), 0o644); err != nil {
-		return err
-	}
-	return rep.failed()
+	return sectionOnly(sectionRun[*searchReport]{
+		name: "search", heading: searchHeading, out: out, stdout: stdout, stderr: stderr,
+		measure: func(logf func(string, ...any)) (*searchReport, error) {
+			rep, err := measureSearch(context.Background(), cfg, logf)
+			if err == nil {
+				rep.Command, rep.At = command, time.Now()
+			}
+			return rep, err
+		},
+		write:  func(r *searchReport, p func(string, ...any)) { r.write(p) },
+		failed: func(r *searchReport) error { return r.failed() },
+	})
 }
 
 const searchHeading = "## Search, filters and counts at scale\n"

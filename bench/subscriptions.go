@@ -1624,31 +1624,58 @@ func spliceHeading(doc, head, section string) string {
 // subscriptionsOnly runs the section alone, prints it and, unless out is "-", replaces the
 // section of the file out (BENCHMARKS.md) with it, leaving the rest as it is.
 func subscriptionsOnly(cfg config, command, out string, stdout, stderr io.Writer) error {
-	logf := func(format string, args ...any) { fmt.Fprintf(stderr, format+"\n", args...) }
+	return sectionOnly(sectionRun[*subReport]{
+		name: "subscriptions", heading: "## Subscriptions\n", out: out, stdout: stdout, stderr: stderr,
+		measure: func(logf func(string, ...any)) (*subReport, error) {
+			rep, err := measureSubscriptions(context.Background(), cfg, logf)
+			if err == nil {
+				rep.Command, rep.At = command, time.Now()
+			}
+			return rep, err
+		},
+		write:  func(r *subReport, p func(string, ...any)) { r.write(p) },
+		failed: func(r *subReport) error { return r.lost() },
+	})
+}
+
+// sectionRun is one section of the report run alone (-subscriptions-only, -search-only).
+type sectionRun[R any] struct {
+	name, heading, out string
+	stdout, stderr     io.Writer
+	measure            func(logf func(string, ...any)) (R, error)
+	write              func(R, func(string, ...any))
+	// failed is the run's verdict, given after the report is written.
+	failed func(R) error
+}
+
+// sectionOnly measures one section alone, prints it and, unless out is "-", replaces its
+// heading's section of the file out (BENCHMARKS.md) with it, leaving the rest as it is; then it
+// returns the section's verdict.
+func sectionOnly[R any](s sectionRun[R]) error {
+	logf := func(format string, args ...any) { fmt.Fprintf(s.stderr, format+"\n", args...) }
 	tune.GC(os.Getenv) // measure the servers as they run
 	start := time.Now()
-	rep, err := measureSubscriptions(context.Background(), cfg, logf)
+	rep, err := s.measure(logf)
 	if err != nil {
-		return fmt.Errorf("subscriptions: %w", err)
+		return fmt.Errorf("%s: %w", s.name, err)
 	}
-	rep.Command, rep.At = command, time.Now()
 	var buf bytes.Buffer
-	rep.write(func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) })
-	logf("bench: subscriptions done in %v", time.Since(start).Round(time.Second))
-	if _, err := stdout.Write(buf.Bytes()); err != nil {
+	s.write(rep, func(format string, args ...any) { fmt.Fprintf(&buf, format+"\n", args...) })
+	logf("bench: %s done in %v", s.name, time.Since(start).Round(time.Second))
+	if _, err := s.stdout.Write(buf.Bytes()); err != nil {
 		return err
 	}
-	if out == "-" || out == "" {
-		return rep.lost()
+	if s.out == "-" || s.out == "" {
+		return s.failed(rep)
 	}
-	doc, err := os.ReadFile(out)
+	doc, err := os.ReadFile(s.out)
 	if err != nil && !os.IsNotExist(err) {
 		return err
 	}
-	if err := os.WriteFile(out, []byte(spliceSection(string(doc), buf.String())), 0o644); err != nil {
+	if err := os.WriteFile(s.out, []byte(spliceHeading(string(doc), s.heading, buf.String())), 0o644); err != nil {
 		return err
 	}
-	return rep.lost()
+	return s.failed(rep)
 }
 
 // lost returns an error when a subscriber missed, repeated or reordered a change, or when an

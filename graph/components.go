@@ -25,6 +25,15 @@ func (r *Resolver) componentConnection(ctx context.Context, f dynamo.ComponentFi
 	if err != nil {
 		return nil, err
 	}
+	return r.componentsAcross(ctx, p, f)
+}
+
+// componentsAcross is the connection of a page of components across the catalogue (components,
+// Owner.components, componentsByType): prefetched for the fields selected of them, without
+// the components of a capability being deleted when their capability is read anyway, and its
+// totalCount, the count of f (CountComponents, read only when selected).
+func (r *Resolver) componentsAcross(ctx context.Context, p *dynamo.Page[*catalog.Component], f dynamo.ComponentFilter) (*model.Connection[*catalog.Component], error) {
+	var err error
 	nodes := selected(ctx).nodes(ctx)
 	r.prefetchComponents(ctx, p.Items, nodes)
 	if nodes.child(ctx, "capability").needsMetadata() {

@@ -509,19 +509,7 @@ func (r *queryResolver) ComponentsByType(ctx context.Context, typeArg string, fi
 	if err != nil {
 		return nil, err
 	}
-	nodes := selected(ctx).nodes(ctx)
-	r.prefetchComponents(ctx, p.Items, nodes)
-	if nodes.child(ctx, "capability").needsMetadata() {
-		// The capabilities are read anyway: drop the components of one being deleted.
-		if p, err = liveOnly(ctx, p, func(c *catalog.Component) string { return c.CapabilityID }); err != nil {
-			return nil, err
-		}
-	}
-	c := connection(p)
-	c.Count = func(ctx context.Context) (int, error) {
-		return r.store.CountComponents(ctx, dynamo.ComponentFilter{Types: []string{typeArg}})
-	}
-	return c, nil
+	return r.componentsAcross(ctx, p, dynamo.ComponentFilter{Types: []string{typeArg}})
 }
 
 func (r *queryResolver) Job(ctx context.Context, id string) (*catalog.Job, error) {
