@@ -1159,29 +1159,19 @@ func cardStartKey(gpk, gsk, pk, sk string) map[string]types.AttributeValue {
 	}
 }
 
-// CountIndex counts the items of one of the existing capability listings, whose connections
-// read the CAPABILITIES (optionally one domain's part of it), DOMAIN# or HEALTH# index: one
-// Query with Select=COUNT per MB of index (about 1,000 capabilities), a capability being
-// deleted left out. index is "capabilities", "domain" or "health".
+// CountIndex counts the capabilities of one of the existing listings, CAPABILITIES (optionally
+// one domain's part of it), DOMAIN# or HEALTH#, a capability being deleted left out: from the
+// catalogue's counters, one BatchGetItem whatever their size (CountCapabilities). index is
+// "capabilities", "domain" or "health".
 func (s *Store) CountIndex(ctx context.Context, index, value string) (int, error) {
-	q := query{index: true}
+	var q CapabilityQuery
 	switch index {
-	case "capabilities":
-		q.pk = capabilitiesPK
-		if value != "" {
-			q.lo, q.hi = value+"#", value+rangeEnd
-		}
-	case "domain":
-		q.pk = domainPK(value)
+	case "capabilities", "domain":
+		q.Domain = value
 	case "health":
-		q.pk = healthPK(catalog.HealthStatus(value))
+		q.HealthStatuses = []catalog.HealthStatus{catalog.HealthStatus(value)}
 	default:
 		return 0, fmt.Errorf("count index %q: no such index", index)
 	}
-	st := stage{pk: q.pk, lo: q.lo, hi: q.hi}
-	return s.memoCount(ctx, "count|"+index+"|"+value, func(ctx context.Context) (int, error) {
-		in := st.input(s.table)
-		in.ExpressionAttributeNames["#del"] = attrDeleting
-		return s.countRange(ctx, in, aws.String("attribute_not_exists(#del)"))
-	})
+	return s.CountCapabilities(ctx, q)
 }
