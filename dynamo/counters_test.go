@@ -314,6 +314,7 @@ func counterShardKeys(tb testing.TB, env *dynamotest.Env) []map[string]types.Att
 // they existed), which the repair initialises.
 func TestCheckRepairsCounters(t *testing.T) {
 	env := newEnv(t)
+	env.RequireTransactions(t) // the repair of aggregates it starts with writes a transaction
 	ctx := context.Background()
 	load(t, env, sample.Catalogue(sampleNow))
 	if err := env.Store.CheckCounters(ctx); err != nil {

@@ -29,8 +29,10 @@ func TestStatsMatchCounter(t *testing.T) {
 	if w.WriteCapacityUnits < float64(itemCount(bundles)) {
 		t.Errorf("WithStats: BulkLoad(sample) write capacity = %v, want at least one unit an item (%d)", w.WriteCapacityUnits, itemCount(bundles))
 	}
-	if w.ReadCapacityUnits != 0 {
-		t.Errorf("WithStats: BulkLoad(sample) read capacity = %v, want 0", w.ReadCapacityUnits)
+	// Its only reads recount the counters: a Scan of the table and the shards' BatchGetItem (read
+	// capacity then, where the backend reports it: dynalite does, the in-process ones do not).
+	if w.Operations["Query"] != 0 || w.Operations["GetItem"] != 0 || w.Operations["Scan"] == 0 || w.Operations["BatchGetItem"] == 0 {
+		t.Errorf("WithStats: BulkLoad(sample) operations = %v, want reads by Scan and BatchGetItem only (the counters' recount)", w.Operations)
 	}
 
 	env.Counter.Reset()
