@@ -766,6 +766,11 @@ func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *
 	return p, nil
 }
 
+// countChunk is how many cards a Query of a count asks for: as many as DynamoDB's 1 MB a
+// response holds (about 3,000 cards), so a count of two filters reads its driving range in as
+// few round trips as the range's size allows.
+const countChunk = 5000
+
 // maxCandidateBatch bounds the candidates one batch of a page with a health filter reads:
 // their cards in one Query, their METADATA in BatchGetItems of 100 sent at once.
 const maxCandidateBatch = 400
@@ -1115,7 +1120,7 @@ func (s *Store) countSearch(ctx context.Context, pl *searchPlan) (int, error) {
 		}
 		var start map[string]types.AttributeValue
 		for {
-			cards, _, next, err := s.readCards(ctx, st, start, 1000)
+			cards, _, next, err := s.readCards(ctx, st, start, countChunk)
 			if err != nil {
 				return 0, err
 			}
