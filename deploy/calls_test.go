@@ -6,6 +6,7 @@ import (
 	"go/types"
 	"maps"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -22,6 +23,13 @@ var sdkTypes = map[string]string{
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb.Client":  "dynamodb",
 	"github.com/aws/aws-sdk-go-v2/service/s3.Client":        "s3",
 	"github.com/aws/aws-sdk-go-v2/service/s3.PresignClient": "s3",
+}
+
+// sdkPackages are the SDK's service packages: their clients' methods, paginators and waiters
+// issue requests.
+var sdkPackages = map[string]string{
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb": "dynamodb",
+	"github.com/aws/aws-sdk-go-v2/service/s3":       "s3",
 }
 
 // operatorCuts are the calls through which only an operator's run reaches the code: the
@@ -69,7 +77,9 @@ type program struct {
 
 // loadProgram type-checks the module's packages that the server binary (package main at the
 // module root) links, from source, their dependencies from export data.
-func loadProgram(t *testing.T) *program {
+// overlay, when set, adds or replaces files (absolute path to contents) for the analysis's own
+// test.
+func loadProgram(t *testing.T, overlay map[string][]byte) *program {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "..").Output()
 	if err != nil {
@@ -81,7 +91,7 @@ func loadProgram(t *testing.T) *program {
 			paths = append(paths, p)
 		}
 	}
-	cfg := &packages.Config{Dir: "..", Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
+	cfg := &packages.Config{Dir: "..", Overlay: overlay, Mode: packages.NeedName | packages.NeedFiles | packages.NeedSyntax |
 		packages.NeedTypes | packages.NeedTypesInfo | packages.NeedImports}
 	pkgs, err := packages.Load(cfg, paths...)
 	if err != nil {
@@ -132,6 +142,26 @@ func loadProgram(t *testing.T) *program {
 			}
 		}
 	}
+	// The SDK clients, for calls through the module's own interfaces over them.
+	type client struct {
+		typ     types.Type
+		service string
+	}
+	var clients []client
+	for _, pkg := range pkgs {
+		for _, imp := range pkg.Types.Imports() {
+			if svc, ok := sdkPackages[imp.Path()]; ok {
+				for _, name := range []string{"Client", "PresignClient"} {
+					if tn, ok := imp.Scope().Lookup(name).(*types.TypeName); ok {
+						t := types.NewPointer(tn.Type())
+						if !slices.ContainsFunc(clients, func(c client) bool { return types.Identical(c.typ, t) }) {
+							clients = append(clients, client{t, svc})
+						}
+					}
+				}
+			}
+		}
+	}
 	edge := func(caller, callee string) {
 		if p.callers[callee] == nil {
 			p.callers[callee] = map[string]bool{}
@@ -169,6 +199,12 @@ func loadProgram(t *testing.T) *program {
 						}
 						sig := f.Type().(*types.Signature)
 						if sig.Recv() == nil {
+							if svc, ok := sdkPackages[f.Pkg().Path()]; ok && (strings.HasSuffix(f.Name(), "Paginator") || strings.HasSuffix(f.Name(), "Waiter")) {
+								// A paginator or waiter issues requests inside the SDK.
+								op, _ := strings.CutSuffix(strings.TrimPrefix(f.Name(), "New"), "Paginator")
+								p.sites = append(p.sites, callSite{service: svc, op: op, fn: fn, pos: pkg.Fset.Position(n.Pos()).String()})
+								return true
+							}
 							edge(fn, funcName(f))
 							return true
 						}
@@ -181,6 +217,13 @@ func loadProgram(t *testing.T) *program {
 						if !ok {
 							edge(fn, funcName(f))
 							return true
+						}
+						// A call through an interface that an SDK client implements may be a
+						// request.
+						for _, c := range clients {
+							if types.Implements(c.typ, iface) {
+								p.sites = append(p.sites, callSite{service: c.service, op: f.Name(), fn: fn, pos: pkg.Fset.Position(n.Pos()).String()})
+							}
 						}
 						// A call through an interface may reach the method of every module type
 						// that implements it.
@@ -274,9 +317,9 @@ func (p *program) actions(svc, op string) []string {
 }
 
 // actionSets derives the server's and the operator's IAM actions from the code.
-func actionSets(t *testing.T) (server, operator map[string][]string) {
+func actionSets(t *testing.T, overlay map[string][]byte) (server, operator map[string][]string) {
 	t.Helper()
-	p := loadProgram(t)
+	p := loadProgram(t, overlay)
 	embedded, all := cutSet(t, p, embeddedCuts), cutSet(t, p, append(embeddedCuts, operatorCuts...))
 	for f := range p.transactFields {
 		if !slices.Contains([]string{"Put", "Update", "Delete", "ConditionCheck"}, f) {
@@ -321,3 +364,47 @@ func cutSet(t *testing.T, p *program, cuts []string) map[[2]string]bool {
 }
 
 func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }
+
+// TestAnalysisFindsIndirectRequests adds a file to package main (an overlay: nothing is written;
+// main, which nothing imports, is the one package it makes go list compile again) whose
+// initializer issues S3 requests a plain match of client method calls would miss, through an
+// interface of its own over the client and through a paginator; the analysis must find both,
+// and keep the operator's CreateTable out of the server's actions.
+func TestAnalysisFindsIndirectRequests(t *testing.T) {
+	dir, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := `package main
+
+import (
+	"context"
+
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+)
+
+type objectDeleter interface {
+	DeleteObject(context.Context, *s3.DeleteObjectInput, ...func(*s3.Options)) (*s3.DeleteObjectOutput, error)
+}
+
+func init() {
+	var d objectDeleter
+	if d != nil {
+		_, _ = d.DeleteObject(context.Background(), nil)
+		_ = s3.NewListObjectVersionsPaginator
+	}
+}
+`
+	server, operator := actionSets(t, map[string][]byte{filepath.Join(dir, "zz_overlay_test_only.go"): []byte(src)})
+	for _, a := range []string{"s3:DeleteObject", "s3:ListObjectVersions"} {
+		if len(server[a]) == 0 || !strings.Contains(server[a][0], "zz_overlay_test_only.go") {
+			t.Errorf("server actions lack %s from the overlay: %v", a, server[a])
+		}
+	}
+	if _, ok := operator["dynamodb:CreateTable"]; !ok {
+		t.Errorf("operator actions lack dynamodb:CreateTable: %v", sortedKeys(operator))
+	}
+	if _, ok := server["dynamodb:CreateTable"]; ok {
+		t.Error("the server's actions hold dynamodb:CreateTable, which only -create-table reaches")
+	}
+}
