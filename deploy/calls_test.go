@@ -76,9 +76,8 @@ type program struct {
 }
 
 // loadProgram type-checks the module's packages that the server binary (package main at the
-// module root) links, from source, their dependencies from export data.
-// overlay, when set, adds or replaces files (absolute path to contents) for the analysis's own
-// test.
+// module root) links, from source, their dependencies from export data. overlay, when set,
+// adds or replaces files (absolute path to contents): the analysis's own test uses it.
 func loadProgram(t *testing.T, overlay map[string][]byte) *program {
 	t.Helper()
 	out, err := exec.Command("go", "list", "-deps", "-f", "{{if not .Standard}}{{.ImportPath}}{{end}}", "..").Output()
