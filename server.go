@@ -293,7 +293,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := graph.Options{
 		Logger:           log,
 		Introspection:    cfg.introspection,
-		UI:               web.Handler(web.Options{APIKey: generatedKey}),
+		UI:               web.Handler(web.Options{APIKey: generatedKey, SignInOrigin: signInOrigin(cfg)}),
 		Auth:             auth,
 		Limits:           graph.Limits{MaxCost: cfg.maxCost},
 		Deadline:         cfg.timeout,
@@ -389,6 +389,15 @@ func loopbackHost(host string) bool {
 	}
 	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
+}
+
+// signInOrigin is the origin of the identity provider the explorer signs in with ("" without
+// -oidc-client-id): the issuer's, where the token endpoint is at every provider documented.
+func signInOrigin(cfg *config) string {
+	if cfg.oidcClientID == "" {
+		return ""
+	}
+	return cfg.oidcIssuer
 }
 
 // parseRoleMap reads -oidc-role-map: comma-separated value=role pairs.
