@@ -392,3 +392,34 @@ func TestOIDCFlags(t *testing.T) {
 		t.Errorf("role map = %v, %v", m, err)
 	}
 }
+
+// The server starts while the provider is down: API keys and anonymous reads work, a token is
+// 503 until the background discovery succeeds, then it is served.
+func TestOIDCServerStartsWithoutProvider(t *testing.T) {
+	idp := oidctest.New(t)
+	idp.FailDiscovery.Store(true)
+	base, _, _, _ := startServer(t, []string{"-port", "0", "-oidc-issuer", idp.Issuer, "-oidc-audience", "catalogue-api"}, nil)
+	query := base + "/graphql?query=%7B__typename%7D"
+	if status, _ := get(t, query, "", nil); status != 200 {
+		t.Fatalf("anonymous read while the provider is down = %d", status)
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + idp.Sign(t, idp.Claims("catalogue-api", time.Now(), map[string]any{"catalogue_role": "viewer"}), false)}
+	if status, body := get(t, query, "", bearer); status != 503 || !strings.Contains(body, "IDENTITY_PROVIDER_UNAVAILABLE") {
+		t.Fatalf("token while the provider is down = %d %s", status, body)
+	}
+	idp.FailDiscovery.Store(false)
+	deadline := time.Now().Add(20 * time.Second) // a bound on a hang, not a timing assertion
+	for {
+		status, body := get(t, query, "", bearer)
+		if status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("token after the provider came back = %d %s", status, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := idp.JWKSFetches.Load(); n != 1 {
+		t.Errorf("JWKS fetched %d times, want 1", n)
+	}
+}

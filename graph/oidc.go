@@ -143,6 +143,11 @@ var ErrProviderUnavailable = errors.New("the identity provider is not reachable:
 func (o *OIDC) Discover(ctx context.Context) error {
 	o.discovery.Lock()
 	defer o.discovery.Unlock()
+	return o.discoverLocked(ctx)
+}
+
+// discoverLocked is Discover under o.discovery.
+func (o *OIDC) discoverLocked(ctx context.Context) error {
 	if o.discovered() != nil {
 		return nil
 	}
@@ -163,6 +168,7 @@ func (o *OIDC) Discover(ctx context.Context) error {
 	o.provider, o.jwksURL = p, doc.JWKS
 	o.mu.Unlock()
 	o.cfg.Logger.Info("oidc discovery", "issuer", o.cfg.Issuer, "jwks", doc.JWKS)
+	o.keysFor(ctx, "", "") // the JWKS now, so that the first token finds it
 	return nil
 }
 
@@ -215,16 +221,21 @@ func (o *OIDC) discovered() *oidc.Provider {
 	return o.provider
 }
 
-// ensureDiscovered returns nil once discovery succeeded; a token arriving before tries it
-// again itself, at most once per JWKS interval.
+// ensureDiscovered returns nil once discovery succeeded. A token arriving before waits for an
+// attempt in progress, or tries again itself, at most once per JWKS interval.
 func (o *OIDC) ensureDiscovered(ctx context.Context) error {
+	if o.discovered() != nil {
+		return nil
+	}
+	o.discovery.Lock()
+	defer o.discovery.Unlock()
 	if o.discovered() != nil {
 		return nil
 	}
 	o.mu.Lock()
 	recent := !o.lastTry.IsZero() && o.cfg.Now().Sub(o.lastTry) < o.cfg.JWKSMinInterval
 	o.mu.Unlock()
-	if recent || o.Discover(ctx) != nil {
+	if recent || o.discoverLocked(ctx) != nil {
 		return ErrProviderUnavailable
 	}
 	return nil
@@ -318,7 +329,11 @@ func (o *OIDC) Verify(ctx context.Context, raw string, anonymous Role) (Caller, 
 	var std jwt.Claims
 	var claims map[string]any
 	verified := false
-	for _, key := range o.keysFor(ctx, h.KeyID, h.Algorithm) {
+	keys := o.keysFor(ctx, h.KeyID, h.Algorithm)
+	if keys == nil && !o.haveKeys() {
+		return Caller{}, ErrProviderUnavailable // the JWKS could never be read
+	}
+	for _, key := range keys {
 		if tok.Claims(key.Key, &std, &claims) == nil {
 			verified = true
 			break
@@ -441,6 +456,13 @@ func (o *OIDC) keysFor(ctx context.Context, kid string, alg string) []jose.JSONW
 	return match()
 }
 
+// haveKeys reports whether a JWKS was ever read.
+func (o *OIDC) haveKeys() bool {
+	o.keysMu.Lock()
+	defer o.keysMu.Unlock()
+	return !o.fetchedAt.IsZero()
+}
+
 // keyAllows reports whether a JWKS key may verify a signature of alg: a public signing key
 // whose own alg, when it has one, is alg, and whose type fits alg.
 func keyAllows(k jose.JSONWebKey, alg string) bool {
@@ -463,7 +485,9 @@ func (o *OIDC) fetchKeys(ctx context.Context) ([]jose.JSONWebKey, error) {
 	o.mu.Lock()
 	url := o.jwksURL
 	o.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	// Not the request's cancellation: a client that hangs up must not fail the fetch that the
+	// next 10 s of tokens rely on.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
