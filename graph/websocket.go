@@ -23,8 +23,9 @@ import (
 
 // The WebSocket edge of /graphql: subscriptions over graphql-transport-ws (docs/api.md#subscriptions).
 
-// WebSocket close codes beyond RFC 6455's: graphql-transport-ws's 4403 Forbidden; 1013 (Try
-// Again Later) for a key at its limit of connections; 1001 (Going Away) at shutdown.
+// WebSocket close codes beyond RFC 6455's: graphql-transport-ws's 4403 Forbidden; 4401 when
+// the caller's token expires; 1013 (Try Again Later) for a key at its limit of connections;
+// 1001 (Going Away) at shutdown.
 const (
 	closeForbidden = 4403
 	// closeTokenExpired closes the socket of a token that expired.
@@ -111,7 +112,7 @@ type connState struct {
 // socket (a **hubConn): connection_init closes it when its token expires.
 type socketKey struct{}
 
-// tokenExpiredReason is the connection_error of a socket closed when its token expired.
+// tokenExpiredReason is the close reason of a socket whose token expired.
 const tokenExpiredReason = "the token expired: sign in again and reconnect"
 
 type connStateKey struct{}
