@@ -79,6 +79,8 @@ type config struct {
 	// emptyEmbedded starts the embedded backend without the sample when it has no data file
 	// to load (the import command loads its own).
 	emptyEmbedded bool
+	// oidc* configure single sign-on with an OpenID Connect provider (-oidc-issuer ...).
+	oidcIssuer, oidcAudience, oidcClientID, oidcRoleClaim, oidcGroupsClaim, oidcRoleMap, oidcScopes string
 	// hostGiven reports whether -host or HOST was given: without it, a server with a generated
 	// key listens on loopback only.
 	hostGiven bool
@@ -134,6 +136,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.StringVar(&c.tlsCert, "tls-cert", getenv("TLS_CERT_FILE"), "PEM certificate (chain) for HTTPS, reloaded when it changes or on SIGHUP (env TLS_CERT_FILE)")
 	fs.StringVar(&c.tlsKey, "tls-key", getenv("TLS_KEY_FILE"), "PEM private key of -tls-cert (env TLS_KEY_FILE)")
 	fs.StringVar(&c.dataFile, "data", getenv("DATA_FILE"), "keep the embedded backend's data in this file (env DATA_FILE): loaded at start (the sample only when the file is absent), saved within a second of every write and on exit")
+	fs.StringVar(&c.oidcIssuer, "oidc-issuer", getenv("OIDC_ISSUER"), "accept bearer tokens (JWTs) of this OpenID Connect issuer beside API keys (env OIDC_ISSUER); discovery reads ISSUER/.well-known/openid-configuration")
+	fs.StringVar(&c.oidcAudience, "oidc-audience", getenv("OIDC_AUDIENCE"), "a token's aud must include this (env OIDC_AUDIENCE); required with -oidc-issuer")
+	fs.StringVar(&c.oidcClientID, "oidc-client-id", getenv("OIDC_CLIENT_ID"), "public client (authorization code with PKCE) the explorer signs in with (env OIDC_CLIENT_ID); empty: no sign-in in the explorer")
+	fs.StringVar(&c.oidcScopes, "oidc-scopes", envStr("OIDC_SCOPES", "openid,profile"), "comma-separated scopes the explorer asks for (env OIDC_SCOPES); openid is always asked")
+	fs.StringVar(&c.oidcRoleClaim, "oidc-role-claim", envStr("OIDC_ROLE_CLAIM", graph.DefaultOIDCRoleClaim), "claim (string or array; a dotted path such as realm_access.roles reaches into objects) naming viewer, devops or admin, or values mapped by -oidc-role-map; the highest wins (env OIDC_ROLE_CLAIM)")
+	fs.StringVar(&c.oidcGroupsClaim, "oidc-groups-claim", getenv("OIDC_GROUPS_CLAIM"), "claim of groups whose values give roles through -oidc-role-map only (env OIDC_GROUPS_CLAIM), e.g. groups")
+	fs.StringVar(&c.oidcRoleMap, "oidc-role-map", getenv("OIDC_ROLE_MAP"), "comma-separated value=role pairs mapping values of the role or groups claim to roles (env OIDC_ROLE_MAP), e.g. 'platform-admins=admin,sre=devops'")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
@@ -157,6 +166,15 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.anonymous != "none" && c.anonymous != "viewer" {
 		return nil, fmt.Errorf("-anonymous must be viewer or none, not %q", c.anonymous)
+	}
+	if (c.oidcIssuer == "") != (c.oidcAudience == "") {
+		return nil, errors.New("-oidc-issuer and -oidc-audience go together")
+	}
+	if c.oidcIssuer == "" && (c.oidcClientID != "" || c.oidcGroupsClaim != "" || c.oidcRoleMap != "") {
+		return nil, errors.New("-oidc-client-id, -oidc-groups-claim and -oidc-role-map need -oidc-issuer")
+	}
+	if _, err := parseRoleMap(c.oidcRoleMap); err != nil {
+		return nil, err
 	}
 	if c.embedded() {
 		c.introspection = true
@@ -244,6 +262,14 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	if err != nil {
 		return err
 	}
+	if auth.OIDC, err = loadOIDC(cfg, log); err != nil {
+		return err
+	}
+	if auth.OIDC != nil {
+		// The server starts even when the provider is unreachable: discovery is retried in
+		// the background, and until it succeeds tokens are answered 503 (API keys work).
+		go auth.OIDC.DiscoverInBackground(ctx)
+	}
 	if generatedKey != "" {
 		if !cfg.hostGiven {
 			cfg.host = "127.0.0.1"
@@ -267,7 +293,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	opts := graph.Options{
 		Logger:           log,
 		Introspection:    cfg.introspection,
-		UI:               web.Handler(web.Options{APIKey: generatedKey}),
+		UI:               web.Handler(web.Options{APIKey: generatedKey, SignInOrigin: signInOrigin(cfg)}),
 		Auth:             auth,
 		Limits:           graph.Limits{MaxCost: cfg.maxCost},
 		Deadline:         cfg.timeout,
@@ -365,9 +391,46 @@ func loopbackHost(host string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// signInOrigin is the origin of the identity provider the explorer signs in with ("" without
+// -oidc-client-id): the issuer's, where the token endpoint is at every provider documented.
+func signInOrigin(cfg *config) string {
+	if cfg.oidcClientID == "" {
+		return ""
+	}
+	return cfg.oidcIssuer
+}
+
+// parseRoleMap reads -oidc-role-map: comma-separated value=role pairs.
+func parseRoleMap(s string) (map[string]graph.Role, error) {
+	m := map[string]graph.Role{}
+	for _, pair := range splitList(s) {
+		value, role, ok := strings.Cut(pair, "=")
+		r, err := graph.ParseRole(strings.TrimSpace(role))
+		if !ok || strings.TrimSpace(value) == "" || err != nil {
+			return nil, fmt.Errorf("-oidc-role-map: want value=viewer|devops|admin pairs, not %q", pair)
+		}
+		m[strings.TrimSpace(value)] = r
+	}
+	return m, nil
+}
+
+// loadOIDC returns the token verifier of cfg (nil without -oidc-issuer).
+func loadOIDC(cfg *config, log *slog.Logger) (*graph.OIDC, error) {
+	if cfg.oidcIssuer == "" {
+		return nil, nil
+	}
+	roles, err := parseRoleMap(cfg.oidcRoleMap)
+	if err != nil {
+		return nil, err
+	}
+	return graph.NewOIDC(graph.OIDCConfig{Issuer: cfg.oidcIssuer, Audience: cfg.oidcAudience, ClientID: cfg.oidcClientID,
+		Scopes: splitList(cfg.oidcScopes), RoleClaim: cfg.oidcRoleClaim, GroupsClaim: cfg.oidcGroupsClaim, RoleMap: roles, Logger: log})
+}
+
 // loadAuth builds the authentication of cfg: the keys of API_KEYS_FILE, or, without a key file,
 // one random admin key for this run that the banner prints and the explorer sends (so a server
-// is never left without anyone able to write).
+// is never left without anyone able to write), unless an OIDC issuer is configured: its tokens
+// then say who writes, and no key is generated.
 func loadAuth(cfg *config) (*graph.Auth, string, error) {
 	auth := &graph.Auth{Keys: &graph.KeyRing{}, Anonymous: graph.RoleViewer}
 	if cfg.anonymous == "none" {
@@ -384,7 +447,7 @@ func loadAuth(cfg *config) (*graph.Auth, string, error) {
 		}
 	}
 	generated := ""
-	if cfg.keysFile == "" {
+	if cfg.keysFile == "" && cfg.oidcIssuer == "" {
 		generated = graph.NewAPIKey()
 		auth.Keys.Add(generated, graph.RoleAdmin, "embedded-default")
 	}
@@ -444,6 +507,14 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 		fmt.Fprintf(w, "  admin API key (generated for this run; the explorer sends it; loopback clients only):\n    Authorization: Bearer %s\n", generatedKey)
 	} else {
 		fmt.Fprintf(w, "  API keys:    %d loaded\n", auth.Keys.Len())
+	}
+	if auth.OIDC != nil {
+		c := auth.OIDC.Config()
+		signIn := "no explorer sign-in (no -oidc-client-id)"
+		if c.ClientID != "" {
+			signIn = "explorer signs in as client " + c.ClientID
+		}
+		fmt.Fprintf(w, "  OIDC tokens: issuer %s, audience %s, role claim %s; %s\n", c.Issuer, c.Audience, c.RoleClaim, signIn)
 	}
 	fmt.Fprintf(w, "  anonymous requests: %s; introspection: %v\n", auth.Anonymous, cfg.introspection)
 }

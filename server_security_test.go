@@ -23,6 +23,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/capcat/catalogue/internal/oidctest"
 )
 
 // lockedBuffer is a bytes.Buffer safe to write from the server while a test reads it.
@@ -326,5 +328,98 @@ func TestCacheBytesFlag(t *testing.T) {
 				t.Errorf("extensions.dynamodb.cache of a cold view present: %v, want %v: %s", got, tt.on, body)
 			}
 		})
+	}
+}
+
+// With an OIDC issuer: no key is generated (tokens say who writes), the banner names the
+// issuer, /auth/config gives the explorer what it needs to sign in, and a token's request is
+// served and written under its user's name.
+func TestOIDCServer(t *testing.T) {
+	idp := oidctest.New(t)
+	base, _, _, out := startServer(t, []string{"-port", "0", "-oidc-issuer", idp.Issuer, "-oidc-audience", "catalogue-api",
+		"-oidc-client-id", "explorer", "-oidc-groups-claim", "groups", "-oidc-role-map", "platform-admins=admin"}, nil)
+	banner := bannerOf(out)
+	if generatedKeyPattern.MatchString(banner) || !strings.Contains(banner, "OIDC tokens: issuer "+idp.Issuer) {
+		t.Errorf("banner = %q, want the issuer and no generated key", banner)
+	}
+	status, body := get(t, base+"/auth/config", "", nil)
+	var cfg struct{ Issuer, ClientID, Audience, AuthorizationEndpoint, TokenEndpoint string }
+	if err := json.Unmarshal([]byte(body), &cfg); err != nil || status != 200 || cfg.ClientID != "explorer" ||
+		cfg.AuthorizationEndpoint != idp.Issuer+"/authorize" || cfg.TokenEndpoint != idp.Issuer+"/token" || cfg.Audience != "catalogue-api" {
+		t.Errorf("/auth/config = %d %s", status, body)
+	}
+	tok := idp.Sign(t, idp.Claims("catalogue-api", time.Now(), map[string]any{"groups": []string{"platform-admins"}, "preferred_username": "alice"}), true)
+	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(`{"query":"mutation { createCapability(input: {capabilityId: \"CAP-SSO-001\", name: \"SSO\", businessDomain: \"testing\", priority: HIGH}) { id } }"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || strings.Contains(string(b), "errors") {
+		t.Fatalf("token's mutation = %d %s", resp.StatusCode, b)
+	}
+	status, body = get(t, base+`/graphql?query=%7Bcapability(id:"CAP-SSO-001")%7Bchanges(first:1)%7Bnodes%7Bactor%7Bname%20role%7D%7D%7D%7D%7D`, "", map[string]string{"Authorization": "Bearer " + tok})
+	if status != 200 || !strings.Contains(body, `"name":"oidc:alice","role":"admin"`) {
+		t.Errorf("changes = %d %s", status, body)
+	}
+	if status, _ := get(t, base+"/graphql?query=%7B__typename%7D", "", map[string]string{"Authorization": "Bearer " + idp.Sign(t, idp.Claims("another-api", time.Now(), nil), false)}); status != 401 {
+		t.Errorf("wrong audience = %d, want 401", status)
+	}
+}
+
+func TestOIDCFlags(t *testing.T) {
+	for _, args := range [][]string{
+		{"-oidc-issuer", "https://idp.example"},
+		{"-oidc-audience", "api"},
+		{"-oidc-client-id", "explorer"},
+		{"-oidc-issuer", "https://idp.example", "-oidc-audience", "api", "-oidc-role-map", "admins=root"},
+		{"-oidc-issuer", "https://idp.example", "-oidc-audience", "api", "-oidc-role-map", "=admin"},
+	} {
+		if _, err := parseConfig(args, func(string) string { return "" }, io.Discard); err == nil {
+			t.Errorf("parseConfig(%q) accepted", args)
+		}
+	}
+	c, err := parseConfig(nil, func(k string) string {
+		return map[string]string{"OIDC_ISSUER": "https://idp.example", "OIDC_AUDIENCE": "api", "OIDC_ROLE_MAP": "a=admin, b=devops"}[k]
+	}, io.Discard)
+	if err != nil || c.oidcIssuer != "https://idp.example" || c.oidcRoleClaim != "catalogue_role" {
+		t.Fatalf("parseConfig from env = %+v, %v", c, err)
+	}
+	if m, err := parseRoleMap(c.oidcRoleMap); err != nil || len(m) != 2 || m["b"].String() != "devops" {
+		t.Errorf("role map = %v, %v", m, err)
+	}
+}
+
+// The server starts while the provider is down: API keys and anonymous reads work, a token is
+// 503 until the background discovery succeeds, then it is served.
+func TestOIDCServerStartsWithoutProvider(t *testing.T) {
+	idp := oidctest.New(t)
+	idp.FailDiscovery.Store(true)
+	base, _, _, _ := startServer(t, []string{"-port", "0", "-oidc-issuer", idp.Issuer, "-oidc-audience", "catalogue-api"}, nil)
+	query := base + "/graphql?query=%7B__typename%7D"
+	if status, _ := get(t, query, "", nil); status != 200 {
+		t.Fatalf("anonymous read while the provider is down = %d", status)
+	}
+	bearer := map[string]string{"Authorization": "Bearer " + idp.Sign(t, idp.Claims("catalogue-api", time.Now(), map[string]any{"catalogue_role": "viewer"}), false)}
+	if status, body := get(t, query, "", bearer); status != 503 || !strings.Contains(body, "IDENTITY_PROVIDER_UNAVAILABLE") {
+		t.Fatalf("token while the provider is down = %d %s", status, body)
+	}
+	idp.FailDiscovery.Store(false)
+	deadline := time.Now().Add(20 * time.Second) // a bound on a hang, not a timing assertion
+	for {
+		status, body := get(t, query, "", bearer)
+		if status == 200 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("token after the provider came back = %d %s", status, body)
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if n := idp.JWKSFetches.Load(); n != 1 {
+		t.Errorf("JWKS fetched %d times, want 1", n)
 	}
 }

@@ -15,8 +15,11 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/99designs/gqlgen/graphql"
+
+	"github.com/capcat/catalogue/catalog"
 )
 
 // Role is what a caller may do: viewer reads; devops also changes components, dependencies,
@@ -76,6 +79,9 @@ const anonymousCaller = "anonymous"
 type Caller struct {
 	Name string
 	Role Role
+	// Expires is when the caller's token expires (zero for API keys and anonymous callers):
+	// a WebSocket authenticated by it is closed then.
+	Expires time.Time
 }
 
 type callerKey struct{}
@@ -153,6 +159,9 @@ func ParseKeyRing(r io.Reader) (*KeyRing, error) {
 			return nil, fmt.Errorf("api keys line %d: the second field must be the 64-digit hex SHA-256 of the key", n)
 		}
 		e := keyEntry{role: role, name: strings.Join(f[2:], " ")}
+		if strings.HasPrefix(e.name, OIDCNamePrefix) {
+			return nil, fmt.Errorf("api keys line %d: a key's name may not begin with %q, which names the callers of OIDC tokens", n, OIDCNamePrefix)
+		}
 		copy(e.hash[:], raw)
 		k.entries = append(k.entries, e)
 	}
@@ -205,33 +214,90 @@ type Auth struct {
 	Keys *KeyRing
 	// Anonymous is the role of a request without a key; RoleNone refuses it with 401.
 	Anonymous Role
+	// OIDC, when set, accepts the bearer tokens (JWTs) of an OpenID Connect provider beside
+	// the keys: a bearer value shaped as a JWT (LooksLikeJWT) is a token, anything else a key.
+	OIDC *OIDC
+}
+
+// AuthError is a refused Authorization: its HTTP status, extensions.code and
+// WWW-Authenticate challenge.
+type AuthError struct {
+	Status    int
+	Code      string
+	Challenge string
+	Message   string
+}
+
+func (e *AuthError) Error() string { return e.Message }
+
+const bearerRealm = `Bearer realm="catalogue"`
+
+func unauthenticated(msg string) *AuthError {
+	return &AuthError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Challenge: bearerRealm, Message: msg}
 }
 
 // authenticate returns the caller of r. A wrong key, or a missing key when anonymous requests
 // are refused, is an error (HTTP 401).
 func (a *Auth) authenticate(r *http.Request) (Caller, error) {
-	return a.authorize(r.Header.Get("Authorization"))
+	return a.authorize(r.Context(), r.Header.Get("Authorization"))
 }
 
 // authorize returns the caller of an Authorization value (HTTP's header, or the Authorization
-// of a WebSocket's connection_init); empty is a caller without a key.
-func (a *Auth) authorize(h string) (Caller, error) {
+// of a WebSocket's connection_init); empty is a caller without a key. Its errors are
+// *AuthError.
+func (a *Auth) authorize(ctx context.Context, h string) (Caller, error) {
 	if h == "" {
 		if a.Anonymous == RoleNone {
-			return Caller{}, errors.New("an API key is required: send Authorization: Bearer <key>")
+			return Caller{}, unauthenticated("an API key is required: send Authorization: Bearer <key>")
 		}
 		return Caller{Name: anonymousCaller, Role: a.Anonymous}, nil
 	}
 	// RFC 9110 section 11.1: the scheme is case-insensitive, one or more spaces follow it.
 	scheme, key, ok := strings.Cut(h, " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || a.Keys == nil {
-		return Caller{}, errors.New("invalid credentials: send Authorization: Bearer <key>")
+	if !ok || !strings.EqualFold(scheme, "Bearer") || (a.Keys == nil && a.OIDC == nil) {
+		return Caller{}, unauthenticated("invalid credentials: send Authorization: Bearer <key>")
 	}
-	c, found := a.Keys.Lookup(strings.TrimSpace(key))
+	key = strings.TrimSpace(key)
+	if a.OIDC != nil && LooksLikeJWT(key) {
+		c, err := a.OIDC.Verify(ctx, key, a.Anonymous)
+		var te *TokenError
+		var nr *NoRoleError
+		switch {
+		case err == nil:
+			return c, nil
+		case errors.As(err, &te):
+			return Caller{}, &AuthError{Status: http.StatusUnauthorized, Code: CodeUnauthenticated, Message: err.Error(),
+				Challenge: bearerRealm + `, error="invalid_token", error_description="` + te.Reason + `"`}
+		case errors.As(err, &nr):
+			return Caller{}, &AuthError{Status: http.StatusForbidden, Code: string(catalog.Forbidden), Message: err.Error(),
+				Challenge: bearerRealm + `, error="insufficient_scope"`}
+		default:
+			return Caller{}, &AuthError{Status: http.StatusServiceUnavailable, Code: CodeIdentityProviderUnavailable, Message: err.Error()}
+		}
+	}
+	if a.Keys == nil {
+		return Caller{}, unauthenticated("invalid API key")
+	}
+	c, found := a.Keys.Lookup(key)
 	if !found {
-		return Caller{}, errors.New("invalid API key")
+		return Caller{}, unauthenticated("invalid API key")
 	}
 	return c, nil
+}
+
+// authFailure writes err (an *AuthError, else a 401) as an HTTP error.
+func authFailure(w http.ResponseWriter, r *http.Request, err error) {
+	var ae *AuthError
+	if !errors.As(err, &ae) {
+		ae = unauthenticated(err.Error())
+	}
+	if ae.Challenge != "" {
+		w.Header().Set("WWW-Authenticate", ae.Challenge)
+	}
+	if ae.Status == http.StatusServiceUnavailable {
+		w.Header().Set("Retry-After", "10")
+	}
+	writeHTTPError(w, r, ae.Status, ae.Code, ae.Message)
 }
 
 // requireKey serves h only to callers with a valid API key when auth is set: an anonymous
@@ -241,17 +307,24 @@ func requireKey(auth *Auth, h http.Handler) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		msg := "an API key is required: send Authorization: Bearer <key>"
-		if r.Header.Get("Authorization") != "" {
-			_, err := auth.authenticate(r)
-			if err == nil {
-				h.ServeHTTP(w, r)
-				return
-			}
-			msg = err.Error()
+		if r.Header.Get("Authorization") == "" {
+			w.Header().Set("WWW-Authenticate", bearerRealm)
+			http.Error(w, "an API key is required: send Authorization: Bearer <key>", http.StatusUnauthorized)
+			return
 		}
-		w.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
-		http.Error(w, msg, http.StatusUnauthorized)
+		if _, err := auth.authenticate(r); err != nil {
+			var ae *AuthError
+			if errors.As(err, &ae) && ae.Challenge != "" {
+				w.Header().Set("WWW-Authenticate", ae.Challenge)
+			}
+			status := http.StatusUnauthorized
+			if ae != nil {
+				status = ae.Status
+			}
+			http.Error(w, err.Error(), status)
+			return
+		}
+		h.ServeHTTP(w, r)
 	})
 }
 

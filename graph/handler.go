@@ -2,6 +2,7 @@ package graph
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"net/http"
@@ -97,6 +98,19 @@ func NewHandler(store Store, opts Options) http.Handler {
 	if opts.MetricsHandler != nil {
 		mux.Handle("GET /metrics", requireKey(opts.Auth, opts.MetricsHandler))
 	}
+	mux.HandleFunc("GET /auth/config", func(w http.ResponseWriter, r *http.Request) {
+		// What the explorer needs to sign in through the identity provider; {} without one
+		// (or without -oidc-client-id, or before discovery): the explorer then uses API keys.
+		var body any = struct{}{}
+		if opts.Auth != nil && opts.Auth.OIDC != nil {
+			if c, ok := opts.Auth.OIDC.Explorer(r.Context()); ok {
+				body = c
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Cache-Control", "no-store")
+		_ = json.NewEncoder(w).Encode(body)
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		_, _ = fmt.Fprintln(w, "ok")
 	})

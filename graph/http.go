@@ -104,6 +104,9 @@ const (
 	CodeRequestTooLarge      = "REQUEST_TOO_LARGE"      // 413
 	CodeUnsupportedMediaType = "UNSUPPORTED_MEDIA_TYPE" // 415: a POST body that is not application/json
 	CodeOverloaded           = "OVERLOADED"             // 503, with Retry-After
+	// CodeIdentityProviderUnavailable (503, with Retry-After): a token arrived before OIDC
+	// discovery succeeded.
+	CodeIdentityProviderUnavailable = "IDENTITY_PROVIDER_UNAVAILABLE"
 )
 
 // writeHTTPError answers r with a GraphQL-shaped JSON error and an HTTP status: the errors that
@@ -209,8 +212,7 @@ func (s *statusRecorder) Flush() {
 func authenticateOr401(w http.ResponseWriter, r *http.Request, auth *Auth) (Caller, bool) {
 	c, err := auth.authenticate(r)
 	if err != nil {
-		w.Header().Set("WWW-Authenticate", `Bearer realm="catalogue"`)
-		writeHTTPError(w, r, http.StatusUnauthorized, CodeUnauthenticated, err.Error())
+		authFailure(w, r, err)
 		return Caller{}, false
 	}
 	return c, true
@@ -275,6 +277,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			if opts.Auth != nil && r.Header.Get("Authorization") == "" {
 				info.setCaller(Caller{Name: unauthenticatedCaller, Role: RoleNone})
 			}
+			ctx = context.WithValue(ctx, socketKey{}, new(*hubConn))
 			sctx, end := opts.Hub.socketContext(WithCaller(ctx, caller))
 			defer end()
 			srv.ServeHTTP(rec, r.WithContext(sctx))

@@ -23,17 +23,20 @@ import (
 
 // The WebSocket edge of /graphql: subscriptions over graphql-transport-ws (docs/api.md#subscriptions).
 
-// WebSocket close codes beyond RFC 6455's: graphql-transport-ws's 4403 Forbidden; 1013 (Try
-// Again Later) for a key at its limit of connections; 1001 (Going Away) at shutdown.
+// WebSocket close codes beyond RFC 6455's: graphql-transport-ws's 4403 Forbidden; 4401 when
+// the caller's token expires; 1013 (Try Again Later) for a key at its limit of connections;
+// 1001 (Going Away) at shutdown.
 const (
-	closeForbidden  = 4403
-	closeBadMessage = 4400
-	closeTryLater   = 1013
-	closeGoingAway  = 1001
-	wsInitTimeout   = 10 * time.Second
-	wsPingInterval  = 25 * time.Second
-	wsMaxMessage    = 64 << 10
-	goingAwayReason = "going away: the server is shutting down, reconnect"
+	closeForbidden = 4403
+	// closeTokenExpired closes the socket of a token that expired.
+	closeTokenExpired = 4401
+	closeBadMessage   = 4400
+	closeTryLater     = 1013
+	closeGoingAway    = 1001
+	wsInitTimeout     = 10 * time.Second
+	wsPingInterval    = 25 * time.Second
+	wsMaxMessage      = 64 << 10
+	goingAwayReason   = "going away: the server is shutting down, reconnect"
 )
 
 // socketTransport is gqlgen's WebSocket transport for WebSocket upgrades only: gqlgen's claims
@@ -101,7 +104,16 @@ func (h *Hub) websocketTransport(opts Options) socketTransport {
 type connState struct {
 	caller        Caller
 	subscriptions int // guarded by Hub.mu
+	// expiry closes the socket when its caller's token expires (nil for API keys).
+	expiry *time.Timer
 }
+
+// socketKey carries, in a socket's context, where hubImplementation.Accept puts the accepted
+// socket (a **hubConn): connection_init closes it when its token expires.
+type socketKey struct{}
+
+// tokenExpiredReason is the close reason of a socket whose token expired.
+const tokenExpiredReason = "the token expired: sign in again and reconnect"
 
 type connStateKey struct{}
 
@@ -157,7 +169,7 @@ func (h *Hub) initFunc(auth *Auth) transport.WebsocketInitFunc {
 			c, fromUpgrade := ctx.Value(upgradeCallerKey{}).(Caller)
 			var err error
 			if a := payload.Authorization(); a != "" || !fromUpgrade {
-				c, err = auth.authorize(a)
+				c, err = auth.authorize(ctx, a)
 			}
 			if err != nil {
 				ctx = transport.WithWebsocketCloseCode(ctx, closeForbidden)
@@ -178,12 +190,24 @@ func (h *Hub) initFunc(auth *Auth) transport.WebsocketInitFunc {
 		}
 		ctx = WithCaller(ctx, caller)
 		ctx = dynamo.WithActor(ctx, catalog.Actor{Name: caller.Name, Role: caller.Role.String()}, "")
-		return context.WithValue(ctx, connStateKey{}, &connState{caller: caller}), nil, nil
+		state := &connState{caller: caller}
+		if hc, ok := ctx.Value(socketKey{}).(**hubConn); ok && *hc != nil && !caller.Expires.IsZero() {
+			// A token's socket ends when the token does: closed with 4401 and the reason, its
+			// subscriptions end with it; the client reconnects with a new token.
+			conn := *hc
+			state.expiry = time.AfterFunc(time.Until(caller.Expires), func() {
+				_ = conn.WriteClose(closeTokenExpired, tokenExpiredReason)
+			})
+		}
+		return context.WithValue(ctx, connStateKey{}, state), nil, nil
 	}
 }
 
 func (h *Hub) closeFunc(ctx context.Context, _ int) {
 	if c := connStateFrom(ctx); c != nil {
+		if c.expiry != nil {
+			c.expiry.Stop()
+		}
 		h.closeConn(c.caller.Name)
 	}
 }
@@ -229,6 +253,9 @@ func (i hubImplementation) Accept(w http.ResponseWriter, r *http.Request, o tran
 		return nil, err
 	}
 	hc := &hubConn{WebsocketConn: c, hub: i.hub}
+	if slot, ok := r.Context().Value(socketKey{}).(**hubConn); ok {
+		*slot = hc
+	}
 	if i.accepted != nil {
 		*i.accepted = hc
 	}

@@ -48,6 +48,10 @@ type Options struct {
 	// working directory. It is looked up on every request of /graphiql, so installing GraphiQL
 	// while the server runs takes effect on the next reload.
 	NodeModules string
+	// SignInOrigin is the identity provider's origin (scheme://host[:port]) when the explorer
+	// signs in through it: the page's Content-Security-Policy lets it POST to the provider's
+	// token endpoint there, and nowhere else.
+	SignInOrigin string
 }
 
 // Content types of the files the package serves.
@@ -165,7 +169,7 @@ func (s *server) load() error {
 		return err
 	}
 	s.index = buf.Bytes()
-	s.indexCSP = explorerCSP(s.opts.Endpoint)
+	s.indexCSP = explorerCSP(s.opts.Endpoint, s.opts.SignInOrigin)
 	if s.local, err = template.ParseFS(files, "templates/graphiql.html"); err != nil {
 		return err
 	}
@@ -179,9 +183,13 @@ func (s *server) load() error {
 // The live updates' WebSocket goes to the endpoint too: for the same host, 'self' allows it
 // (CSP Level 3 matches ws: and wss: of the page's own host under 'self'); an endpoint on another
 // host is allowed by its origin and by that origin's ws: or wss: twin. No bare ws: or wss:
-// scheme source, which would allow a socket to any host.
-func explorerCSP(endpoint string) string {
+// scheme source, which would allow a socket to any host. signIn, when set, is the identity
+// provider's origin, where the sign-in exchanges its code for tokens.
+func explorerCSP(endpoint, signIn string) string {
 	connect := "'self'"
+	if u, err := url.Parse(signIn); err == nil && (u.Scheme == "https" || u.Scheme == "http") && u.Host != "" {
+		connect += " " + u.Scheme + "://" + u.Host
+	}
 	if u, err := url.Parse(endpoint); err == nil && u.Scheme != "" && u.Host != "" {
 		connect += " " + u.Scheme + "://" + u.Host
 		switch u.Scheme {

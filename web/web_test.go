@@ -449,3 +449,18 @@ func TestUnknownPathsAndMethods(t *testing.T) {
 		t.Error("empty stylesheet")
 	}
 }
+
+// With sign-in the page may also connect to the identity provider's origin (its token
+// endpoint), and to nothing else.
+func TestSignInOriginInCSP(t *testing.T) {
+	for origin, want := range map[string]string{
+		"https://login.example.com/realms/catalogue": "'self' https://login.example.com",
+		"":                    "'self'",
+		"javascript:alert(1)": "'self'",
+	} {
+		rec := get(t, Handler(Options{SignInOrigin: origin}), http.MethodGet, "/", nil)
+		if got := cspDirective(rec.Header().Get("Content-Security-Policy"), "connect-src"); got != want {
+			t.Errorf("SignInOrigin %q: connect-src = %q, want %q", origin, got, want)
+		}
+	}
+}

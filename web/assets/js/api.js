@@ -58,7 +58,7 @@ export function operationNameOf(query) {
 function hintFor(status, errors) {
   const codes = errors.map((e) => e?.extensions?.code).filter(Boolean);
   if (status === 401 || codes.includes('UNAUTHENTICATED')) {
-    return 'The server wants an API key: set the Authorization header in the query console (it applies to every view in this tab).';
+    return 'The server wants an API key or a token: sign in (when the header offers it), or set the Authorization header in the query console (it applies to every view in this tab).';
   }
   if (status === 403 || codes.includes('FORBIDDEN')) {
     return 'Your key does not allow this operation.';

@@ -12,6 +12,7 @@ import * as deployments from './views/deployments.js';
 import * as dashboard from './views/dashboard.js';
 import { renderOwner, renderOwners } from './views/owners.js';
 import { mount as mountSearch } from './search.js';
+import { mount as mountSignIn } from './sso.js';
 
 const main = document.getElementById('main');
 const status = document.getElementById('op-status');
@@ -141,4 +142,10 @@ document.querySelector('[data-skip]')?.addEventListener('click', (e) => {
   e.preventDefault();
   (main.querySelector('h1') || main).focus();
 });
-show();
+// A sign-in coming back from the identity provider completes before the first view, so that
+// the view already sends the token; without a provider this is one GET of /auth/config.
+const signInRoot = document.querySelector('[data-signin]');
+(signInRoot ? mountSignIn(signInRoot) : Promise.resolve()).catch((e) => console.error(e)).finally(() => {
+  show();
+  document.addEventListener('catalogue:signin', show);
+});

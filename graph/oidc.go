@@ -1,0 +1,519 @@
+package graph
+
+import (
+	"context"
+	"crypto/ecdsa"
+	"crypto/ed25519"
+	"crypto/rsa"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/coreos/go-oidc/v3/oidc"
+	jose "github.com/go-jose/go-jose/v4"
+	"github.com/go-jose/go-jose/v4/jwt"
+)
+
+// Single sign-on with OpenID Connect: bearer tokens (JWTs) issued by the organisation's identity
+// provider are accepted beside API keys. Discovery (go-oidc) finds the provider's JWKS; go-jose
+// verifies each token's signature against it and checks iss, aud, exp and nbf.
+
+// Defaults of OIDCConfig.
+const (
+	// DefaultOIDCRoleClaim names the claim that carries the catalogue role.
+	DefaultOIDCRoleClaim = "catalogue_role"
+	// OIDCClockSkew is how far exp, nbf and iat may be off the server's clock.
+	OIDCClockSkew = 60 * time.Second
+	// MaxTokenBytes bounds a bearer token: a longer one is refused before it is parsed.
+	MaxTokenBytes = 16 << 10
+	// DefaultJWKSMinInterval is the least time between two fetches of the JWKS: an unknown
+	// kid refetches it at most this often, whatever the number of tokens naming one.
+	DefaultJWKSMinInterval = 10 * time.Second
+	// jwksMaxAge is how long a fetched JWKS is used before it is fetched again (so that a key
+	// the provider removed stops verifying), still within the minimum interval.
+	jwksMaxAge = time.Hour
+	// maxProviderBody bounds what is read of the discovery document and of the JWKS.
+	maxProviderBody = 1 << 20
+	// OIDCNamePrefix begins the caller name (and the actor recorded in history and changes)
+	// of every token, so that it cannot be taken for an API key's name: ParseKeyRing refuses
+	// names with this prefix.
+	OIDCNamePrefix = "oidc:"
+)
+
+// oidcAlgorithms are the signature algorithms a token may use: asymmetric ones only. "none"
+// and the HMAC algorithms (HS256...) are refused when the token is parsed, so a token signed
+// with a provider's public key as an HMAC secret (algorithm confusion) never reaches a key.
+var oidcAlgorithms = []jose.SignatureAlgorithm{
+	jose.RS256, jose.RS384, jose.RS512, jose.PS256, jose.PS384, jose.PS512,
+	jose.ES256, jose.ES384, jose.ES512, jose.EdDSA,
+}
+
+// OIDCConfig configures the tokens of one OpenID Connect provider.
+type OIDCConfig struct {
+	// Issuer is the provider's issuer URL: discovery reads {Issuer}/.well-known/openid-configuration,
+	// whose issuer, and every token's iss, must equal it exactly.
+	Issuer string
+	// Audience must be one of a token's aud values.
+	Audience string
+	// ClientID is the explorer's public client (authorization code with PKCE); empty: the
+	// explorer offers no sign-in.
+	ClientID string
+	// Scopes are what the explorer asks for; openid is always asked.
+	Scopes []string
+	// RoleClaim names the claim (a string or an array of strings) whose values name roles:
+	// viewer, devops or admin directly, or through RoleMap. A dotted path (realm_access.roles)
+	// reaches into objects when no top-level claim has that name.
+	RoleClaim string
+	// GroupsClaim names a claim of groups whose values give roles through RoleMap only.
+	GroupsClaim string
+	// RoleMap gives the role of a value of the role or groups claim.
+	RoleMap map[string]Role
+	// HTTPClient fetches discovery and the JWKS; nil is a client with a 10 s timeout.
+	HTTPClient *http.Client
+	// JWKSMinInterval is the least time between two JWKS fetches; 0 is DefaultJWKSMinInterval.
+	JWKSMinInterval time.Duration
+	// Now is the clock; nil is time.Now.
+	Now func() time.Time
+	// Logger notes discovery and JWKS fetches; nil discards.
+	Logger *slog.Logger
+}
+
+// OIDC verifies the bearer tokens of one provider.
+type OIDC struct {
+	cfg OIDCConfig
+
+	mu        sync.Mutex
+	provider  *oidc.Provider
+	jwksURL   string
+	lastTry   time.Time // of discovery
+	discovery sync.Mutex
+
+	keysMu    sync.Mutex // held while fetching: one fetch at a time
+	keys      []jose.JSONWebKey
+	fetchedAt time.Time
+	lastFetch time.Time // of an attempt, successful or not
+	fetches   int
+}
+
+// NewOIDC returns the verifier of cfg. It does not contact the provider: call Discover (the
+// server does at start, retrying in the background), or the first token does.
+func NewOIDC(cfg OIDCConfig) (*OIDC, error) {
+	if cfg.Issuer == "" || cfg.Audience == "" {
+		return nil, errors.New("oidc: the issuer and the audience are both required")
+	}
+	if cfg.RoleClaim == "" {
+		cfg.RoleClaim = DefaultOIDCRoleClaim
+	}
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Timeout: 10 * time.Second}
+	}
+	if cfg.JWKSMinInterval <= 0 {
+		cfg.JWKSMinInterval = DefaultJWKSMinInterval
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	return &OIDC{cfg: cfg}, nil
+}
+
+// Config returns the configuration (with its defaults).
+func (o *OIDC) Config() OIDCConfig { return o.cfg }
+
+// JWKSFetches returns how many times the JWKS was fetched.
+func (o *OIDC) JWKSFetches() int {
+	o.keysMu.Lock()
+	defer o.keysMu.Unlock()
+	return o.fetches
+}
+
+// ErrProviderUnavailable means discovery has not succeeded yet: tokens cannot be checked.
+var ErrProviderUnavailable = errors.New("the identity provider is not reachable: retry in a moment")
+
+// Discover reads the provider's discovery document (once it has succeeded, it is kept).
+func (o *OIDC) Discover(ctx context.Context) error {
+	o.discovery.Lock()
+	defer o.discovery.Unlock()
+	return o.discoverLocked(ctx)
+}
+
+// discoverLocked is Discover under o.discovery.
+func (o *OIDC) discoverLocked(ctx context.Context) error {
+	if o.discovered() != nil {
+		return nil
+	}
+	o.mu.Lock()
+	o.lastTry = o.cfg.Now()
+	o.mu.Unlock()
+	p, err := oidc.NewProvider(oidc.ClientContext(ctx, o.client()), o.cfg.Issuer)
+	if err != nil {
+		return fmt.Errorf("oidc discovery: %w", err)
+	}
+	var doc struct {
+		JWKS string `json:"jwks_uri"`
+	}
+	if err := p.Claims(&doc); err != nil || doc.JWKS == "" {
+		return errors.New("oidc discovery: no jwks_uri")
+	}
+	o.mu.Lock()
+	o.provider, o.jwksURL = p, doc.JWKS
+	o.mu.Unlock()
+	o.cfg.Logger.Info("oidc discovery", "issuer", o.cfg.Issuer, "jwks", doc.JWKS)
+	o.keysFor(ctx, "", "") // the JWKS now, so that the first token finds it
+	return nil
+}
+
+// client is the HTTP client, with bounded bodies.
+func (o *OIDC) client() *http.Client {
+	c := *o.cfg.HTTPClient
+	base := c.Transport
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	c.Transport = boundedTransport{base}
+	return &c
+}
+
+type boundedTransport struct{ rt http.RoundTripper }
+
+func (b boundedTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	resp, err := b.rt.RoundTrip(r)
+	if err == nil {
+		resp.Body = struct {
+			io.Reader
+			io.Closer
+		}{io.LimitReader(resp.Body, maxProviderBody), resp.Body}
+	}
+	return resp, err
+}
+
+// DiscoverInBackground retries discovery until it succeeds or ctx ends, waiting 1 s, then
+// twice as long each time up to a minute.
+func (o *OIDC) DiscoverInBackground(ctx context.Context) {
+	wait := time.Second
+	for {
+		err := o.Discover(ctx)
+		if err == nil {
+			return
+		}
+		o.cfg.Logger.Warn("oidc discovery failed; retrying", "err", err, "in", wait.String())
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+		wait = min(2*wait, time.Minute)
+	}
+}
+
+func (o *OIDC) discovered() *oidc.Provider {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.provider
+}
+
+// ensureDiscovered returns nil once discovery succeeded. A token arriving before waits for an
+// attempt in progress, or tries again itself, at most once per JWKS interval.
+func (o *OIDC) ensureDiscovered(ctx context.Context) error {
+	if o.discovered() != nil {
+		return nil
+	}
+	o.discovery.Lock()
+	defer o.discovery.Unlock()
+	if o.discovered() != nil {
+		return nil
+	}
+	o.mu.Lock()
+	recent := !o.lastTry.IsZero() && o.cfg.Now().Sub(o.lastTry) < o.cfg.JWKSMinInterval
+	o.mu.Unlock()
+	if recent || o.discoverLocked(ctx) != nil {
+		return ErrProviderUnavailable
+	}
+	return nil
+}
+
+// ExplorerConfig is what the explorer needs to sign in: GET /auth/config.
+type ExplorerConfig struct {
+	Issuer                string   `json:"issuer"`
+	ClientID              string   `json:"clientId"`
+	Audience              string   `json:"audience"`
+	Scopes                []string `json:"scopes"`
+	AuthorizationEndpoint string   `json:"authorizationEndpoint"`
+	TokenEndpoint         string   `json:"tokenEndpoint"`
+	EndSessionEndpoint    string   `json:"endSessionEndpoint,omitempty"`
+}
+
+// Explorer returns the explorer's sign-in configuration; false without a client ID or before
+// discovery.
+func (o *OIDC) Explorer(ctx context.Context) (ExplorerConfig, bool) {
+	if o.cfg.ClientID == "" || o.ensureDiscovered(ctx) != nil {
+		return ExplorerConfig{}, false
+	}
+	p := o.discovered()
+	var doc struct {
+		EndSession string `json:"end_session_endpoint"`
+	}
+	_ = p.Claims(&doc)
+	scopes := []string{"openid"}
+	for _, s := range o.cfg.Scopes {
+		if s != "openid" {
+			scopes = append(scopes, s)
+		}
+	}
+	ep := p.Endpoint()
+	return ExplorerConfig{Issuer: o.cfg.Issuer, ClientID: o.cfg.ClientID, Audience: o.cfg.Audience, Scopes: scopes,
+		AuthorizationEndpoint: ep.AuthURL, TokenEndpoint: ep.TokenURL, EndSessionEndpoint: doc.EndSession}, true
+}
+
+// TokenError is why a token was refused, in a few words (never the token's own values).
+type TokenError struct{ Reason string }
+
+func (e *TokenError) Error() string { return "invalid token: " + e.Reason }
+
+func invalidToken(reason string) error { return &TokenError{Reason: reason} }
+
+// NoRoleError is a valid token whose claims name no role while anonymous callers are refused.
+type NoRoleError struct{ Name string }
+
+func (e *NoRoleError) Error() string {
+	return "the token of " + e.Name + " names no catalogue role"
+}
+
+// LooksLikeJWT reports whether a bearer value has the shape of a compact JWS: three base64url
+// segments, the first a JSON object. API keys (hex, or any string without two dots) never do.
+func LooksLikeJWT(s string) bool {
+	parts := strings.Split(s, ".")
+	if len(parts) != 3 || parts[0] == "" || parts[1] == "" {
+		return false
+	}
+	for _, p := range parts {
+		for _, r := range p {
+			if !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '_') {
+				return false
+			}
+		}
+	}
+	head, err := base64.RawURLEncoding.DecodeString(parts[0])
+	return err == nil && len(head) > 0 && head[0] == '{'
+}
+
+// Verify checks a token and returns its caller. anonymous is the role of a token that names
+// none (RoleNone refuses it with a *NoRoleError).
+func (o *OIDC) Verify(ctx context.Context, raw string, anonymous Role) (Caller, error) {
+	if len(raw) > MaxTokenBytes {
+		return Caller{}, invalidToken("too large")
+	}
+	tok, err := jwt.ParseSigned(raw, oidcAlgorithms)
+	if err != nil {
+		if strings.Contains(err.Error(), "unexpected signature algorithm") {
+			return Caller{}, invalidToken("signature algorithm not allowed")
+		}
+		return Caller{}, invalidToken("malformed")
+	}
+	if len(tok.Headers) != 1 {
+		return Caller{}, invalidToken("malformed")
+	}
+	if err := o.ensureDiscovered(ctx); err != nil {
+		return Caller{}, err
+	}
+	h := tok.Headers[0]
+	var std jwt.Claims
+	var claims map[string]any
+	verified := false
+	keys := o.keysFor(ctx, h.KeyID, h.Algorithm)
+	if keys == nil && !o.haveKeys() {
+		return Caller{}, ErrProviderUnavailable // the JWKS could never be read
+	}
+	for _, key := range keys {
+		if tok.Claims(key.Key, &std, &claims) == nil {
+			verified = true
+			break
+		}
+	}
+	if !verified {
+		return Caller{}, invalidToken("signature not verified")
+	}
+	if std.Expiry == nil {
+		return Caller{}, invalidToken("no exp")
+	}
+	switch err := std.ValidateWithLeeway(jwt.Expected{Issuer: o.cfg.Issuer, AnyAudience: []string{o.cfg.Audience}, Time: o.cfg.Now()}, OIDCClockSkew); {
+	case err == nil:
+	case errors.Is(err, jwt.ErrInvalidIssuer):
+		return Caller{}, invalidToken("wrong issuer")
+	case errors.Is(err, jwt.ErrInvalidAudience):
+		return Caller{}, invalidToken("wrong audience")
+	case errors.Is(err, jwt.ErrExpired):
+		return Caller{}, invalidToken("expired")
+	case errors.Is(err, jwt.ErrNotValidYet), errors.Is(err, jwt.ErrIssuedInTheFuture):
+		return Caller{}, invalidToken("not valid yet")
+	default:
+		return Caller{}, invalidToken("claims not valid")
+	}
+	name, _ := claims["preferred_username"].(string)
+	if name == "" {
+		name = std.Subject
+	}
+	if name == "" {
+		return Caller{}, invalidToken("no sub")
+	}
+	c := Caller{Name: OIDCNamePrefix + name, Role: o.role(claims), Expires: std.Expiry.Time()}
+	if c.Role == RoleNone {
+		if anonymous == RoleNone {
+			return Caller{}, &NoRoleError{Name: c.Name}
+		}
+		c.Role = anonymous
+	}
+	return c, nil
+}
+
+// role returns the highest role the token's role and groups claims name.
+func (o *OIDC) role(claims map[string]any) Role {
+	best := RoleNone
+	for _, v := range claimStrings(claims, o.cfg.RoleClaim) {
+		if r, err := ParseRole(v); err == nil {
+			best = max(best, r)
+		}
+		best = max(best, o.cfg.RoleMap[v])
+	}
+	if o.cfg.GroupsClaim != "" {
+		for _, v := range claimStrings(claims, o.cfg.GroupsClaim) {
+			best = max(best, o.cfg.RoleMap[v])
+		}
+	}
+	return best
+}
+
+// claimStrings returns the string values of a claim (a string, or an array whose strings
+// count): the top-level claim of that name, else the dotted path through objects.
+func claimStrings(claims map[string]any, name string) []string {
+	v, ok := claims[name]
+	if !ok {
+		var cur any = claims
+		for _, part := range strings.Split(name, ".") {
+			m, isMap := cur.(map[string]any)
+			if !isMap {
+				return nil
+			}
+			cur = m[part]
+		}
+		v = cur
+	}
+	switch v := v.(type) {
+	case string:
+		return []string{v}
+	case []any:
+		var out []string
+		for _, e := range v {
+			if s, ok := e.(string); ok {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
+}
+
+// keysFor returns the keys that may have signed a token with this kid and alg: from the cached
+// JWKS, fetched again when no key has the kid (at most once per JWKSMinInterval) or the JWKS
+// is older than an hour.
+func (o *OIDC) keysFor(ctx context.Context, kid string, alg string) []jose.JSONWebKey {
+	o.keysMu.Lock()
+	defer o.keysMu.Unlock()
+	match := func() []jose.JSONWebKey {
+		var out []jose.JSONWebKey
+		for _, k := range o.keys {
+			if (kid == "" || k.KeyID == kid) && keyAllows(k, alg) {
+				out = append(out, k)
+			}
+		}
+		return out
+	}
+	now := o.cfg.Now()
+	known := false
+	for _, k := range o.keys {
+		known = known || (kid != "" && k.KeyID == kid)
+	}
+	stale := o.fetchedAt.IsZero() || now.Sub(o.fetchedAt) > jwksMaxAge || (!known && kid != "")
+	if stale && (o.lastFetch.IsZero() || now.Sub(o.lastFetch) >= o.cfg.JWKSMinInterval) {
+		o.lastFetch = now
+		o.fetches++
+		keys, err := o.fetchKeys(ctx)
+		if err != nil {
+			o.cfg.Logger.Warn("oidc: fetch JWKS", "err", err)
+		} else {
+			o.keys, o.fetchedAt = keys, now
+		}
+	}
+	return match()
+}
+
+// haveKeys reports whether a JWKS was ever read.
+func (o *OIDC) haveKeys() bool {
+	o.keysMu.Lock()
+	defer o.keysMu.Unlock()
+	return !o.fetchedAt.IsZero()
+}
+
+// keyAllows reports whether a JWKS key may verify a signature of alg: a public signing key
+// whose own alg, when it has one, is alg, and whose type fits alg.
+func keyAllows(k jose.JSONWebKey, alg string) bool {
+	if (k.Use != "" && k.Use != "sig") || (k.Algorithm != "" && k.Algorithm != alg) || !k.IsPublic() {
+		return false
+	}
+	switch k.Key.(type) {
+	case *rsa.PublicKey:
+		return strings.HasPrefix(alg, "RS") || strings.HasPrefix(alg, "PS")
+	case *ecdsa.PublicKey:
+		return strings.HasPrefix(alg, "ES")
+	case ed25519.PublicKey:
+		return alg == string(jose.EdDSA)
+	}
+	return false
+}
+
+// fetchKeys reads the JWKS; keys of unknown types, and private or symmetric keys, are skipped.
+func (o *OIDC) fetchKeys(ctx context.Context) ([]jose.JSONWebKey, error) {
+	o.mu.Lock()
+	url := o.jwksURL
+	o.mu.Unlock()
+	// Not the request's cancellation: a client that hangs up must not fail the fetch that the
+	// next 10 s of tokens rely on.
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return nil, err
+	}
+	resp, err := o.client().Do(req)
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("JWKS: HTTP %d", resp.StatusCode)
+	}
+	var set struct {
+		Keys []json.RawMessage `json:"keys"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&set); err != nil {
+		return nil, fmt.Errorf("JWKS: %w", err)
+	}
+	var keys []jose.JSONWebKey
+	for _, raw := range set.Keys {
+		var k jose.JSONWebKey
+		if json.Unmarshal(raw, &k) == nil && k.IsPublic() {
+			keys = append(keys, k)
+		}
+	}
+	o.cfg.Logger.Info("oidc: JWKS fetched", "keys", len(keys))
+	return keys, nil
+}
