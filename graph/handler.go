@@ -22,7 +22,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Introspection allows schema introspection (the playground needs it).
+	// Introspection allows schema introspection (GraphiQL needs it).
 	Introspection bool
 	// UI, when set, serves every path not claimed by the API (the explorer at /, GraphiQL at
 	// /graphiql).
