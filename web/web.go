@@ -10,6 +10,7 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
@@ -21,7 +22,9 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -79,8 +82,8 @@ type server struct {
 	assets   map[string]asset // by path under assets/, e.g. js/app.js
 	index    []byte
 	indexCSP string
-	graphiql []byte                 // the rendered GraphiQL page
-	vendor   map[string]vendorAsset // by path under graphiql/vendor/
+	graphiql []byte                  // the rendered GraphiQL page
+	vendor   map[string]*vendorAsset // by path under graphiql/vendor/
 	manifest vendorManifest
 }
 
@@ -90,7 +93,7 @@ func Handler(opts Options) http.Handler {
 	if opts.Endpoint == "" {
 		opts.Endpoint = "/graphql"
 	}
-	s := &server{opts: opts, assets: map[string]asset{}, vendor: map[string]vendorAsset{}}
+	s := &server{opts: opts, assets: map[string]asset{}, vendor: map[string]*vendorAsset{}}
 	if err := s.load(); err != nil {
 		// The embedded files are part of the binary: a failure here is a build defect.
 		panic("web: " + err.Error())
@@ -295,7 +298,7 @@ func (s *server) loadVendor() error {
 		if !strings.Contains(path.Base(p), ".") { // LICENSE, THIRD_PARTY_LICENSES
 			ctype = "text/plain; charset=utf-8"
 		}
-		s.vendor[name] = vendorAsset{asset: asset{body: body, etag: `"` + tag + `"`, ctype: ctype}, version: tag}
+		s.vendor[name] = &vendorAsset{asset: asset{body: body, etag: `"` + tag + `"`, ctype: ctype}, version: tag}
 		return nil
 	})
 }
@@ -305,6 +308,45 @@ func (s *server) loadVendor() error {
 type vendorAsset struct {
 	asset
 	version string
+	gzOnce  sync.Once
+	gz      []byte // the body gzipped, made at the first request that accepts it; nil when that does not pay
+}
+
+// gzipped returns the body compressed with gzip, or nil when that saves less than a tenth. The
+// files are compressed once, on first use, not at start: most handlers never serve them.
+func (a *vendorAsset) gzipped() []byte {
+	a.gzOnce.Do(func() {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		_, _ = zw.Write(a.body)
+		if zw.Close() == nil && b.Len() < len(a.body)*9/10 {
+			a.gz = b.Bytes()
+		}
+	})
+	return a.gz
+}
+
+// acceptsGzip reports whether a request's Accept-Encoding allows gzip: named, or "*", with a
+// q-value that is not zero.
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(v, ",") {
+			name, params, _ := strings.Cut(part, ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name != "gzip" && name != "*" {
+				continue
+			}
+			for _, p := range strings.Split(params, ";") {
+				if k, q, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(q), 64); err == nil && f == 0 {
+						return false
+					}
+				}
+			}
+			return true
+		}
+	}
+	return false
 }
 
 // vendorURL is the URL of an embedded GraphiQL file with its content hash.
@@ -339,11 +381,20 @@ func (s *server) serveVendor(w http.ResponseWriter, r *http.Request) {
 	}
 	h := w.Header()
 	h.Set("Content-Type", a.ctype)
-	h.Set("ETag", a.etag)
+	h.Add("Vary", "Accept-Encoding")
+	body, etag := a.body, a.etag
+	if acceptsGzip(r) {
+		if gz := a.gzipped(); gz != nil {
+			// Its own ETag: a cache must not answer an identity request with the gzipped bytes.
+			body, etag = gz, `"`+a.version+`-gzip"`
+			h.Set("Content-Encoding", "gzip")
+		}
+	}
+	h.Set("ETag", etag)
 	if r.URL.Query().Get("v") == a.version {
 		h.Set("Cache-Control", "public, max-age=31536000, immutable")
 	} else {
 		h.Set("Cache-Control", "no-cache")
 	}
-	http.ServeContent(w, r, path.Base(name), time.Time{}, bytes.NewReader(a.body))
+	http.ServeContent(w, r, path.Base(name), time.Time{}, bytes.NewReader(body))
 }

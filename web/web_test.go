@@ -2,6 +2,7 @@ package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -526,5 +527,51 @@ func TestUnknownPathsAndMethods(t *testing.T) {
 	b, _ := io.ReadAll(resp.Body)
 	if len(b) == 0 {
 		t.Error("empty stylesheet")
+	}
+}
+
+// GraphiQL's files go out gzipped to a client that accepts it (about a quarter of their size),
+// with an ETag of their own and Vary: Accept-Encoding; identity otherwise.
+func TestGraphiQLGzip(t *testing.T) {
+	h := Handler(Options{})
+	const file = "/graphiql/vendor/graphiql/graphiql.min.js"
+	embedded, err := vendorFS.ReadFile("graphiql/vendor/graphiql/graphiql.min.js")
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain := get(t, h, http.MethodGet, file, nil)
+	for _, ae := range []string{"gzip, deflate, br, zstd", "br;q=1.0, gzip;q=0.8", "*", "GZIP"} {
+		rec := get(t, h, http.MethodGet, file, map[string]string{"Accept-Encoding": ae})
+		if rec.Header().Get("Content-Encoding") != "gzip" {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, want gzip", ae, rec.Header().Get("Content-Encoding"))
+			continue
+		}
+		n := rec.Body.Len()
+		zr, err := gzip.NewReader(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, err := io.ReadAll(zr)
+		if err != nil || !bytes.Equal(body, embedded) {
+			t.Errorf("Accept-Encoding %q: the gunzipped body differs from the embedded file (%v)", ae, err)
+		}
+		if n == 0 || n > len(embedded)/2 {
+			t.Errorf("gzipped size %d of %d bytes, want at most half", n, len(embedded))
+		}
+		if etag := rec.Header().Get("ETag"); etag == "" || etag == plain.Header().Get("ETag") {
+			t.Errorf("gzipped ETag %q, identity ETag %q: they must differ", etag, plain.Header().Get("ETag"))
+		}
+		if !strings.Contains(strings.Join(rec.Header().Values("Vary"), ","), "Accept-Encoding") {
+			t.Errorf("Vary = %q", rec.Header().Values("Vary"))
+		}
+		if rec := get(t, h, http.MethodGet, file, map[string]string{"Accept-Encoding": ae, "If-None-Match": rec.Header().Get("ETag")}); rec.Code != http.StatusNotModified {
+			t.Errorf("If-None-Match the gzipped ETag = %d, want 304", rec.Code)
+		}
+	}
+	for _, ae := range []string{"", "identity", "gzip;q=0", "br, gzip; q=0.000", "deflate"} {
+		rec := get(t, h, http.MethodGet, file, map[string]string{"Accept-Encoding": ae})
+		if rec.Header().Get("Content-Encoding") != "" || !bytes.Equal(rec.Body.Bytes(), embedded) {
+			t.Errorf("Accept-Encoding %q: Content-Encoding %q, %d bytes; want the identity body", ae, rec.Header().Get("Content-Encoding"), rec.Body.Len())
+		}
 	}
 }
