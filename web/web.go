@@ -82,9 +82,8 @@ type server struct {
 	assets   map[string]asset // by path under assets/, e.g. js/app.js
 	index    []byte
 	indexCSP string
-	graphiql []byte                  // the rendered GraphiQL page
-	vendor   map[string]*vendorAsset // by path under graphiql/vendor/
-	manifest vendorManifest
+	graphiql []byte     // the rendered GraphiQL page
+	vendor   *vendorSet // GraphiQL's files, shared by every handler
 }
 
 // Handler returns the explorer at /, its files at /assets/, and GraphiQL at /graphiql. GET of a
@@ -93,7 +92,7 @@ func Handler(opts Options) http.Handler {
 	if opts.Endpoint == "" {
 		opts.Endpoint = "/graphql"
 	}
-	s := &server{opts: opts, assets: map[string]asset{}, vendor: map[string]*vendorAsset{}}
+	s := &server{opts: opts, assets: map[string]asset{}}
 	if err := s.load(); err != nil {
 		// The embedded files are part of the binary: a failure here is a build defect.
 		panic("web: " + err.Error())
@@ -146,7 +145,7 @@ func (s *server) load() error {
 	}
 	s.index = buf.Bytes()
 	s.indexCSP = explorerCSP(s.opts.Endpoint)
-	if err := s.loadVendor(); err != nil {
+	if s.vendor, err = loadVendor(); err != nil {
 		return err
 	}
 	page, err := template.ParseFS(files, "templates/graphiql.html")
@@ -156,7 +155,7 @@ func (s *server) load() error {
 	var gbuf bytes.Buffer // not buf: s.index holds its bytes
 	err = page.Execute(&gbuf, map[string]string{
 		"Endpoint": s.opts.Endpoint, "APIKey": s.opts.APIKey,
-		"Version": s.manifest.Packages["graphiql"].Version, "React": s.manifest.Packages["react"].Version,
+		"Version": s.vendor.manifest.Packages["graphiql"].Version, "React": s.vendor.manifest.Packages["react"].Version,
 		"GraphiQLJS": s.vendorURL("graphiql/graphiql.min.js"), "GraphiQLCSS": s.vendorURL("graphiql/graphiql.min.css"),
 		"ReactJS": s.vendorURL("react/react.production.min.js"), "ReactDOMJS": s.vendorURL("react-dom/react-dom.production.min.js"),
 	})
@@ -268,22 +267,30 @@ type vendorManifest struct {
 	} `json:"packages"`
 }
 
-// loadVendor reads the embedded GraphiQL files into s.vendor, keyed by their path under
-// graphiql/vendor/ (e.g. graphiql/graphiql.min.js), and the versions the page names.
-func (s *server) loadVendor() error {
+// vendorSet is the embedded GraphiQL: its manifest and its files by path under
+// graphiql/vendor/ (e.g. graphiql/graphiql.min.js).
+type vendorSet struct {
+	manifest vendorManifest
+	files    map[string]*vendorAsset
+}
+
+// loadVendor reads the embedded GraphiQL files once per process: every handler shares them (and
+// their gzipped copies).
+var loadVendor = sync.OnceValues(func() (*vendorSet, error) {
+	v := &vendorSet{files: map[string]*vendorAsset{}}
 	b, err := vendorFS.ReadFile("graphiql/vendor/manifest.json")
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if err := json.Unmarshal(b, &s.manifest); err != nil {
-		return fmt.Errorf("graphiql/vendor/manifest.json: %w", err)
+	if err := json.Unmarshal(b, &v.manifest); err != nil {
+		return nil, fmt.Errorf("graphiql/vendor/manifest.json: %w", err)
 	}
 	for _, pkg := range []string{"graphiql", "react", "react-dom"} {
-		if s.manifest.Packages[pkg].Version == "" {
-			return fmt.Errorf("graphiql/vendor/manifest.json names no version of %s", pkg)
+		if v.manifest.Packages[pkg].Version == "" {
+			return nil, fmt.Errorf("graphiql/vendor/manifest.json names no version of %s", pkg)
 		}
 	}
-	return fs.WalkDir(vendorFS, "graphiql/vendor", func(p string, d fs.DirEntry, err error) error {
+	err = fs.WalkDir(vendorFS, "graphiql/vendor", func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -293,15 +300,18 @@ func (s *server) loadVendor() error {
 		}
 		sum := sha256.Sum256(body)
 		tag := base64.RawURLEncoding.EncodeToString(sum[:12])
-		name := strings.TrimPrefix(p, "graphiql/vendor/")
 		ctype := contentType(p)
 		if !strings.Contains(path.Base(p), ".") { // LICENSE, THIRD_PARTY_LICENSES
 			ctype = "text/plain; charset=utf-8"
 		}
-		s.vendor[name] = &vendorAsset{asset: asset{body: body, etag: `"` + tag + `"`, ctype: ctype}, version: tag}
+		v.files[strings.TrimPrefix(p, "graphiql/vendor/")] = &vendorAsset{asset: asset{body: body, etag: `"` + tag + `"`, ctype: ctype}, version: tag}
 		return nil
 	})
-}
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+})
 
 // vendorAsset is an embedded GraphiQL file; version (its content hash) goes into the URL the
 // page uses, ?v=<version>, so that a new binary's file has a new URL.
@@ -351,7 +361,7 @@ func acceptsGzip(r *http.Request) bool {
 
 // vendorURL is the URL of an embedded GraphiQL file with its content hash.
 func (s *server) vendorURL(name string) string {
-	return "/graphiql/vendor/" + name + "?v=" + s.vendor[name].version
+	return "/graphiql/vendor/" + name + "?v=" + s.vendor.files[name].version
 }
 
 func (s *server) serveGraphiQL(w http.ResponseWriter, r *http.Request) {
@@ -374,7 +384,7 @@ const graphiQLCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'un
 // revalidated by its ETag.
 func (s *server) serveVendor(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("file")
-	a, ok := s.vendor[name]
+	a, ok := s.vendor.files[name]
 	if !ok || name == "manifest.json" {
 		notFound(w, r)
 		return
