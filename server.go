@@ -74,6 +74,8 @@ type config struct {
 	metricsAddr                                           string
 	tlsCert                                               string
 	tlsKey                                                string
+	// corsOrigins are the parsed -cors-origins (graph.ParseCORSOrigins).
+	corsOrigins []string
 	// dataFile keeps the embedded backend's data across restarts (-data, DATA_FILE).
 	dataFile string
 	// emptyEmbedded starts the embedded backend without the sample when it has no data file
@@ -129,6 +131,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	fs.IntVar(&c.connsPerKey, "connections-per-key", envInt("CONNECTIONS_PER_KEY", graph.DefaultSubscriptionLimits.ConnectionsPerKey), "most WebSockets of one API key, and of all callers without a key together (env CONNECTIONS_PER_KEY)")
 	fs.IntVar(&c.connsBeforeInit, "connections-before-init", envInt("CONNECTIONS_BEFORE_INIT", graph.DefaultSubscriptionLimits.Unauthenticated), "most WebSockets that have not finished connection_init, all callers together; beyond it an upgrade is HTTP 503 (env CONNECTIONS_BEFORE_INIT)")
 	fs.StringVar(&c.wsOrigins, "websocket-origins", getenv("WEBSOCKET_ORIGINS"), "comma-separated host patterns of other origins whose pages may open a WebSocket, e.g. app.example.com,*.example.com (env WEBSOCKET_ORIGINS); the server's own origin always may")
+	corsOrigins := fs.String("cors-origins", getenv("CORS_ORIGINS"), "comma-separated exact origins (scheme://host[:port]) of web UIs on other origins that may call /graphql from a browser with an API key or token (env CORS_ORIGINS); none by default. Needs -api-keys-file or -oidc-issuer. WebSockets are -websocket-origins")
 	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
 	fs.IntVar(&c.apqBytes, "apq-cache-bytes", envInt("APQ_CACHE_BYTES", graph.DefaultPersistedQueryBytes), "bytes of automatic persisted queries kept (env APQ_CACHE_BYTES); 0 turns them off")
 	fs.IntVar(&c.cacheBytes, "cache-bytes", envInt("CACHE_BYTES", graph.DefaultCacheBytes), "bytes of decoded partition ranges (components, dependencies, rules) kept, each used only while its capability's WriteSeq is unchanged (env CACHE_BYTES); 0 turns the cache off")
@@ -163,6 +166,13 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	if c.dataFile != "" && !c.embedded() {
 		return nil, errors.New("-data (DATA_FILE) keeps the embedded backend's data: it does not go with -aws or -dynamodb-endpoint, whose data lives in that DynamoDB")
+	}
+	var err error
+	if c.corsOrigins, err = graph.ParseCORSOrigins(splitList(*corsOrigins)); err != nil {
+		return nil, fmt.Errorf("-cors-origins (CORS_ORIGINS): %w", err)
+	}
+	if len(c.corsOrigins) > 0 && c.keysFile == "" && c.oidcIssuer == "" {
+		return nil, errors.New("-cors-origins needs -api-keys-file (API_KEYS_FILE) or -oidc-issuer (OIDC_ISSUER): without either the server generates an admin key, renders it into its pages and answers loopback clients only, so no other origin may call it")
 	}
 	if c.anonymous != "none" && c.anonymous != "viewer" {
 		return nil, fmt.Errorf("-anonymous must be viewer or none, not %q", c.anonymous)
@@ -308,6 +318,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Hub: graph.NewHub(store, graph.HubOptions{Poll: cfg.changePoll, Hold: cfg.changeHold, Logger: log, Instruments: metrics,
 			Limits: graph.SubscriptionLimits{PerConnection: cfg.subsPerConn, PerKey: cfg.subsPerKey, ConnectionsPerKey: cfg.connsPerKey, Unauthenticated: cfg.connsBeforeInit}}),
 		WebSocketOrigins: splitList(cfg.wsOrigins),
+		CORSOrigins:      cfg.corsOrigins,
 	}
 	go opts.Hub.Run(ctx)
 	defer opts.Hub.Close()
@@ -517,6 +528,9 @@ func banner(w io.Writer, cfg *config, addr net.Addr, b *backends, auth *graph.Au
 		fmt.Fprintf(w, "  OIDC tokens: issuer %s, audience %s, role claim %s; %s\n", c.Issuer, c.Audience, c.RoleClaim, signIn)
 	}
 	fmt.Fprintf(w, "  anonymous requests: %s; introspection: %v\n", auth.Anonymous, cfg.introspection)
+	if len(cfg.corsOrigins) > 0 {
+		fmt.Fprintf(w, "  cross-origin web UIs (CORS on /graphql): %s\n", strings.Join(cfg.corsOrigins, ", "))
+	}
 }
 
 // backends are the stores the server runs on.

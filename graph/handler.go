@@ -23,7 +23,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
-	// Introspection allows schema introspection (the playground needs it).
+	// Introspection allows schema introspection (GraphiQL needs it).
 	Introspection bool
 	// UI, when set, serves every path not claimed by the API (the explorer at /, GraphiQL at
 	// /graphiql).
@@ -73,6 +73,12 @@ type Options struct {
 	// OriginPatterns) of other origins whose pages may open a WebSocket; a page of the
 	// server's own origin, and a client that sends no Origin, always may.
 	WebSocketOrigins []string
+	// CORSOrigins are the exact origins (as ParseCORSOrigins returns them) of web UIs on other
+	// origins that may call /graphql from a browser: their preflights are answered and their
+	// responses carry Access-Control-Allow-Origin (see withCORS). None by default; ignored with
+	// LoopbackOnly, whose pages carry a generated admin key that no other origin may use. The
+	// WebSocket's origin check is WebSocketOrigins, separately.
+	CORSOrigins []string
 
 	inFlight *slots
 }
@@ -91,7 +97,11 @@ func NewHandler(store Store, opts Options) http.Handler {
 		opts.Now = time.Now
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/graphql", GraphQLHandler(store, opts))
+	gql := GraphQLHandler(store, opts)
+	if !opts.LoopbackOnly {
+		gql = withCORS(opts.CORSOrigins, gql)
+	}
+	mux.Handle("/graphql", gql)
 	if opts.UI != nil {
 		mux.Handle("/", opts.UI)
 	}

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what the explorer's browser tests and the local GraphiQL need, idempotently:
+# Installs what the browser tests need, idempotently (the server needs none of it: the explorer
+# and GraphiQL are embedded in the binary; web/vendor-graphiql.sh updates GraphiQL's files):
 #   - Chromium from Debian (apt-get) when /usr/bin/chromium is missing (needs root or sudo);
 #   - web/node_modules from web/package-lock.json (`npm ci`) unless it is already installed
 #     from this very lock file.

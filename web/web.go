@@ -3,38 +3,33 @@
 //   - the explorer at /: plain HTML, CSS and ES modules embedded in the binary (assets/ and
 //     templates/), with no build step, no CDN and no third-party file, so it works offline on a
 //     fresh clone;
-//   - GraphiQL at /graphiql: served from GraphiQL's UMD build in web/node_modules when `npm ci`
-//     has installed it there (web/package.json pins the versions), else gqlgen's playground,
-//     which loads GraphiQL from a public CDN. The page says which of the two it is.
+//   - GraphiQL at /graphiql: GraphiQL's and React's prebuilt browser files, pinned by
+//     web/package-lock.json and copied into graphiql/vendor/ by web/vendor-graphiql.sh, embedded
+//     too: no CDN, no npm at run time, it works offline.
 package web
 
 import (
 	"bytes"
+	"compress/gzip"
 	"crypto/sha256"
 	"embed"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"html/template"
 	"io/fs"
 	"mime"
 	"net/http"
 	"net/url"
-	"os"
 	"path"
-	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"time"
-
-	"github.com/99designs/gqlgen/graphql/playground"
 )
 
 //go:embed assets templates
 var files embed.FS
-
-// EnvNodeModules names the environment variable that points at the node_modules directory
-// holding GraphiQL's UMD build, when it is not web/node_modules or node_modules under the
-// working directory.
-const EnvNodeModules = "CATALOGUE_NODE_MODULES"
 
 // Options configure the web surface.
 type Options struct {
@@ -43,11 +38,6 @@ type Options struct {
 	// APIKey, when set, is sent by the pages as a bearer token (the embedded default's key). It
 	// is rendered into the pages, so set it only for a key that every viewer may use.
 	APIKey string
-	// NodeModules is the node_modules directory that `npm ci` in web/ fills. Empty means
-	// $CATALOGUE_NODE_MODULES, else web/node_modules, else node_modules, both relative to the
-	// working directory. It is looked up on every request of /graphiql, so installing GraphiQL
-	// while the server runs takes effect on the next reload.
-	NodeModules string
 	// SignInOrigin is the identity provider's origin (scheme://host[:port]) when the explorer
 	// signs in through it: the page's Content-Security-Policy lets it POST to the provider's
 	// token endpoint there, and nowhere else.
@@ -84,17 +74,6 @@ func contentType(name string) string {
 	return "application/octet-stream"
 }
 
-// vendorFile is one file of GraphiQL's browser build, served at /graphiql/vendor/<name> from
-// <node_modules>/<rel>. Only these files are served: never the rest of node_modules.
-type vendorFile struct{ name, rel string }
-
-var vendorFiles = []vendorFile{
-	{"react.production.min.js", "react/umd/react.production.min.js"},
-	{"react-dom.production.min.js", "react-dom/umd/react-dom.production.min.js"},
-	{"graphiql.min.js", "graphiql/graphiql.min.js"},
-	{"graphiql.min.css", "graphiql/graphiql.min.css"},
-}
-
 // asset is an embedded file with its precomputed validator.
 type asset struct {
 	body  []byte
@@ -107,8 +86,8 @@ type server struct {
 	assets   map[string]asset // by path under assets/, e.g. js/app.js
 	index    []byte
 	indexCSP string
-	local    *template.Template
-	cdnPage  []byte
+	graphiql []byte     // the rendered GraphiQL page
+	vendor   *vendorSet // GraphiQL's files, shared by every handler
 }
 
 // Handler returns the explorer at /, its files at /assets/, and GraphiQL at /graphiql. GET of a
@@ -135,7 +114,7 @@ func Handler(opts Options) http.Handler {
 	mux.HandleFunc("GET /graphiql/{$}", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/graphiql", http.StatusMovedPermanently)
 	})
-	mux.HandleFunc("GET /graphiql/vendor/{name}", s.serveVendor)
+	mux.HandleFunc("GET /graphiql/vendor/{file...}", s.serveVendor)
 	mux.HandleFunc("GET /", notFound)
 	return secure(mux)
 }
@@ -170,10 +149,24 @@ func (s *server) load() error {
 	}
 	s.index = buf.Bytes()
 	s.indexCSP = explorerCSP(s.opts.Endpoint, s.opts.SignInOrigin)
-	if s.local, err = template.ParseFS(files, "templates/graphiql.html"); err != nil {
+	if s.vendor, err = loadVendor(); err != nil {
 		return err
 	}
-	s.cdnPage = cdnPlayground(s.opts)
+	page, err := template.ParseFS(files, "templates/graphiql.html")
+	if err != nil {
+		return err
+	}
+	var gbuf bytes.Buffer // not buf: s.index holds its bytes
+	err = page.Execute(&gbuf, map[string]string{
+		"Endpoint": s.opts.Endpoint, "APIKey": s.opts.APIKey,
+		"Version": s.vendor.manifest.Packages["graphiql"].Version, "React": s.vendor.manifest.Packages["react"].Version,
+		"GraphiQLJS": s.vendorURL("graphiql/graphiql.min.js"), "GraphiQLCSS": s.vendorURL("graphiql/graphiql.min.css"),
+		"ReactJS": s.vendorURL("react/react.production.min.js"), "ReactDOMJS": s.vendorURL("react-dom/react-dom.production.min.js"),
+	})
+	if err != nil {
+		return err
+	}
+	s.graphiql = gbuf.Bytes()
 	return nil
 }
 
@@ -265,176 +258,161 @@ var notFoundPage = template.Must(template.New("404").Parse(`<!doctype html>
 
 // GraphiQL.
 
-// graphiQLInstall is where GraphiQL's local copy was found, or what was tried.
-type graphiQLInstall struct {
-	dir      string   // the node_modules directory holding every vendor file; empty if none
-	version  string   // graphiql's version from its package.json
-	react    string   // react's version
-	searched []string // the directories tried, for the fallback banner
+// vendorFS holds GraphiQL's browser build and React's, byte for byte from the packages that
+// web/package-lock.json pins, with their licences and manifest.json (web/vendor-graphiql.sh
+// writes them; TestVendoredGraphiQL checks them).
+//
+//go:embed graphiql/vendor
+var vendorFS embed.FS
+
+// vendorManifest is graphiql/vendor/manifest.json.
+type vendorManifest struct {
+	Packages map[string]struct {
+		Version   string            `json:"version"`
+		Integrity string            `json:"integrity"`
+		License   string            `json:"license"`
+		Files     map[string]string `json:"files"` // file name -> SHA-256, hex
+	} `json:"packages"`
 }
 
-// candidates returns the node_modules directories to try, in order.
-func (s *server) candidates() []string {
-	if s.opts.NodeModules != "" {
-		return []string{s.opts.NodeModules}
-	}
-	if d := os.Getenv(EnvNodeModules); d != "" {
-		return []string{d}
-	}
-	return []string{filepath.Join("web", "node_modules"), "node_modules"}
+// vendorSet is the embedded GraphiQL: its manifest and its files by path under
+// graphiql/vendor/ (e.g. graphiql/graphiql.min.js).
+type vendorSet struct {
+	manifest vendorManifest
+	files    map[string]*vendorAsset
 }
 
-func (s *server) findGraphiQL() graphiQLInstall {
-	var in graphiQLInstall
-	for _, dir := range s.candidates() {
-		in.searched = append(in.searched, dir)
-		if hasVendorFiles(dir) {
-			in.dir = dir
-			in.version = packageVersion(filepath.Join(dir, "graphiql"))
-			in.react = packageVersion(filepath.Join(dir, "react"))
-			return in
-		}
-	}
-	return in
-}
-
-func hasVendorFiles(dir string) bool {
-	for _, f := range vendorFiles {
-		st, err := os.Stat(filepath.Join(dir, filepath.FromSlash(f.rel)))
-		if err != nil || !st.Mode().IsRegular() {
-			return false
-		}
-	}
-	return true
-}
-
-// packageVersion returns the version field of dir/package.json, or "".
-func packageVersion(dir string) string {
-	b, err := os.ReadFile(filepath.Join(dir, "package.json"))
+// loadVendor reads the embedded GraphiQL files once per process: every handler shares them (and
+// their gzipped copies).
+var loadVendor = sync.OnceValues(func() (*vendorSet, error) {
+	v := &vendorSet{files: map[string]*vendorAsset{}}
+	b, err := vendorFS.ReadFile("graphiql/vendor/manifest.json")
 	if err != nil {
-		return ""
+		return nil, err
 	}
-	var p struct {
-		Version string `json:"version"`
+	if err := json.Unmarshal(b, &v.manifest); err != nil {
+		return nil, fmt.Errorf("graphiql/vendor/manifest.json: %w", err)
 	}
-	if json.Unmarshal(b, &p) != nil {
-		return ""
+	for _, pkg := range []string{"graphiql", "react", "react-dom"} {
+		if v.manifest.Packages[pkg].Version == "" {
+			return nil, fmt.Errorf("graphiql/vendor/manifest.json names no version of %s", pkg)
+		}
 	}
-	return p.Version
+	err = fs.WalkDir(vendorFS, "graphiql/vendor", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		body, err := vendorFS.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		sum := sha256.Sum256(body)
+		tag := base64.RawURLEncoding.EncodeToString(sum[:12])
+		ctype := contentType(p)
+		if !strings.Contains(path.Base(p), ".") { // LICENSE, THIRD_PARTY_LICENSES
+			ctype = "text/plain; charset=utf-8"
+		}
+		v.files[strings.TrimPrefix(p, "graphiql/vendor/")] = &vendorAsset{asset: asset{body: body, etag: `"` + tag + `"`, ctype: ctype}, version: tag}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return v, nil
+})
+
+// vendorAsset is an embedded GraphiQL file; version (its content hash) goes into the URL the
+// page uses, ?v=<version>, so that a new binary's file has a new URL.
+type vendorAsset struct {
+	asset
+	version string
+	gzOnce  sync.Once
+	gz      []byte // the body gzipped, made at the first request that accepts it; nil when that does not pay
+}
+
+// gzipped returns the body compressed with gzip, or nil when that saves less than a tenth. The
+// files are compressed once, on first use, not at start: most handlers never serve them.
+func (a *vendorAsset) gzipped() []byte {
+	a.gzOnce.Do(func() {
+		var b bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&b, gzip.BestCompression)
+		_, _ = zw.Write(a.body)
+		if zw.Close() == nil && b.Len() < len(a.body)*9/10 {
+			a.gz = b.Bytes()
+		}
+	})
+	return a.gz
+}
+
+// acceptsGzip reports whether a request's Accept-Encoding allows gzip: named, or "*", with a
+// q-value that is not zero.
+func acceptsGzip(r *http.Request) bool {
+	for _, v := range r.Header.Values("Accept-Encoding") {
+		for _, part := range strings.Split(v, ",") {
+			name, params, _ := strings.Cut(part, ";")
+			name = strings.ToLower(strings.TrimSpace(name))
+			if name != "gzip" && name != "*" {
+				continue
+			}
+			for _, p := range strings.Split(params, ";") {
+				if k, q, ok := strings.Cut(strings.TrimSpace(p), "="); ok && strings.EqualFold(k, "q") {
+					if f, err := strconv.ParseFloat(strings.TrimSpace(q), 64); err == nil && f == 0 {
+						return false
+					}
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// vendorURL is the URL of an embedded GraphiQL file with its content hash.
+func (s *server) vendorURL(name string) string {
+	return "/graphiql/vendor/" + name + "?v=" + s.vendor.files[name].version
 }
 
 func (s *server) serveGraphiQL(w http.ResponseWriter, r *http.Request) {
-	in := s.findGraphiQL()
 	h := w.Header()
 	h.Set("Content-Type", typeHTML)
-	h.Set("Cache-Control", "no-store")
-	if in.dir == "" {
-		h.Set("X-GraphiQL-Mode", "cdn")
-		_, _ = w.Write(s.cdnPage)
-		return
-	}
-	h.Set("X-GraphiQL-Mode", "local")
 	h.Set("Content-Security-Policy", graphiQLCSP)
-	var buf bytes.Buffer
-	err := s.local.Execute(&buf, map[string]string{
-		"Endpoint": s.opts.Endpoint, "APIKey": s.opts.APIKey, "Version": in.version, "React": in.react,
-	})
-	if err != nil {
-		http.Error(w, "render GraphiQL: "+err.Error(), http.StatusInternalServerError)
-		return
-	}
-	_, _ = w.Write(buf.Bytes())
+	// The page may carry the API key: never keep it in a shared cache.
+	h.Set("Cache-Control", "no-store")
+	http.ServeContent(w, r, "graphiql.html", time.Time{}, bytes.NewReader(s.graphiql))
 }
 
-// graphiQLCSP is the local GraphiQL's policy: its files come from this server; its components
-// set inline styles and its CSS embeds fonts and images as data: URLs.
+// graphiQLCSP is GraphiQL's policy: its files come from this server; its components set inline
+// styles and its CSS embeds fonts and images as data: URLs.
 const graphiQLCSP = "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; " +
 	"img-src 'self' data:; font-src 'self' data:; connect-src 'self'; base-uri 'none'; " +
 	"form-action 'none'; frame-ancestors 'none'"
 
+// serveVendor serves an embedded GraphiQL file. Asked for by its current content hash (?v=, as
+// the page does) it may be cached for a year; otherwise (an old page, a hand-typed URL) it is
+// revalidated by its ETag.
 func (s *server) serveVendor(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	var rel string
-	for _, f := range vendorFiles {
-		if f.name == name {
-			rel = f.rel
+	name := r.PathValue("file")
+	a, ok := s.vendor.files[name]
+	if !ok || name == "manifest.json" {
+		notFound(w, r)
+		return
+	}
+	h := w.Header()
+	h.Set("Content-Type", a.ctype)
+	h.Add("Vary", "Accept-Encoding")
+	body, etag := a.body, a.etag
+	if acceptsGzip(r) {
+		if gz := a.gzipped(); gz != nil {
+			// Its own ETag: a cache must not answer an identity request with the gzipped bytes.
+			body, etag = gz, `"`+a.version+`-gzip"`
+			h.Set("Content-Encoding", "gzip")
 		}
 	}
-	in := s.findGraphiQL()
-	if rel == "" || in.dir == "" {
-		notFound(w, r)
-		return
+	h.Set("ETag", etag)
+	if r.URL.Query().Get("v") == a.version {
+		h.Set("Cache-Control", "public, max-age=31536000, immutable")
+	} else {
+		h.Set("Cache-Control", "no-cache")
 	}
-	f, err := os.Open(filepath.Join(in.dir, filepath.FromSlash(rel)))
-	if err != nil {
-		notFound(w, r)
-		return
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		notFound(w, r)
-		return
-	}
-	w.Header().Set("Content-Type", contentType(name))
-	w.Header().Set("Cache-Control", "no-cache")
-	http.ServeContent(w, r, name, st.ModTime(), f)
+	http.ServeContent(w, r, path.Base(name), time.Time{}, bytes.NewReader(body))
 }
-
-// cdnPlayground renders gqlgen's playground (GraphiQL from cdn.jsdelivr.net) once, with a
-// banner that says so and what to do offline.
-func cdnPlayground(opts Options) []byte {
-	var popts []playground.GraphiqlConfigOption
-	if opts.APIKey != "" {
-		popts = append(popts, playground.WithGraphiqlFetcherHeaders(map[string]string{"Authorization": "Bearer " + opts.APIKey}))
-	}
-	rec := &bufferWriter{header: http.Header{}}
-	req, _ := http.NewRequest(http.MethodGet, "/graphiql", nil)
-	playground.Handler("GraphiQL · Capability Catalogue", opts.Endpoint, popts...).ServeHTTP(rec, req)
-	page := rec.body.String()
-	page = strings.Replace(page, "<head>", "<head>\n"+cdnHead, 1)
-	page = strings.Replace(page, "<body>", "<body>\n"+cdnBanner, 1)
-	page = strings.Replace(page, "</body>", cdnFailed+"\n</body>", 1)
-	return []byte(page)
-}
-
-const cdnHead = `<meta name="graphiql-mode" content="cdn">
-	<meta name="viewport" content="width=device-width, initial-scale=1">
-	<style>
-		body { display: flex; flex-direction: column; height: 100vh; font-family: system-ui, sans-serif; }
-		#graphiql { height: auto !important; flex: 1; min-height: 0; }
-		.graphiql-mode { display: flex; flex-wrap: wrap; gap: .25rem 1rem; align-items: baseline; padding: .55rem 1rem; background: #fff7e6; border-bottom: 1px solid #f0c36d; color: #5c3d00; font-size: 14px; line-height: 1.4; }
-		.graphiql-mode a { color: #3b3bd1; }
-		.graphiql-mode code { font-size: 13px; background: #fdebc8; padding: 0 .25em; border-radius: 3px; }
-		.graphiql-offline { max-width: 40rem; margin: 3rem auto; padding: 0 1rem; font-size: 16px; line-height: 1.5; color: #7a1d1d; }
-	</style>`
-
-const cdnBanner = `<div class="graphiql-mode" role="note" aria-label="GraphiQL mode">
-		<strong>GraphiQL from the CDN (cdn.jsdelivr.net)</strong>
-		<span>No local copy is installed: run <code>npm ci</code> in <code>web/</code> (or <code>web/install.sh</code>) and reload to serve it from this server. Without internet this page stays empty; the <a href="/#/console">explorer's query console</a> works offline.</span>
-		<a href="/">← Explorer</a>
-	</div>`
-
-// bufferWriter collects what a handler writes.
-type bufferWriter struct {
-	header http.Header
-	body   bytes.Buffer
-}
-
-func (b *bufferWriter) Header() http.Header         { return b.header }
-func (b *bufferWriter) Write(p []byte) (int, error) { return b.body.Write(p) }
-func (b *bufferWriter) WriteHeader(int)             {}
-
-// cdnFailed replaces the playground's endless "Loading…" when the CDN is out of reach.
-const cdnFailed = `<script>
-		window.addEventListener('load', function () {
-			if (window.GraphiQL) return;
-			var root = document.getElementById('graphiql');
-			var p = document.createElement('p');
-			p.className = 'graphiql-offline';
-			p.setAttribute('role', 'alert');
-			p.textContent = 'GraphiQL could not be loaded from cdn.jsdelivr.net: this machine seems to be offline. ' +
-				'Run npm ci in web/ to serve it from this server, or use the explorer\u2019s query console at /#/console.';
-			root.replaceChildren(p);
-		});
-	</script>`

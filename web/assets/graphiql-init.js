@@ -1,4 +1,4 @@
-// Starts the locally served GraphiQL (UMD globals React, ReactDOM and GraphiQL) against the
+// Starts the embedded GraphiQL (UMD globals React, ReactDOM and GraphiQL) against the
 // catalogue's endpoint, with the server's API key when the page carries one.
 (function () {
   'use strict';
@@ -11,7 +11,7 @@
     root.innerHTML = '';
     var p = document.createElement('p');
     p.className = 'graphiql-failed';
-    p.textContent = 'GraphiQL\u2019s files did not load. Reinstall them with `npm ci` in web/, or use the explorer\u2019s query console at /#/console.';
+    p.textContent = 'GraphiQL\u2019s files did not load (they are embedded in the server: reload the page), or use the explorer\u2019s query console at /#/console.';
     root.appendChild(p);
     return;
   }

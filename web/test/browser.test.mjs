@@ -51,7 +51,6 @@ async function startServer() {
   }
   const env = { ...process.env };
   for (const k of ['DYNAMODB_ENDPOINT', 'USE_AWS', 'PORT', 'HOST']) delete env[k];
-  // The repository root is the working directory, so the server finds web/node_modules.
   server = spawn(bin, ['-port', '0', '-host', '127.0.0.1'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let stderr = '';
   server.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
@@ -797,18 +796,15 @@ test('at 390 px no view overflows horizontally', async () => {
   }
 });
 
-test('GraphiQL at /graphiql states its mode and, installed, works offline', async () => {
+test('GraphiQL at /graphiql is embedded and renders offline', async () => {
   await page.setViewportSize(WIDE);
   await page.goto(`${base}/graphiql`);
-  const mode = await page.getAttribute('meta[name="graphiql-mode"]', 'content');
-  assert.ok(['local', 'cdn'].includes(mode));
-  assert.match(await page.textContent('.graphiql-mode'), mode === 'local' ? /served locally/ : /from the CDN/);
-  if (mode === 'local') {
-    await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
-    const file = join(outDir, 'graphiql-1280.png');
-    await page.screenshot({ path: file });
-    screenshots.push(file);
-  }
+  assert.equal(await page.getAttribute('meta[name="graphiql-mode"]', 'content'), 'embedded');
+  assert.match(await page.textContent('.graphiql-mode'), /embedded in this server/);
+  await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+  const file = join(outDir, 'graphiql-1280.png');
+  await page.screenshot({ path: file });
+  screenshots.push(file);
 });
 
 test('a dependency cycle is highlighted in red and named', async (t) => {

@@ -1,0 +1,140 @@
+// GraphiQL at /graphiql works with no network and no web/node_modules at serve time: the server
+// runs in an empty working directory (it reads no node_modules: GraphiQL is embedded), Chromium
+// resolves no host name but the server's, and every request to another origin is aborted and
+// recorded. The page must render, fetch the schema by introspection, open the docs explorer and
+// run a query with the admin key that the embedded default renders into the page (loopback).
+//
+//   node --test web/test/graphiql.test.mjs   (environment as browser.test.mjs)
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, execFileSync } from 'node:child_process';
+import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { chromium } from 'playwright-core';
+
+const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const outDir = process.env.TEST_OUTPUT_DIR
+  ? resolve(process.env.TEST_OUTPUT_DIR)
+  : mkdtempSync(join(tmpdir(), 'catalogue-web-screenshots-'));
+mkdirSync(outDir, { recursive: true });
+
+let tmp;
+let server;
+let base;
+let context;
+let page;
+const external = []; // requests to other origins (aborted)
+const problems = []; // page errors
+
+before(async () => {
+  tmp = mkdtempSync(join(tmpdir(), 'catalogue-graphiql-test-'));
+  let bin = process.env.CATALOGUE_BIN;
+  if (!bin) {
+    bin = join(tmp, 'catalogue');
+    execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
+  }
+  const env = { ...process.env };
+  for (const k of ['DYNAMODB_ENDPOINT', 'USE_AWS', 'PORT', 'HOST', 'API_KEYS_FILE', 'CORS_ORIGINS']) delete env[k];
+  // An empty working directory: no web/node_modules, no node_modules, nothing to read.
+  const cwd = join(tmp, 'empty');
+  mkdirSync(cwd);
+  server = spawn(bin, ['-port', '0', '-host', '127.0.0.1'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stderr = '';
+  server.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
+  base = await new Promise((ok, fail) => {
+    let out = '';
+    const timer = setTimeout(() => fail(new Error(`no "listening on" line in 60 s:\n${out}\n${stderr}`)), 60_000);
+    server.stdout.on('data', (d) => {
+      out += d;
+      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (m) { clearTimeout(timer); ok(m[1]); }
+    });
+    server.on('exit', (code) => { clearTimeout(timer); fail(new Error(`the server exited (${code}):\n${stderr}`)); });
+  });
+  context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
+    executablePath: CHROMIUM,
+    headless: true,
+    viewport: { width: 1280, height: 900 },
+    args: [
+      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
+      '--disable-background-networking', '--disable-component-update', '--disable-sync',
+      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
+    ],
+  });
+  const origin = new URL(base).origin;
+  await context.route((url) => url.origin !== origin && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
+    external.push(route.request().url());
+    return route.abort('internetdisconnected');
+  });
+  page = context.pages()[0] || await context.newPage();
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  // Every file GraphiQL loads at run time (a worker, a plugin, a font) must be embedded: a
+  // missing one is a 404 of this server.
+  page.on('response', (r) => {
+    if (r.status() >= 400) problems.push(`${r.status()} for ${r.request().method()} ${r.url()}`);
+  });
+  page.on('requestfailed', (r) => problems.push(`failed: ${r.url()} (${r.failure()?.errorText})`));
+});
+
+after(async () => {
+  await context?.close();
+  if (server && server.exitCode === null) {
+    server.kill('SIGTERM');
+    await new Promise((r) => { server.once('exit', r); setTimeout(r, 5000); });
+  }
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+});
+
+test('GraphiQL renders from the binary, fetches the schema, opens the docs and runs a query with the admin key', async () => {
+  const graphql = []; // {operationName, authorization, status, body}
+  page.on('response', async (r) => {
+    const req = r.request();
+    if (new URL(req.url()).pathname !== '/graphql' || req.method() !== 'POST') return;
+    let op = '';
+    try { op = JSON.parse(req.postData() || '{}').operationName || ''; } catch { /* not JSON */ }
+    graphql.push({ operationName: op, authorization: req.headers().authorization || '', status: r.status(), body: await r.text().catch(() => '') });
+  });
+  const introspection = page.waitForResponse((r) => r.url().endsWith('/graphql') && /IntrospectionQuery/.test(r.request().postData() || ''), { timeout: 30_000 });
+  await page.goto(`${base}/graphiql`);
+  assert.equal(await page.getAttribute('meta[name="graphiql-mode"]', 'content'), 'embedded');
+  assert.match(await page.textContent('.graphiql-mode'), /GraphiQL \d+\.\d+\.\d+, embedded in this server/);
+  const key = await page.getAttribute('meta[name="catalogue-api-key"]', 'content');
+  assert.match(key || '', /\S{16,}/, 'the embedded default (loopback) renders its admin key into the page');
+  await page.waitForSelector('.graphiql-container', { timeout: 20_000 });
+
+  // The schema, by introspection, with the key.
+  const schema = await (await introspection).json();
+  assert.ok(schema.data?.__schema?.queryType, `introspection answered ${JSON.stringify(schema).slice(0, 200)}`);
+
+  // The docs explorer opens on the root types and a field's documentation.
+  await page.click('button[aria-label="Show Documentation Explorer"]');
+  const docs = page.locator('.graphiql-doc-explorer');
+  await docs.waitFor({ timeout: 10_000 });
+  await docs.locator('.graphiql-doc-explorer-root-type', { hasText: 'query' }).waitFor();
+  await docs.locator('a.graphiql-doc-explorer-type-name', { hasText: 'Query' }).first().click();
+  await docs.locator('.graphiql-doc-explorer-field-name', { hasText: 'capability' }).first().waitFor({ timeout: 10_000 });
+
+  // Run the default query (AlertManagement) with the execute button.
+  await page.click('.graphiql-execute-button');
+  await page.locator('.result-window', { hasText: 'Alert Management' }).waitFor({ timeout: 20_000 });
+  const run = graphql.find((g) => g.operationName === 'AlertManagement');
+  assert.ok(run, `no AlertManagement request among ${graphql.map((g) => g.operationName).join(', ')}`);
+  assert.equal(run.status, 200);
+  assert.equal(run.authorization, `Bearer ${key}`, 'the query carries the admin key');
+  const res = JSON.parse(run.body);
+  assert.equal(res.errors, undefined, run.body.slice(0, 300));
+  assert.equal(res.data.capability.name, 'Alert Management');
+  assert.ok(graphql.every((g) => g.authorization === `Bearer ${key}`), 'every request carries the key');
+
+  const file = join(outDir, 'graphiql-docs-1280.png');
+  await page.screenshot({ path: file });
+  console.log(`screenshot: ${file}`);
+});
+
+test('GraphiQL loaded nothing from another host, every file it asked for was there, and no page error', () => {
+  assert.deepEqual(external, [], 'requests to other hosts');
+  assert.deepEqual(problems, []);
+});
