@@ -767,19 +767,33 @@ func TestScheduledArchive(t *testing.T) {
 	if ok, err := e.db.Store.AcquireLease(ctx, archive.Lease, "other-instance", time.Hour); err != nil || !ok {
 		t.Fatalf("AcquireLease = %v, %v", ok, err)
 	}
-	ticks := make(chan archive.ScheduleResult, 100)
-	go e.arch.Schedule(ctx, 0, 10*time.Millisecond, "this-instance", func(r archive.ScheduleResult) { ticks <- r })
+	// Each tick waits in its callback until the test has looked at it: with a 10 ms interval the
+	// next tick would otherwise take the lease again before the test checks it was given up.
+	ticks, next := make(chan archive.ScheduleResult), make(chan struct{})
+	go e.arch.Schedule(ctx, 0, 10*time.Millisecond, "this-instance", func(r archive.ScheduleResult) {
+		select {
+		case ticks <- r:
+		case <-ctx.Done():
+			return
+		}
+		select {
+		case <-next:
+		case <-ctx.Done():
+		}
+	})
 	if r := <-ticks; r.Ran || r.Err != nil {
 		t.Fatalf("a tick while another instance holds the lease ran: %+v", r)
 	}
 	if err := e.db.Store.ReleaseLease(ctx, archive.Lease, "other-instance"); err != nil {
 		t.Fatal(err)
 	}
+	next <- struct{}{}
 	deadline := time.After(30 * time.Second)
 	for {
 		select {
 		case r := <-ticks:
 			if !r.Ran {
+				next <- struct{}{}
 				continue
 			}
 			if r.Err != nil || r.Report.ItemsDeleted == 0 {
