@@ -118,6 +118,10 @@ type Env struct {
 type Options struct {
 	Now         func() time.Time
 	MaxAttempts int
+	// StatsTTL is the store's dynamo.Options.StatsTTL; zero means none in the background (a
+	// test counts every request it sends): the planner's statistics then come only from the
+	// counters operations read.
+	StatsTTL time.Duration
 }
 
 // New starts a backend with the table created. It is closed when the test ends.
@@ -152,7 +156,12 @@ func New(tb testing.TB, opts Options) *Env {
 		tb.Fatalf("NewClient: %v", err)
 	}
 	env.Client = client
-	env.Store = dynamo.New(client, dynamo.Options{Table: env.Table, Now: opts.Now, CursorSecret: []byte("test-secret"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	statsTTL := opts.StatsTTL
+	if statsTTL == 0 {
+		statsTTL = -1
+	}
+	env.Store = dynamo.New(client, dynamo.Options{Table: env.Table, Now: opts.Now, CursorSecret: []byte("test-secret"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		StatsTTL: statsTTL})
 	if err := env.Store.CreateTable(ctx, time.Minute); err != nil {
 		tb.Fatalf("CreateTable: %v", err)
 	}
