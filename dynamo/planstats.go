@@ -50,15 +50,16 @@ func (p *planStats) offer(c *Counts, t time.Time) {
 	p.counts, p.at = c, t
 }
 
-// statsFor returns the planning statistics (nil when none were read yet). When they are
-// missing or older than the TTL and want is true, it starts one refresh in the background
-// (unless one is under way or background refreshes are off) and returns what it has.
-func (s *Store) statsFor(want bool) *Counts {
+// planningStats returns the planning statistics (nil when none were read yet). When they are
+// missing or older than the TTL, it starts one refresh in the background (unless one is under
+// way or background refreshes are off) and returns what it has: a search that asks for them
+// never waits for a read.
+func (s *Store) planningStats() *Counts {
 	p := &s.stats
 	now := s.now()
 	p.mu.Lock()
 	c, stale := p.counts, p.counts == nil || now.Sub(p.at) > p.ttl
-	start := want && stale && !p.refreshing && p.ttl >= 0
+	start := stale && !p.refreshing && p.ttl >= 0
 	if start {
 		p.refreshing = true
 		p.background.Add(1)

@@ -738,7 +738,7 @@ func (s *Store) SearchCapabilities(ctx context.Context, q CapabilityQuery, first
 		return nil, err
 	}
 	if pl.wantsStats() {
-		pl.withStats(s.statsFor(true))
+		pl.withStats(s.planningStats())
 	}
 	var cur *searchCursor
 	if after != "" {
@@ -1335,7 +1335,7 @@ func (s *Store) CountCapabilities(ctx context.Context, q CapabilityQuery) (int, 
 		}
 		if !pl.countedByCounters() {
 			if pl.wantsStats() {
-				pl.withStats(s.statsFor(true))
+				pl.withStats(s.planningStats())
 			}
 			return s.countSearch(ctx, pl)
 		}
