@@ -301,7 +301,7 @@ func searchShapes(bundles []*catalog.Bundle) []*searchShape {
 			"An order over the whole catalogue."),
 		countShape(bundles, "totalCount, no filter", capFilter{}, "Every capability: the sharded counters answer it (one BatchGetItem)."),
 		countShape(bundles, "totalCount, status + tag", capFilter{Statuses: []catalog.CapabilityStatus{catalog.CapabilityActive}, Tags: []string{"pci"}},
-			"Two filters: no counter decides them; counted from the tag's cards."),
+			"Two filters: no counter decides them; counted from the tag's cards (the status's range holds more), in 4 name segments read at once, with the page."),
 		summaryShape(bundles),
 		activeJobsShape(bundles),
 		ownerShape(bundles, "BLUE LYNX"),
