@@ -343,14 +343,21 @@ func sumShards(shards []counterShard) map[string]int64 {
 	return sum
 }
 
+// Counts returns the catalogue's counters, summed over the shards (one BatchGetItem), and
+// keeps them as the search planner's statistics.
 func (s *Store) Counts(ctx context.Context) (*Counts, error) {
-	return memoized(s, pageKey{scope: "counters"}, func() (*Counts, error) {
+	at := s.now()
+	c, err := memoized(s, pageKey{scope: "counters"}, func() (*Counts, error) {
 		shards, err := s.readShards(ctx)
 		if err != nil {
 			return nil, err
 		}
 		return countsOf(sumShards(shards)), nil
 	})
+	if err == nil {
+		s.stats.offer(c, at)
+	}
+	return c, err
 }
 
 // recountCounters is the counters recounted from every capability's METADATA (a consistent,

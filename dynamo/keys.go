@@ -500,6 +500,28 @@ func namePrefixRange(folded string) (lo, hi string) {
 	return p, p + "~"
 }
 
+// maxNameSegments is how many segments nameSegments splits the name keys into at most.
+const maxNameSegments = 8
+
+// nameSegmentBounds split name keys (folded names, which begin with a letter or a digit) by
+// their first letter into maxNameSegments segments of roughly even size for names in Latin
+// letters: the segment i ends before its letter i.
+const nameSegmentBounds = "ceimpsu"
+
+// nameSegments returns n (1 to maxNameSegments) consecutive GSI1SK segments [lo, hi) that
+// cover every name key together, "" meaning an open end.
+func nameSegments(n int) [][2]string {
+	n = min(max(n, 1), maxNameSegments)
+	out := make([][2]string, 0, n)
+	lo := ""
+	for i := 1; i < n; i++ {
+		hi := nameSegmentBounds[i*maxNameSegments/n-1 : i*maxNameSegments/n]
+		out = append(out, [2]string{lo, hi})
+		lo = hi
+	}
+	return append(out, [2]string{lo, ""})
+}
+
 // rankKey orders the RANK range by priority (critical first), then name.
 func rankKey(p catalog.Priority, folded, capabilityID string) string {
 	return twoDigits(p.Rank()) + "#" + nameKey(folded, capabilityID)

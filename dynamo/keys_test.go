@@ -456,3 +456,36 @@ func TestWordPrefixes(t *testing.T) {
 		}
 	}
 }
+
+// nameSegments covers every name key once: consecutive, open at both ends, and each name key
+// falls in exactly one segment as a count's key conditions select them.
+func TestNameSegments(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want string
+	}{
+		{0, `[["" ""]]`}, {1, `[["" ""]]`}, {2, `[["" "m"] ["m" ""]]`}, {4, `[["" "e"] ["e" "m"] ["m" "s"] ["s" ""]]`},
+		{8, `[["" "c"] ["c" "e"] ["e" "i"] ["i" "m"] ["m" "p"] ["p" "s"] ["s" "u"] ["u" ""]]`}, {99, `[["" "c"] ["c" "e"] ["e" "i"] ["i" "m"] ["m" "p"] ["p" "s"] ["s" "u"] ["u" ""]]`},
+	} {
+		if got := fmt.Sprintf("%q", nameSegments(tt.n)); got != tt.want {
+			t.Errorf("nameSegments(%d) = %s, want %s", tt.n, got, tt.want)
+		}
+	}
+	in := func(key string, seg [2]string) bool {
+		return (seg[0] == "" || key >= seg[0]) && (seg[1] == "" || key < seg[1])
+	}
+	for _, name := range []string{"alert", "c", "cable", "m", "zulu", "0 day", "élan", "ülm"} {
+		key := nameKey(catalog.Fold(name), "CAP-X")
+		for n := 1; n <= maxNameSegments; n++ {
+			hits := 0
+			for _, seg := range nameSegments(n) {
+				if in(key, seg) {
+					hits++
+				}
+			}
+			if hits != 1 {
+				t.Errorf("%q in %d of nameSegments(%d)", key, hits, n)
+			}
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -348,16 +349,26 @@ type searchPlan struct {
 	parallel bool
 	stages   []stage
 	scope    string
+	// stats are the planning statistics the plan was made with (nil: none).
+	stats *Counts
 }
 
 // stage is one GSI1 range of cards read in order; keep, when set, is the stage's own predicate
 // on the card (the groups of a relevance order); serves names the one filter the range answers
 // whole ("tag", "owner", "domain", "status", "prio").
+//
+// pks, when it holds more than one range, are the ranges of a list filter's values (pk is
+// the first), read in parallel and merged in name order.
 type stage struct {
 	pk, lo, hi string
-	reverse    bool
-	keep       func(*searchCard) bool
-	serves     string
+	pks        []string
+	// after, on a stage of a whole range (no lo, hi), is where a page resumes: the cards
+	// whose GSI1SK comes after it in the stage's direction (each capability has one card in
+	// a range, its GSI1SK unique there).
+	after   string
+	reverse bool
+	keep    func(*searchCard) bool
+	serves  string
 }
 
 // planSearch validates q and plans its ranges. Bad input is a *catalog.ValidationError naming
@@ -473,9 +484,9 @@ func planSearch(q CapabilityQuery) (*searchPlan, error) {
 
 // plan chooses the ranges. Relevance (search, no order): the capability whose ID is the
 // search (CARD#ID#), those whose name starts with it (a CARD#NAME prefix range), then the other
-// matches (CARD#TERM# of the longest word). Name order: the most selective range by this rule,
-// with no counts to go by: a search term > a tag > the owner > one domain > one status > one
-// priority > every name. Priority order: CARD#RANK (one priority's part of it when the filter
+// matches (CARD#TERM# of the longest word). Name order: the driver, the smallest range by the
+// planning statistics or, without them, by a fixed order (see drives and driver); the values
+// of one list filter are several ranges merged in name order. Priority order: CARD#RANK (one priority's part of it when the filter
 // asks for one). Health score: CARD#SCORE, scored then unscored. Updated: CARD#UPDATED.
 func (pl *searchPlan) plan(order string, desc bool) {
 	if pl.none {
@@ -499,8 +510,8 @@ func (pl *searchPlan) plan(order string, desc bool) {
 		}
 		fallthrough
 	case OrderName:
-		pk, serves := pl.driver()
-		pl.stages = []stage{{pk: pk, reverse: desc, serves: serves}}
+		d := pl.driver()
+		pl.stages = []stage{{pk: d.pks[0], pks: d.pks, reverse: desc, serves: d.serves}}
 	case OrderPriority:
 		st := whole(cardPK(cardRank, ""))
 		if len(pl.prios) == 1 {
@@ -533,31 +544,122 @@ func (pl *searchPlan) termPK() string {
 	return cardPK(cardTerm, runePrefix(w, 2))
 }
 
-// driver is the most selective name-ordered range of the filter (see plan), and the filter it
-// serves whole.
-func (pl *searchPlan) driver() (pk, serves string) {
-	single := func(n int) bool { return n == 1 }
-	switch {
-	case pl.words != nil:
-		return pl.termPK(), ""
-	case len(pl.tags) > 0:
-		return cardPK(cardTag, cardPart(pl.tags[0])), "tag"
-	case pl.owner != "":
-		return cardPK(cardOwner, cardPart(pl.owner)), "owner"
-	case single(len(pl.domains)):
-		for d := range pl.domains {
-			return cardPK(cardDomain, d), "domain"
+// maxMergedRanges bounds the values of one list filter (domains, statuses, priorities) whose
+// ranges a page merges in name order (one Query each, in parallel): a longer list drives from
+// another range, or walks every name.
+const maxMergedRanges = 8
+
+// drive is a set of name-ordered card ranges whose union holds every capability that passes
+// the filter it serves: one range (a search term, a tag, the owner, one domain...) or the
+// ranges of the values of one list filter, merged in name order.
+type drive struct {
+	pks    []string
+	serves string
+	// size is the cards the ranges hold by the planning statistics; -1 when no counter knows
+	// it (a search term, a tag) or there are no statistics.
+	size int
+}
+
+// drives returns the ranges that could drive pl in name order, in the fixed order of
+// preference (a search term > a tag > the owner > one domain > one status > one priority >
+// several domains > several statuses > several priorities), then every name.
+func (pl *searchPlan) drives() []drive {
+	c := pl.stats
+	counted := func(n int) int {
+		if c == nil {
+			return -1
 		}
-	case single(len(pl.statuses)):
-		for s := range pl.statuses {
-			return cardPK(cardStatus, string(s)), "status"
+		return n
+	}
+	var out []drive
+	if pl.words != nil {
+		out = append(out, drive{pks: []string{pl.termPK()}, size: -1})
+	}
+	if len(pl.tags) > 0 {
+		out = append(out, drive{pks: []string{cardPK(cardTag, cardPart(pl.tags[0]))}, serves: "tag", size: -1})
+	}
+	if pl.owner != "" {
+		n := -1
+		if c != nil {
+			n = c.OwnerCapabilities[OwnerKey(pl.owner)]
 		}
-	case single(len(pl.prios)):
-		for p := range pl.prios {
-			return cardPK(cardPriority, string(p)), "prio"
+		out = append(out, drive{pks: []string{cardPK(cardOwner, cardPart(pl.owner))}, serves: "owner", size: n})
+	}
+	var domains, statuses, prios drive
+	for _, d := range slices.Sorted(maps.Keys(pl.domains)) {
+		domains.pks = append(domains.pks, cardPK(cardDomain, d))
+	}
+	for _, st := range slices.Sorted(maps.Keys(pl.statuses)) {
+		statuses.pks = append(statuses.pks, cardPK(cardStatus, string(st)))
+	}
+	for _, p := range slices.Sorted(maps.Keys(pl.prios)) {
+		prios.pks = append(prios.pks, cardPK(cardPriority, string(p)))
+	}
+	domains.serves, statuses.serves, prios.serves = "domain", "status", "prio"
+	if c != nil {
+		domains.size, statuses.size, prios.size = sumOf(c.ByDomain, pl.domains), sumOf(c.ByStatus, pl.statuses), sumOf(c.ByPriority, pl.prios)
+	} else {
+		domains.size, statuses.size, prios.size = -1, -1, -1
+	}
+	lists := []drive{domains, statuses, prios}
+	for _, single := range []bool{true, false} {
+		for _, d := range lists {
+			if n := len(d.pks); n > 0 && n <= maxMergedRanges && (n == 1) == single {
+				out = append(out, d)
+			}
 		}
 	}
-	return cardPK(cardName, ""), ""
+	return append(out, drive{pks: []string{cardPK(cardName, "")}, size: counted(c.capabilities())})
+}
+
+// capabilities is the number of capabilities the counters hold (0 without counters).
+func (c *Counts) capabilities() int {
+	if c == nil {
+		return 0
+	}
+	return c.Capabilities
+}
+
+// driver is the name-ordered range set that drives pl. Without statistics, the first of
+// drives (the fixed order). With them, the counted one that holds the fewest cards (fewer
+// ranges on a tie); a range no counter sizes (a search term, a tag) keeps its precedence
+// unless a counted one holds at most maxSorted cards (one Query reads it whole).
+func (pl *searchPlan) driver() drive {
+	ds := pl.drives()
+	if pl.stats == nil {
+		return ds[0]
+	}
+	best := -1
+	for i, d := range ds {
+		if d.size < 0 {
+			continue
+		}
+		if best < 0 || d.size < ds[best].size || (d.size == ds[best].size && len(d.pks) < len(ds[best].pks)) {
+			best = i
+		}
+	}
+	if ds[0].size < 0 && (best < 0 || ds[best].size > maxSorted) {
+		return ds[0]
+	}
+	return ds[best]
+}
+
+// wantsStats reports whether statistics could change pl's plan: more than one range could
+// drive it, or a health filter comes with another one (its selectivity sizes the candidate
+// batches; a small health range drives the page).
+func (pl *searchPlan) wantsStats() bool {
+	n := len(pl.drives()) - 1 // every name is always there
+	return n >= 2 || (pl.health != nil && n >= 1)
+}
+
+// withStats plans pl again with the statistics c (nil: none).
+func (pl *searchPlan) withStats(c *Counts) {
+	if c == nil {
+		return
+	}
+	pl.stats = c
+	pl.stages, pl.parallel = nil, false
+	pl.plan(pl.order, pl.desc)
 }
 
 // scopeOf names the query for its cursors: a cursor is valid only for the same arguments.
@@ -635,6 +737,9 @@ func (s *Store) SearchCapabilities(ctx context.Context, q CapabilityQuery, first
 	if err != nil {
 		return nil, err
 	}
+	if pl.wantsStats() {
+		pl.withStats(s.planningStats())
+	}
 	var cur *searchCursor
 	if after != "" {
 		body, ok := s.cursors.Decode(pl.scope, after)
@@ -664,7 +769,7 @@ func (s *Store) SearchCapabilities(ctx context.Context, q CapabilityQuery, first
 // relevance order (small groups before the big one) are read at once, in parallel: a search
 // page is two round trips when its first reads hold the page.
 func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *searchCursor) (*Page[*catalog.Capability], error) {
-	if pl.sortable() && (cur == nil || cur.Stage == -1) {
+	if (cur == nil && s.sortFirst(pl)) || (cur != nil && cur.Stage == -1) {
 		p, ok, err := s.sortedPage(ctx, pl, first, cur)
 		if err != nil || ok {
 			return p, err
@@ -679,11 +784,11 @@ func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *
 	}
 	readers := make([]*stageReader, len(pl.stages))
 	for si := from; si < len(pl.stages); si++ {
-		r := &stageReader{st: pl.stages[si], exact: pl.exact(pl.stages[si])}
+		var at *searchCursor
 		if cur != nil && si == cur.Stage {
-			r.start = cardStartKey(r.st.pk, cur.GSI1SK, cur.PK, cur.SK)
+			at = cur
 		}
-		readers[si] = r
+		readers[si] = newStageReader(pl, pl.stages[si], at)
 	}
 	if pl.parallel {
 		g, gctx := errgroup.WithContext(ctx)
@@ -700,6 +805,12 @@ func (s *Store) searchPage(ctx context.Context, pl *searchPlan, first int, cur *
 	// maxCandidateBatch), not by the matches still missing, and a selective health filter costs
 	// a few round trips, not one per batch of the page's size.
 	perMatch := 1.0
+	if c := pl.stats; pl.health != nil && c != nil {
+		// The statistics' share of the health statuses asked for sizes the first batch.
+		if h := sumOf(c.ByHealth, pl.health); h > 0 && c.Capabilities > h {
+			perMatch = float64(c.Capabilities) / float64(h)
+		}
+	}
 	for found < want && si < len(pl.stages) {
 		need := want - found
 		if pl.health != nil {
@@ -779,32 +890,56 @@ const maxCandidateBatch = 400
 // (sortable): one Query.
 const maxSorted = 1000
 
-// sortable reports whether the order is not the driving range's and the driving range is a
-// selective one (a search term, a tag, the owner): a page then reads that range whole, when it
-// holds at most maxSorted cards, and sorts the matches, rather than walking the order's range of
-// the whole catalogue for them.
-//
-// One domain, one status or one priority drives it too: their ranges are as selective as the
-// catalogue's shape makes them, and a range of at most maxSorted cards read whole (one Query)
-// costs 2 round trips where walking the order's range of the whole catalogue for its matches
-// took 4 at 10,000 capabilities (BENCHMARKS.md).
-func (pl *searchPlan) sortable() bool {
-	if pl.healthDriven() {
-		return true
+// sortLimitOf is maxSorted, or the tests' limit.
+func (s *Store) sortLimitOf(n int) int {
+	if s.sortLimit > 0 {
+		return s.sortLimit
 	}
+	return n
+}
+
+// orderSortable reports whether the order is not the driving range's and a filter gives a
+// selective driving range (a search term, a tag, the owner, domains, statuses, priorities
+// other than for the priority order): a first page then reads that range whole, when it holds
+// at most maxSorted cards, and sorts the matches, rather than walking the order's range of the
+// whole catalogue for them (one domain at 10,000 capabilities: 2 round trips where the walk
+// took 4, BENCHMARKS.md).
+func (pl *searchPlan) orderSortable() bool {
 	if pl.order != OrderPriority && pl.order != OrderHealthScore && pl.order != OrderUpdatedAt {
 		return false
 	}
-	_, serves := pl.driver()
-	return pl.words != nil || len(pl.tags) > 0 || pl.owner != "" ||
-		serves == "domain" || serves == "status" || (serves == "prio" && pl.order != OrderPriority)
+	return pl.words != nil || len(pl.tags) > 0 || pl.owner != "" || pl.domains != nil || pl.statuses != nil ||
+		(pl.prios != nil && pl.order != OrderPriority)
 }
 
-// healthDriven reports whether the health filter is the most selective one (no search, tag or
-// owner): a page then reads the HEALTH# index items of the statuses asked for, which carry the
-// whole capability, when they are at most maxHealthSorted, and sorts the matches.
-func (pl *searchPlan) healthDriven() bool {
-	return pl.health != nil && pl.words == nil && len(pl.tags) == 0 && pl.owner == ""
+// sortable reports whether a page of pl may come from a sorted read (sortedPage), whatever
+// the statistics: a cursor of a sorted page is valid for pl exactly then. It does not depend
+// on the statistics, so that a cursor stays valid when they change between pages.
+func (pl *searchPlan) sortable() bool {
+	return pl.health != nil || pl.orderSortable()
+}
+
+// sortFirst reports whether the first page of pl tries a sorted read: the health filter's
+// HEALTH# items when it is the only selective filter or the statistics count them at most
+// maxHealthSorted, or the driving range when the order is sortable and the statistics do not
+// say it holds more than maxSorted cards.
+func (s *Store) sortFirst(pl *searchPlan) bool {
+	return s.healthDriven(pl) || (pl.orderSortable() && (pl.stats == nil || pl.driver().size <= s.sortLimitOf(maxSorted)))
+}
+
+// healthDriven reports whether a page of pl reads the HEALTH# index items of the statuses
+// asked for, which carry the whole capability, and sorts the matches: when the health filter
+// is the only selective one (no search, tag or owner), or the statistics count at most
+// maxHealthSorted capabilities of those statuses. It reads at most that many items (one Query
+// a status, in parallel) and falls back to the cards when they are more.
+func (s *Store) healthDriven(pl *searchPlan) bool {
+	if pl.health == nil {
+		return false
+	}
+	if pl.words == nil && len(pl.tags) == 0 && pl.owner == "" {
+		return true
+	}
+	return pl.stats != nil && sumOf(pl.stats.ByHealth, pl.health) <= s.sortLimitOf(maxHealthSorted)
 }
 
 // maxHealthSorted is how many HEALTH# items (whole capabilities, about 2 KB each) a page reads
@@ -814,10 +949,7 @@ const maxHealthSorted = 200
 // healthCandidates returns the capabilities of the HEALTH# items of the statuses pl asks for,
 // read in parallel; ok is false when the first page finds more than the limit.
 func (s *Store) healthCandidates(ctx context.Context, pl *searchPlan, probe bool) (caps []*catalog.Capability, ok bool, err error) {
-	limit := maxHealthSorted
-	if s.sortLimit > 0 {
-		limit = s.sortLimit
-	}
+	limit := s.sortLimitOf(maxHealthSorted)
 	statuses := slices.Sorted(maps.Keys(pl.health))
 	found := make([][]*item, len(statuses))
 	more := make([]bool, len(statuses))
@@ -854,43 +986,66 @@ func (s *Store) healthCandidates(ctx context.Context, pl *searchPlan, probe bool
 	return caps, true, nil
 }
 
-// sortedPage answers a sortable query from its driving range read whole: the matching cards'
-// capabilities by BatchGetItem (100 a call), sorted by the order's index key. ok is false,
-// with nothing read past one Query, when the range holds more than maxSorted cards and the page
-// is the first (a page after a cursor of this kind reads the range whatever its size).
+// sortedPage answers a sortable query by sorting its matches: from the HEALTH# items of the
+// statuses asked for (healthDriven), or from its driving ranges read whole (one Query each,
+// in parallel) and the matching cards' capabilities by BatchGetItem (100 a call, sent at
+// once), sorted by the order's index key. ok is false, with nothing read past one Query a
+// range, when the items or cards are more than the limit and the page is the first (a page
+// after a cursor of this kind reads them whatever their number).
 func (s *Store) sortedPage(ctx context.Context, pl *searchPlan, first int, cur *searchCursor) (p *Page[*catalog.Capability], ok bool, err error) {
 	var caps []*catalog.Capability
-	if pl.healthDriven() {
-		if caps, ok, err = s.healthCandidates(ctx, pl, cur == nil); err != nil || !ok {
+	if s.healthDriven(pl) || (cur != nil && !pl.orderSortable()) {
+		if caps, ok, err = s.healthCandidates(ctx, pl, cur == nil); err != nil {
 			return nil, false, err
 		}
-		return s.sortPage(pl, caps, first, cur), true, nil
-	}
-	pk, _ := pl.driver()
-	st := stage{pk: pk}
-	var ids []string
-	var start map[string]types.AttributeValue
-	for {
-		limit := maxSorted
-		if s.sortLimit > 0 {
-			limit = s.sortLimit
+		if ok {
+			return s.sortPage(pl, caps, first, cur), true, nil
 		}
-		cards, _, next, err := s.readCards(ctx, st, start, limit)
-		if err != nil {
-			return nil, false, err
-		}
-		if next != nil && cur == nil && start == nil {
+		if !pl.orderSortable() {
 			return nil, false, nil
 		}
-		for _, k := range cards {
+	}
+	d := pl.driver()
+	limit := s.sortLimitOf(maxSorted)
+	found := make([][]*searchCard, len(d.pks))
+	more := make([]bool, len(d.pks))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, pk := range d.pks {
+		g.Go(func() error {
+			st := stage{pk: pk}
+			var start map[string]types.AttributeValue
+			for {
+				cards, _, next, err := s.readCards(gctx, st, start, limit)
+				if err != nil {
+					return err
+				}
+				found[i] = append(found[i], cards...)
+				if next != nil && cur == nil {
+					more[i] = true
+					return nil
+				}
+				if next == nil {
+					return nil
+				}
+				start = next
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, false, err
+	}
+	var ids []string
+	n := 0
+	for i := range found {
+		n += len(found[i])
+		if cur == nil && (more[i] || n > limit) {
+			return nil, false, nil
+		}
+		for _, k := range found[i] {
 			if pl.matchCard(k) {
 				ids = append(ids, k.CapabilityID)
 			}
 		}
-		if next == nil {
-			break
-		}
-		start = next
 	}
 	if len(ids) > 0 {
 		if caps, err = s.capabilitiesByID(ctx, ids, false); err != nil {
@@ -942,6 +1097,19 @@ func (pl *searchPlan) orderKey(c *catalog.Capability) string {
 		return scoreKey(c.Aggregates.ReportedHealthScore(), f, c.CapabilityID)
 	case OrderUpdatedAt:
 		return updatedKey(c.UpdatedAt.Time, f, c.CapabilityID)
+	case "":
+		if pl.words != nil {
+			// Relevance: the exact ID, then the name prefix matches, then the others, each in
+			// name order.
+			tier := "2"
+			switch {
+			case strings.ToLower(c.CapabilityID) == pl.exactID:
+				tier = "0"
+			case strings.HasPrefix(f, pl.phrase):
+				tier = "1"
+			}
+			return tier + nameKey(f, c.CapabilityID)
+		}
 	}
 	return nameKey(f, c.CapabilityID)
 }
@@ -968,7 +1136,8 @@ func (pl *searchPlan) compareKeys(a, b string) int {
 }
 
 // stageReader holds the cards of one stage read and not yet looked at, and where its next
-// Query starts.
+// Query starts. A stage of several ranges has one rangeReader each: their cards are merged
+// into cards in the stage's order.
 type stageReader struct {
 	st    stage
 	exact bool
@@ -976,11 +1145,51 @@ type stageReader struct {
 	cards []*searchCard
 	items []*item
 	done  bool
+	subs  []*stageReader
+}
+
+// newStageReader returns the reader of st, after cur when cur is in st.
+func newStageReader(pl *searchPlan, st stage, cur *searchCursor) *stageReader {
+	r := &stageReader{st: st, exact: pl.exact(st)}
+	if len(st.pks) > 1 {
+		for _, pk := range st.pks {
+			sub := st
+			sub.pk, sub.pks = pk, nil
+			r.subs = append(r.subs, &stageReader{st: sub, exact: r.exact})
+		}
+	}
+	switch {
+	case cur != nil && st.lo == "" && st.hi == "":
+		// A position in the order of a whole range: valid in any range of that order,
+		// whether or not the card is in it (the driver may differ from the previous page's
+		// when the statistics moved; an ExclusiveStartKey would also compare the card's SK).
+		r.st.after = cur.GSI1SK
+		for _, sub := range r.subs {
+			sub.st.after = cur.GSI1SK
+		}
+	case cur != nil:
+		r.start = cardStartKey(st.pk, cur.GSI1SK, cur.PK, cur.SK)
+	}
+	return r
 }
 
 // fill reads the stage's next chunk: need cards when every card of the range matches, else
-// cardChunk.
+// cardChunk. A stage of several ranges reads each range whose cards ran out (need or
+// cardChunk each, in parallel) and merges them.
 func (r *stageReader) fill(ctx context.Context, s *Store, need int) error {
+	if r.subs != nil {
+		g, gctx := errgroup.WithContext(ctx)
+		for _, sub := range r.subs {
+			if len(sub.cards) == 0 && !sub.done {
+				g.Go(func() error { return sub.fill(gctx, s, need) })
+			}
+		}
+		if err := g.Wait(); err != nil {
+			return err
+		}
+		r.merge()
+		return nil
+	}
 	limit := cardChunk
 	if r.exact {
 		limit = max(need, 1)
@@ -994,10 +1203,36 @@ func (r *stageReader) fill(ctx context.Context, s *Store, need int) error {
 	return nil
 }
 
-// exact reports whether every card of st passes the filter: no card need be read past the page.
+// merge moves the ranges' cards into r in the stage's order, as far as every range not done
+// has a card to compare (the others' next cards could come before).
+func (r *stageReader) merge() {
+	for {
+		var best *stageReader
+		for _, sub := range r.subs {
+			if len(sub.cards) == 0 {
+				if !sub.done {
+					return
+				}
+				continue
+			}
+			if best == nil || (sub.items[0].GSI1SK < best.items[0].GSI1SK) != r.st.reverse {
+				best = sub
+			}
+		}
+		if best == nil {
+			r.done = true
+			return
+		}
+		r.cards, r.items = append(r.cards, best.cards[0]), append(r.items, best.items[0])
+		best.cards, best.items = best.cards[1:], best.items[1:]
+	}
+}
+
+// exact reports whether every card of st passes the filter on cards (the health filter is
+// checked on METADATA): no card need be read past the candidates asked for.
 func (pl *searchPlan) exact(st stage) bool {
 	ok := func(name string, set bool) bool { return !set || st.serves == name }
-	return st.keep == nil && pl.health == nil && pl.words == nil && len(pl.tags) <= 1 && ok("tag", len(pl.tags) > 0) &&
+	return st.keep == nil && pl.words == nil && len(pl.tags) <= 1 && ok("tag", len(pl.tags) > 0) &&
 		ok("owner", pl.owner != "") && ok("domain", pl.domains != nil) && ok("status", pl.statuses != nil) && ok("prio", pl.prios != nil)
 }
 
@@ -1015,16 +1250,9 @@ func (s *Store) readCards(ctx context.Context, st stage, start map[string]types.
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	cards := make([]*searchCard, len(items))
-	for i, it := range items {
-		data, err := it.data()
-		if err != nil {
-			return nil, nil, nil, err
-		}
-		cards[i] = &searchCard{}
-		if err := decodeData(data, cards[i]); err != nil {
-			return nil, nil, nil, fmt.Errorf("card %s/%s: %w", it.PK, it.SK, err)
-		}
+	cards, err := cardsOf(items)
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	var next map[string]types.AttributeValue
 	if len(out.LastEvaluatedKey) > 0 {
@@ -1033,16 +1261,50 @@ func (s *Store) readCards(ctx context.Context, st stage, start map[string]types.
 	return cards, items, next, nil
 }
 
+// decodeCards returns the cards of a Query's response.
+func decodeCards(out *dynamodb.QueryOutput) ([]*searchCard, error) {
+	items, err := responseItems(out.ResultMetadata, out.Items)
+	if err != nil {
+		return nil, err
+	}
+	return cardsOf(items)
+}
+
+// cardsOf decodes the Data of card items.
+func cardsOf(items []*item) ([]*searchCard, error) {
+	cards := make([]*searchCard, len(items))
+	for i, it := range items {
+		data, err := it.data()
+		if err != nil {
+			return nil, err
+		}
+		cards[i] = &searchCard{}
+		if err := decodeData(data, cards[i]); err != nil {
+			return nil, fmt.Errorf("card %s/%s: %w", it.PK, it.SK, err)
+		}
+	}
+	return cards, nil
+}
+
 // input is the Query of a stage's range on GSI1.
 func (st stage) input(table string) *dynamodb.QueryInput {
 	names := map[string]string{"#pk": attrGSI1PK}
 	values := map[string]types.AttributeValue{":pk": &types.AttributeValueMemberS{Value: st.pk}}
 	cond := "#pk = :pk"
-	if st.lo != "" || st.hi != "" {
+	switch {
+	case st.lo != "" || st.hi != "":
 		names["#sk"] = attrGSI1SK
 		values[":lo"] = &types.AttributeValueMemberS{Value: st.lo}
 		values[":hi"] = &types.AttributeValueMemberS{Value: st.hi}
 		cond += " AND #sk BETWEEN :lo AND :hi"
+	case st.after != "":
+		names["#sk"] = attrGSI1SK
+		values[":after"] = &types.AttributeValueMemberS{Value: st.after}
+		if st.reverse {
+			cond += " AND #sk < :after"
+		} else {
+			cond += " AND #sk > :after"
+		}
 	}
 	return &dynamodb.QueryInput{
 		TableName: aws.String(table), IndexName: aws.String(gsi1Name), KeyConditionExpression: aws.String(cond),
@@ -1072,6 +1334,9 @@ func (s *Store) CountCapabilities(ctx context.Context, q CapabilityQuery) (int, 
 			return 0, nil
 		}
 		if !pl.countedByCounters() {
+			if pl.wantsStats() {
+				pl.withStats(s.planningStats())
+			}
 			return s.countSearch(ctx, pl)
 		}
 		counts, err := s.Counts(ctx)
@@ -1083,59 +1348,125 @@ func (s *Store) CountCapabilities(ctx context.Context, q CapabilityQuery) (int, 
 	})
 }
 
-// countSearch counts the matches of a planned search (see CountCapabilities).
+// countSearch counts the matches of a planned search (see CountCapabilities): with a health
+// filter, from the HEALTH# items of its statuses (one range each, in parallel); otherwise
+// from the driving ranges, each split into name segments read in parallel (countSegments),
+// Select=COUNT when every card of the range matches.
 func (s *Store) countSearch(ctx context.Context, pl *searchPlan) (int, error) {
 	if pl.none {
 		return 0, nil
 	}
+	var mu sync.Mutex
 	n := 0
+	add := func(k int) {
+		mu.Lock()
+		n += k
+		mu.Unlock()
+	}
+	g, gctx := errgroup.WithContext(ctx)
 	if pl.health != nil {
 		for h := range pl.health {
-			items, _, err := s.run(ctx, query{index: true, pk: healthPK(h)})
-			if err != nil {
-				return 0, err
-			}
-			for _, it := range items {
-				c, err := toCapability(it)
+			g.Go(func() error {
+				items, _, err := s.run(gctx, query{index: true, pk: healthPK(h)})
 				if err != nil {
-					return 0, err
+					return err
 				}
-				if pl.matchCard(cardOf(c)) {
-					n++
+				k := 0
+				for _, it := range items {
+					c, err := toCapability(it)
+					if err != nil {
+						return err
+					}
+					if pl.matchCard(cardOf(c)) {
+						k++
+					}
 				}
-			}
+				add(k)
+				return nil
+			})
 		}
-		return n, nil
+		err := g.Wait()
+		return n, err
 	}
-	// The count is the order's no matter: it reads the driving range of name order.
-	pk, serves := pl.driver()
-	for _, st := range []stage{{pk: pk, serves: serves}} {
-		if pl.exact(st) {
-			c, err := s.countRange(ctx, st.input(s.table), nil)
-			if err != nil {
-				return 0, err
-			}
-			n += c
-			continue
-		}
-		var start map[string]types.AttributeValue
-		for {
-			cards, _, next, err := s.readCards(ctx, st, start, countChunk)
-			if err != nil {
-				return 0, err
-			}
-			for _, k := range cards {
-				if pl.matchCard(k) && (st.keep == nil || st.keep(k)) {
-					n++
+	// The count is the order's no matter: it reads the driving ranges of name order.
+	d := pl.driver()
+	for _, pk := range d.pks {
+		st := stage{pk: pk, serves: d.serves}
+		exact := pl.exact(st)
+		for _, seg := range nameSegments(countSegments(pl, d)) {
+			g.Go(func() error {
+				in := st.input(s.table)
+				segmentCondition(in, seg)
+				if exact {
+					c, err := s.countRange(gctx, in, nil)
+					add(c)
+					return err
 				}
-			}
-			if next == nil {
-				break
-			}
-			start = next
+				var start map[string]types.AttributeValue
+				for {
+					in.ExclusiveStartKey = start
+					in.Limit = aws.Int32(countChunk)
+					out, err := s.db.Query(withWireItems(gctx), in)
+					if err != nil {
+						return classify("query", err)
+					}
+					cards, err := decodeCards(out)
+					if err != nil {
+						return err
+					}
+					k := 0
+					for _, c := range cards {
+						if pl.matchCard(c) {
+							k++
+						}
+					}
+					add(k)
+					if len(out.LastEvaluatedKey) == 0 {
+						return nil
+					}
+					start = out.LastEvaluatedKey
+				}
+			})
 		}
 	}
-	return n, nil
+	err := g.Wait()
+	return n, err
+}
+
+// countSegmentCards is how many cards a segment of a count is meant to hold: about what one
+// Query returns (DynamoDB's 1 MB holds some 3,000 cards), so that a counted range is read in
+// one round trip of parallel Queries when the names spread evenly.
+const countSegmentCards = 2500
+
+// countSegments is how many name segments a count of pl driven by d reads in parallel: by the
+// range's counted size, or, when no counter knows it (a tag, a search term), by the
+// catalogue's; one without statistics.
+func countSegments(pl *searchPlan, d drive) int {
+	size := d.size
+	if size < 0 {
+		size = pl.stats.capabilities()
+	}
+	return min(max((size+countSegmentCards-1)/countSegmentCards, 1), maxNameSegments)
+}
+
+// segmentCondition narrows a stage's Query to the GSI1SK segment seg ("" ends are open).
+func segmentCondition(in *dynamodb.QueryInput, seg [2]string) {
+	switch lo, hi := seg[0], seg[1]; {
+	case lo == "" && hi == "":
+		return
+	case lo == "":
+		*in.KeyConditionExpression += " AND #sk < :hi"
+		in.ExpressionAttributeValues[":hi"] = &types.AttributeValueMemberS{Value: hi}
+	case hi == "":
+		*in.KeyConditionExpression += " AND #sk >= :lo"
+		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: lo}
+	default:
+		// Name keys hold a '#', so none equals a boundary: BETWEEN lo AND hi is [lo, hi).
+		*in.KeyConditionExpression += " AND #sk BETWEEN :lo AND :hi"
+		in.ExpressionAttributeValues[":lo"] = &types.AttributeValueMemberS{Value: lo}
+		in.ExpressionAttributeValues[":hi"] = &types.AttributeValueMemberS{Value: hi}
+	}
+	in.ExpressionAttributeNames["#sk"] = attrGSI1SK
 }
 
 // countRange counts the items of a Query with Select=COUNT, following LastEvaluatedKey.

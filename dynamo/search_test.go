@@ -256,6 +256,13 @@ func searchQueries() []dynamo.CapabilityQuery {
 // the count with the brute force.
 func checkSearch(t *testing.T, env *dynamotest.Env, ids []string) {
 	t.Helper()
+	checkSearchWith(t, env, ids, func() {})
+}
+
+// checkSearchWith is checkSearch with prepare run before every page and count (it sets the
+// planner's statistics).
+func checkSearchWith(t *testing.T, env *dynamotest.Env, ids []string, prepare func()) {
+	t.Helper()
 	ctx := context.Background()
 	caps, err := env.Store.CapabilitiesByID(ctx, ids)
 	if err != nil {
@@ -268,6 +275,7 @@ func checkSearch(t *testing.T, env *dynamotest.Env, ids []string) {
 		var got []string
 		after := ""
 		for pages := 0; ; pages++ {
+			prepare()
 			p, err := env.Store.SearchCapabilities(ctx, q, 7, after)
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
@@ -293,6 +301,7 @@ func checkSearch(t *testing.T, env *dynamotest.Env, ids []string) {
 		if !slices.Equal(got, wantIDs) {
 			t.Errorf("%s:\n got %v\nwant %v", name, got, wantIDs)
 		}
+		prepare()
 		n, err := env.Store.CountCapabilities(ctx, q)
 		if err != nil || n != len(want) {
 			t.Errorf("%s: count = %d, %v; want %d", name, n, err, len(want))
@@ -320,10 +329,12 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 	}
 	ids := searchCatalogue(t, env, n)
 	checkSearch(t, env, ids)
+	checkWithStats(t, env, ids)
 	// Orders other than the driving range's, from the order's own ranges (as when the driving
 	// range holds more cards than a page sorts itself).
 	dynamo.SetSortLimit(env.Store, 3)
 	checkSearch(t, env, ids)
+	checkWithStats(t, env, ids)
 	dynamo.SetSortLimit(env.Store, 0)
 
 	// Mutations: rename, retag, transition, a component with a new team added and one
@@ -405,6 +416,53 @@ func TestSearchMatchesBruteForce(t *testing.T) {
 		t.Errorf("count after removing the team's component = %d, want %d", after, before-1)
 	}
 	checkSearch(t, env, ids)
+}
+
+// checkWithStats runs checkSearchWith with the planner's statistics missing (a cold store),
+// true, and wrong (stale: every count 1, then random counts, so that every range and every
+// health plan gets chosen somewhere): the answers must not change.
+func checkWithStats(t *testing.T, env *dynamotest.Env, ids []string) {
+	t.Helper()
+	truth, err := env.Store.Counts(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := func(n func() int) *dynamo.Counts {
+		c := *truth
+		c.Capabilities = n()
+		c.ByDomain, c.ByStatus, c.ByPriority, c.ByHealth, c.OwnerCapabilities = map[string]int{}, map[catalog.CapabilityStatus]int{},
+			map[catalog.Priority]int{}, map[catalog.HealthStatus]int{}, map[string]int{}
+		for k := range truth.ByDomain {
+			c.ByDomain[k] = n()
+		}
+		for _, k := range catalog.CapabilityStatuses {
+			c.ByStatus[k] = n()
+		}
+		for _, k := range catalog.Priorities {
+			c.ByPriority[k] = n()
+		}
+		for _, k := range catalog.HealthStatuses {
+			c.ByHealth[k] = n()
+		}
+		for k := range truth.OwnerCapabilities {
+			c.OwnerCapabilities[k] = n()
+		}
+		return &c
+	}
+	rng := rand.New(rand.NewPCG(3, 3))
+	for _, v := range []struct {
+		name  string
+		stats func() *dynamo.Counts
+	}{
+		{"cold", func() *dynamo.Counts { return nil }},
+		{"true", func() *dynamo.Counts { return truth }},
+		{"all 1", func() *dynamo.Counts { return wrong(func() int { return 1 }) }},
+		{"random", func() *dynamo.Counts { return wrong(func() int { return rng.IntN(2 * len(ids)) }) }},
+	} {
+		t.Run("stats "+v.name, func(t *testing.T) {
+			checkSearchWith(t, env, ids, func() { dynamo.SetStats(env.Store, v.stats()) })
+		})
+	}
 }
 
 // Check audits every search card against the capability's METADATA and components, and

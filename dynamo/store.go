@@ -69,6 +69,12 @@ type Options struct {
 	// such read while nothing has been written to the engine since (see readMemo): no call at
 	// all. Nil (any other DynamoDB) sends every read.
 	Generation func() uint64
+	// StatsTTL is how long the search planner trusts the counters it read as planning
+	// statistics before a search that needs them refreshes them in the background (one
+	// BatchGetItem no operation waits for); zero means DefaultStatsTTL. Negative: never in the
+	// background, only from the counters operations read for their answers (tests that count
+	// every request use it).
+	StatsTTL time.Duration
 }
 
 // Store reads and writes the catalogue in one DynamoDB table.
@@ -89,6 +95,8 @@ type Store struct {
 	// sortLimit is how many cards a search page reads whole to sort itself (maxSorted; tests
 	// lower it to take the other path).
 	sortLimit int
+	// stats are the search planner's statistics (planstats.go).
+	stats planStats
 }
 
 // writerLock returns the lock of a capability's writers in this process.
@@ -116,6 +124,10 @@ func New(db API, opts Options) *Store {
 		_, _ = rand.Read(secret)
 	}
 	s.cursors = signed.New(secret)
+	s.stats.ttl = opts.StatsTTL
+	if s.stats.ttl == 0 {
+		s.stats.ttl = DefaultStatsTTL
+	}
 	s.changeRetention = opts.ChangeRetention
 	if s.changeRetention <= 0 {
 		s.changeRetention = DefaultChangeRetention

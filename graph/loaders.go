@@ -66,6 +66,10 @@ type Loaders struct {
 	ranges  map[rangeKey]*rangeRead     // their reads
 	queries chan struct{}               // bounds the partition queries in flight
 
+	// ahead holds the capability pages started before the field that asks for them (an
+	// owner's first page, read with its counts), by ownerPageKey.
+	ahead map[string]*pageAhead
+
 	roots  sync.Once     // PrefetchRoots
 	window time.Duration // the metadata loader's batch window
 

@@ -404,7 +404,17 @@ func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Ti
 }
 
 func (r *ownerResolver) Capabilities(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
-	return r.searchCapabilities(ctx, dynamo.CapabilityQuery{Owner: &obj.Name, Order: dynamo.OrderName}, first, after)
+	a := ownerPage(ctx, obj.Name, deref(first, 50), deref(after, ""))
+	if a == nil {
+		return r.searchCapabilities(ctx, ownerCapabilities(obj.Name), first, after)
+	}
+	return r.searchPage(ctx, ownerCapabilities(obj.Name), nil, func() (*dynamo.Page[*catalog.Capability], error) {
+		p, err := a.wait()
+		if err != nil {
+			return nil, err
+		}
+		return p.(*dynamo.Page[*catalog.Capability]), nil
+	})
 }
 
 func (r *ownerResolver) Components(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Component], error) {
@@ -471,6 +481,7 @@ func (r *queryResolver) Owners(ctx context.Context, first *int, after *string) (
 }
 
 func (r *queryResolver) Owner(ctx context.Context, name string) (*model.Owner, error) {
+	r.startOwnerPages(ctx, name)
 	o, err := r.store.Owner(ctx, name)
 	if err != nil || o == nil {
 		return nil, err

@@ -2,6 +2,9 @@ package graph
 
 import (
 	"context"
+	"fmt"
+
+	"github.com/99designs/gqlgen/graphql"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -34,12 +37,110 @@ func counted[T any](p *dynamo.Page[T], count func(ctx context.Context) (int, err
 }
 
 // searchCapabilities answers Query.capabilities with a filter or an order, and
-// Owner.capabilities.
+// Owner.capabilities. When the query selects totalCount, the count is started with the page,
+// so that its reads go out with the page's first ones rather than after the page.
 func (r *Resolver) searchCapabilities(ctx context.Context, q dynamo.CapabilityQuery, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
-	p, err := r.store.SearchCapabilities(ctx, q, deref(first, 50), deref(after, ""))
+	return r.searchPage(ctx, q, nil, func() (*dynamo.Page[*catalog.Capability], error) {
+		return r.store.SearchCapabilities(ctx, q, deref(first, 50), deref(after, ""))
+	})
+}
+
+// searchPage is the connection of the page read (started with the count when totalCount is
+// selected); count, when not nil, is the count already started.
+func (r *Resolver) searchPage(ctx context.Context, q dynamo.CapabilityQuery, count *pageAhead, read func() (*dynamo.Page[*catalog.Capability], error)) (*model.Connection[*catalog.Capability], error) {
+	if _, ok := selected(ctx)["totalCount"]; ok && count == nil {
+		count = startAhead(func() (any, error) { return r.store.CountCapabilities(ctx, q) })
+	}
+	p, err := read()
 	if err != nil {
 		return nil, err
 	}
 	r.prefetchCapabilities(ctx, p.Items)
-	return counted(p, func(ctx context.Context) (int, error) { return r.store.CountCapabilities(ctx, q) }), nil
+	return counted(p, func(ctx context.Context) (int, error) {
+		if count == nil {
+			return r.store.CountCapabilities(ctx, q)
+		}
+		n, err := count.wait()
+		if err != nil {
+			return 0, err
+		}
+		return n.(int), nil
+	}), nil
+}
+
+// pageAhead is a read started before the field that needs it resolves.
+type pageAhead struct {
+	done  chan struct{}
+	value any
+	err   error
+}
+
+// startAhead starts read in its own goroutine.
+func startAhead(read func() (any, error)) *pageAhead {
+	a := &pageAhead{done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		a.value, a.err = read()
+	}()
+	return a
+}
+
+// wait returns the read's result once it is done.
+func (a *pageAhead) wait() (any, error) {
+	<-a.done
+	return a.value, a.err
+}
+
+// ownerPageKey names an owner's capabilities page by the field's arguments.
+func ownerPageKey(name string, first int, after string) string {
+	return fmt.Sprintf("%d|%s|%s", first, after, name)
+}
+
+// ownerCapabilities is what Owner.capabilities reads: the owner's capabilities in name order.
+func ownerCapabilities(name string) dynamo.CapabilityQuery {
+	return dynamo.CapabilityQuery{Owner: &name, Order: dynamo.OrderName}
+}
+
+// startOwnerPages starts, before owner(name) reads the owner's counts, the capabilities pages
+// its selection asks for (Owner.capabilities with each occurrence's first and after), so that
+// they go out with the counters' read: owner(name) with its first page is 2 round trips, not
+// 3. When the owner owns nothing the page read is spent for nothing (one Query, empty).
+func (r *Resolver) startOwnerPages(ctx context.Context, name string) {
+	fields := selected(ctx)["capabilities"]
+	// Owner.capabilities is asked with the owner's name as the counters key it (Owner.name).
+	if name = dynamo.OwnerKey(name); len(fields) == 0 || name == "" {
+		return
+	}
+	vars := graphql.GetOperationContext(ctx).Variables
+	l := For(ctx)
+	for _, f := range fields {
+		args := f.ArgumentMap(vars)
+		first, after := 50, ""
+		if v, err := graphql.UnmarshalInt(args["first"]); err == nil && args["first"] != nil {
+			first = v
+		}
+		if v, ok := args["after"].(string); ok {
+			after = v
+		}
+		key := ownerPageKey(name, first, after)
+		l.mu.Lock()
+		if l.ahead == nil {
+			l.ahead = map[string]*pageAhead{}
+		}
+		if l.ahead[key] == nil {
+			l.ahead[key] = startAhead(func() (any, error) {
+				return r.store.SearchCapabilities(ctx, ownerCapabilities(name), first, after)
+			})
+		}
+		l.mu.Unlock()
+	}
+}
+
+// ownerPage returns the capabilities page of the owner started by startOwnerPages, nil when
+// none was.
+func ownerPage(ctx context.Context, name string, first int, after string) *pageAhead {
+	l := For(ctx)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.ahead[ownerPageKey(name, first, after)]
 }

@@ -181,3 +181,40 @@ func TestEmbeddedMemoServesSearchPages(t *testing.T) {
 		t.Errorf("after a rename: %s", after.Body)
 	}
 }
+
+// Shapes whose independent reads go out together: requests and round trips (each request
+// held 40 ms at the counter; see dynamotest.RoundTrips). Before, each was one round trip more:
+// the owner's counters, then its page; a page, then its count.
+func TestSearchRoundTrips(t *testing.T) {
+	h := newHarness(t)
+	tests := []struct {
+		name          string
+		query         string
+		requests, rts int
+	}{
+		{"owner(name) with counts and its first capabilities: counters || cards, then METADATA",
+			`{ owner(name: "Data Platform Team") { name capabilityCount componentCount capabilities(first: 5) { nodes { name } } } }`, 3, 2},
+		{"owner(name) with the page's totalCount too (the counters again, in parallel)",
+			`{ owner(name: "data platform team") { capabilityCount capabilities { totalCount nodes { name } } } }`, 4, 2},
+		{"a page of two filters with totalCount: the count's Query with the page's",
+			`{ capabilities(filter: {tags: ["monitoring"], statuses: [ACTIVE]}) { nodes { name } totalCount } }`, 3, 2},
+		{"a page of one domain with totalCount: the counters with the page's Query",
+			`{ capabilities(filter: {domains: ["operations"]}) { nodes { name } totalCount } }`, 3, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			stop := h.env.RoundTrips(40 * time.Millisecond)
+			resp := h.do(t, tt.query, nil)
+			req, rt := stop()
+			if len(resp.Errors) > 0 {
+				t.Fatalf("errors: %s", resp.Body)
+			}
+			if req != tt.requests || rt > tt.rts {
+				t.Errorf("%d requests (%v), %d round trips; want %d, at most %d", req, h.env.Counter.Ops(), rt, tt.requests, tt.rts)
+			}
+			if !strings.Contains(resp.Body, `"name"`) {
+				t.Errorf("no capabilities: %s", resp.Body)
+			}
+		})
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -96,6 +97,46 @@ func (c *Counter) Reset() {
 	c.mu.Unlock()
 }
 
+// RoundTrips makes every request wait delay at the counter and records when each came, until
+// the returned function is called: it returns the requests and the round trips, the longest
+// chain of requests each sent after the previous one's answer (a request that came less than
+// delay after another overlapped it: they went out together). A machine too loaded to start
+// parallel requests within delay of each other counts more round trips, never fewer: use a
+// delay well above scheduling noise (tens of milliseconds).
+func (e *Env) RoundTrips(delay time.Duration) (stop func() (requests, roundTrips int)) {
+	var mu sync.Mutex
+	var starts []time.Time
+	e.Counter.mu.Lock()
+	e.Counter.Before = func(string, http.ResponseWriter) bool {
+		mu.Lock()
+		starts = append(starts, time.Now())
+		mu.Unlock()
+		time.Sleep(delay)
+		return false
+	}
+	e.Counter.mu.Unlock()
+	return func() (int, int) {
+		e.Counter.mu.Lock()
+		e.Counter.Before = nil
+		e.Counter.mu.Unlock()
+		mu.Lock()
+		defer mu.Unlock()
+		slices.SortFunc(starts, func(a, b time.Time) int { return a.Compare(b) })
+		depth := make([]int, len(starts))
+		best := 0
+		for i, s := range starts {
+			depth[i] = 1
+			for j := range i {
+				if !starts[j].Add(delay).After(s) && depth[j]+1 > depth[i] {
+					depth[i] = depth[j] + 1
+				}
+			}
+			best = max(best, depth[i])
+		}
+		return len(starts), best
+	}
+}
+
 // Env is a DynamoDB for one test.
 type Env struct {
 	Store   *dynamo.Store
@@ -118,6 +159,10 @@ type Env struct {
 type Options struct {
 	Now         func() time.Time
 	MaxAttempts int
+	// StatsTTL is the store's dynamo.Options.StatsTTL; zero means none in the background (a
+	// test counts every request it sends): the planner's statistics then come only from the
+	// counters operations read.
+	StatsTTL time.Duration
 }
 
 // New starts a backend with the table created. It is closed when the test ends.
@@ -152,7 +197,12 @@ func New(tb testing.TB, opts Options) *Env {
 		tb.Fatalf("NewClient: %v", err)
 	}
 	env.Client = client
-	env.Store = dynamo.New(client, dynamo.Options{Table: env.Table, Now: opts.Now, CursorSecret: []byte("test-secret"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	statsTTL := opts.StatsTTL
+	if statsTTL == 0 {
+		statsTTL = -1
+	}
+	env.Store = dynamo.New(client, dynamo.Options{Table: env.Table, Now: opts.Now, CursorSecret: []byte("test-secret"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		StatsTTL: statsTTL})
 	if err := env.Store.CreateTable(ctx, time.Minute); err != nil {
 		tb.Fatalf("CreateTable: %v", err)
 	}
