@@ -354,3 +354,50 @@ func TestSortByCriticality(t *testing.T) {
 		t.Errorf("SortByCriticality = %v, want %v", got, want)
 	}
 }
+
+// TestImpactReadmeExample is the worked example of the README's "Impact follows criticality".
+func TestImpactReadmeExample(t *testing.T) {
+	withFallback := func(d *Dependency, strategy string) *Dependency {
+		d.Fallback = &Fallback{Strategy: strategy}
+		return d
+	}
+	typed := func(d *Dependency, ty DependencyType) *Dependency { d.DependencyType = ty; return d }
+	cs := comps("db", "api", "search", "reports", "web", "mobile", "audit")
+	ds := []*Dependency{
+		withFallback(critDep("api", "db", CriticalityCritical), "circuit-breaker"),
+		typed(critDep("search", "db", CriticalityMedium), DependencyData),
+		withFallback(critDep("reports", "db", CriticalityHigh), "cache"),
+		critDep("web", "api", CriticalityCritical),
+		critDep("web", "search", CriticalityLow),
+		critDep("mobile", "search", CriticalityCritical),
+		withFallback(critDep("audit", "reports", CriticalityMedium), "queue"),
+		typed(critDep("search", "mobile", CriticalityLow), DependencyData),
+	}
+	got, err := Impact(cs, ds, "db", ImpactDependents, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"api:1:failed:db>api",
+		"search:1:degraded:db>search",
+		"reports:1:degraded:db>reports",
+		"web:2:failed:db>api>web",
+		"mobile:2:degraded:db>search>mobile",
+		"audit:2:at_risk:db>reports>audit",
+	}
+	if g := affected(got); !slices.Equal(g, want) {
+		t.Errorf("Impact(db) = %v, want %v", g, want)
+	}
+	for _, c := range cs {
+		c.Health = &ComponentHealth{Status: HealthHealthy, Availability: 99}
+	}
+	var web *AvailabilityChain
+	for _, ch := range BuildSLAReport(nil, cs, ds).Chains {
+		if ch.Entry.ComponentID == "web" {
+			web = ch
+		}
+	}
+	if web == nil || joinIDs(web.Components) != "web,api,search,db" || web.Availability != 97.0299 {
+		t.Errorf("BuildSLAReport: web's chain = %+v, want web,api,search,db at 97.0299 (search not in series)", web)
+	}
+}
