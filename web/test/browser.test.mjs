@@ -255,6 +255,8 @@ test('impact shows AT_RISK apart: a low optional edge puts the UI at risk when t
   assert.match(await page.textContent('[data-testid=impact-list] > li .badge'), /At risk/);
   assert.match(await page.textContent('.impact-summary'), /1 at risk/);
   assert.deepEqual(await page.locator('[data-testid=impact-legend] li').allTextContents(), ['Fails', 'Degrades', 'At risk']);
+  await page.locator('.impact-panel').scrollIntoViewIfNeeded();
+  await page.locator('.impact-panel').screenshot({ path: join(outDir, 'impact-at-risk.png') });
 });
 
 test('the metrics chart has points, and another window is one more operation', async () => {
