@@ -3,6 +3,7 @@ package catalog
 import (
 	"bytes"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -399,5 +400,45 @@ func TestImpactReadmeExample(t *testing.T) {
 	}
 	if web == nil || joinIDs(web.Components) != "web,api,search,db" || web.Availability != 97.0299 {
 		t.Errorf("BuildSLAReport: web's chain = %+v, want web,api,search,db at 97.0299 (search not in series)", web)
+	}
+}
+
+// TestSLAReportFollowsImpactRandom checks on random graphs that a chain's availability
+// multiplies exactly the entry and the components Impact marks failed from it (direction
+// dependencies, runtime edges only): slaReport and impact follow the same rules.
+func TestSLAReportFollowsImpactRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 5))
+	crits := []Criticality{CriticalityCritical, CriticalityHigh, CriticalityMedium, CriticalityLow}
+	strategies := []string{"", "circuit-breaker", "cache", "failover"}
+	for round := range 300 {
+		n := 1 + rng.IntN(8)
+		cs := make([]*Component, n)
+		for i := range cs {
+			cs[i] = avail(fmt.Sprint("n", i), float64(90+rng.IntN(11)))
+		}
+		var ds []*Dependency
+		for range rng.IntN(3 * n) {
+			d := dep(fmt.Sprint("n", rng.IntN(n)), fmt.Sprint("n", rng.IntN(n)), DependencyTypes[rng.IntN(len(DependencyTypes))])
+			d.Criticality = crits[rng.IntN(len(crits))]
+			if s := strategies[rng.IntN(len(strategies))]; s != "" {
+				d.Fallback = &Fallback{Strategy: s}
+			}
+			ds = append(ds, d)
+		}
+		for _, ch := range BuildSLAReport(nil, cs, ds).Chains {
+			res, err := Impact(cs, ds, ch.Entry.ComponentID, ImpactDependencies, MaxImpactDepth, []DependencyType{DependencyRuntime})
+			if err != nil {
+				t.Fatal(err)
+			}
+			product := ch.Entry.Health.Availability / 100
+			for _, a := range res.Affected {
+				if a.Outcome == OutcomeFailed {
+					product *= a.Component.Health.Availability / 100
+				}
+			}
+			if want := math.Round(product*100*1e6) / 1e6; ch.Availability != want {
+				t.Fatalf("round %d: chain of %s = %v, want %v from Impact's failed components", round, ch.Entry.ComponentID, ch.Availability, want)
+			}
+		}
 	}
 }

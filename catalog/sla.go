@@ -106,12 +106,14 @@ func BuildSLAReport(c *Capability, components []*Component, deps []*Dependency) 
 	}
 
 	adj := g.adjacency(nil)
+	// series keeps the edges whose target's failure fails the source (see Dependency.Outcome).
+	series := g.adjacency(func(d *Dependency) bool { return d.Outcome() == OutcomeFailed })
 	for _, entry := range entryPoints(adj) {
 		_, _, order := bfs(entry, adj, len(adj))
-		fails := g.outcomeLevels(entry, false, len(adj))
+		inSeries, _, _ := bfs(entry, series, len(adj))
 		product, reporting := 1.0, 0
 		for _, v := range order {
-			if comp := g.nodes[v]; fails[v] == OutcomeFailed.Severity() && reportsHealth(comp) {
+			if comp := g.nodes[v]; inSeries[v] >= 0 && reportsHealth(comp) {
 				product *= clamp(comp.Health.Availability, 0, 100) / 100
 				reporting++
 			}
