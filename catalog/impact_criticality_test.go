@@ -442,3 +442,90 @@ func TestSLAReportFollowsImpactRandom(t *testing.T) {
 		}
 	}
 }
+
+// TestCriticalPathCriticalEdgesRandom compares the critical path with a brute force over every
+// path of runtime edges that leave no cycle: its weight is the largest, and among paths of that
+// weight its count of critical edges is the largest.
+func TestCriticalPathCriticalEdgesRandom(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 7))
+	crits := []Criticality{CriticalityCritical, CriticalityHigh, CriticalityLow}
+	for round := range 300 {
+		n := 1 + rng.IntN(7)
+		cs := make([]*Component, n)
+		for i := range cs {
+			cs[i] = compRT(fmt.Sprint("n", i), float64(rng.IntN(3)))
+		}
+		var ds []*Dependency
+		for range rng.IntN(3 * n) {
+			d := dep(fmt.Sprint("n", rng.IntN(n)), fmt.Sprint("n", rng.IntN(n)), []DependencyType{DependencyRuntime, DependencyData}[rng.IntN(2)])
+			d.Criticality = crits[rng.IntN(len(crits))]
+			ds = append(ds, d)
+		}
+		// reach[a][b]: b is reachable from a over runtime edges (a reaches itself).
+		reach := map[string]map[string]bool{}
+		for _, c := range cs {
+			seen := map[string]bool{c.ComponentID: true}
+			stack := []string{c.ComponentID}
+			for len(stack) > 0 {
+				v := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for _, d := range ds {
+					if d.DependencyType == DependencyRuntime && d.SourceComponentID == v && !seen[d.TargetComponentID] {
+						seen[d.TargetComponentID] = true
+						stack = append(stack, d.TargetComponentID)
+					}
+				}
+			}
+			reach[c.ComponentID] = seen
+		}
+		// link[a][b] is 1 for a critical runtime edge a -> b outside a cycle, 0 for another.
+		link := map[string]map[string]int{}
+		for _, d := range ds {
+			a, b := d.SourceComponentID, d.TargetComponentID
+			if d.DependencyType != DependencyRuntime || reach[b][a] {
+				continue
+			}
+			if link[a] == nil {
+				link[a] = map[string]int{}
+			}
+			c := 0
+			if d.Criticality == CriticalityCritical {
+				c = 1
+			}
+			link[a][b] = max(link[a][b], c)
+		}
+		weight := map[string]float64{}
+		for _, c := range cs {
+			weight[c.ComponentID] = c.Health.ResponseTime
+		}
+		bestW, bestC := -1.0, -1
+		var walk func(v string, w float64, c int)
+		walk = func(v string, w float64, c int) {
+			w += weight[v]
+			if w > bestW || (w == bestW && c > bestC) {
+				bestW, bestC = w, c
+			}
+			for u, k := range link[v] {
+				walk(u, w, c+k)
+			}
+		}
+		for _, c := range cs {
+			walk(c.ComponentID, 0, 0)
+		}
+		path := AnalyzeGraph(cs, ds, nil).CriticalPath
+		gotW, gotC := 0.0, 0
+		for i, c := range path {
+			gotW += weight[c.ComponentID]
+			if i > 0 {
+				k, ok := link[path[i-1].ComponentID][c.ComponentID]
+				if !ok {
+					t.Fatalf("round %d: critical path %v uses %s -> %s, not a runtime edge outside a cycle", round, ids(path), path[i-1].ComponentID, c.ComponentID)
+				}
+				gotC += k
+			}
+		}
+		if gotW != bestW || gotC != bestC {
+			t.Fatalf("round %d: critical path %v weighs %v with %d critical edges, want %v with %d", round, ids(path), gotW, gotC, bestW, bestC)
+		}
+	}
+}
