@@ -90,8 +90,9 @@ func (o *ImpactOutcome) UnmarshalGQL(v any) (err error) {
 	return err
 }
 
-// IsSoft reports whether the failure of d's target leaves d's source serving in a degraded
-// mode rather than failing: d is of type optional or fallback, or its Fallback names a
+// IsSoft reports whether d softens the failure of its target by one step (see Outcome: a
+// critical or high soft dependency degrades its source rather than failing it): d is of type
+// optional or fallback, or its Fallback names a
 // non-empty BackupComponent, or its Fallback.Strategy is one of SoftFallbackStrategies. A nil
 // dependency is not soft.
 func (d *Dependency) IsSoft() bool {
