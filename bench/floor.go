@@ -99,6 +99,9 @@ func captureFloor(ctx context.Context, st *dynamo.Store, ids []string, listN int
 				fp.out[e.SourceComponentID] = append(fp.out[e.SourceComponentID], dst)
 			}
 		}
+		// Capability.dependencies comes most critical first, like the server's (dependsOn, built
+		// above, keeps key order like the server's).
+		catalog.SortByCriticality(fp.dependencies)
 		d.parts[id] = fp
 	}
 	return d, nil

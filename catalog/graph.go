@@ -37,10 +37,12 @@ type GraphAnalysis struct {
 // CriticalPath considers only runtime dependencies (within the filter). A component weighs its
 // Health.ResponseTime (0 without health). Edges inside a strongly connected component are
 // dropped first, so the computation runs on a DAG. The result is the path along edges with the
-// largest total weight; ties go to the path whose first component comes earliest in input
-// order, then to the shorter path, then to the path whose components come earliest in input
-// order. Consequently a zero-weight tail is never appended. With no components the path is
-// empty (not nil); without edges it is the single heaviest component.
+// largest total weight; among paths of equal weight the one with more critical edges (runtime
+// dependencies of criticality critical; several edges between the same two components count
+// once, as critical when one is) wins, then the path whose first component comes earliest in
+// input order, then the shorter path, then the path whose components come earliest in input
+// order. Consequently a zero-weight tail is appended only when it adds critical edges. With no
+// components the path is empty (not nil); without edges it is the single heaviest component.
 func AnalyzeGraph(components []*Component, deps []*Dependency, types []DependencyType) *GraphAnalysis {
 	g := newGraph(components, deps, types)
 	n := len(g.nodes)
@@ -307,29 +309,42 @@ func criticalPath(g *graph) []int {
 			compOf[v] = ci
 		}
 	}
+	// critical[[2]int{v, u}] reports whether some runtime edge v -> u is of criticality critical.
+	critical := map[[2]int]bool{}
+	for i, d := range g.edges {
+		if d.DependencyType == DependencyRuntime && d.Criticality == CriticalityCritical {
+			critical[[2]int{g.from[i], g.to[i]}] = true
+		}
+	}
 	bestW := make([]float64, n)
+	bestCrit := make([]int, n) // critical edges on the best path from v
 	bestLen := make([]int, n)
 	next := make([]int, n)
 	// Tarjan emits a component after everything it reaches, so successors are final first.
 	for _, comp := range comps {
 		for _, v := range comp {
-			tailW, tailLen, tail := 0.0, 0, -1 // stopping at v is the empty tail
-			for _, u := range rt[v] {          // ascending: earlier index wins a tie
+			tailW, tailCrit, tailLen, tail := 0.0, 0, 0, -1 // stopping at v is the empty tail
+			for _, u := range rt[v] {                       // ascending: earlier index wins a tie
 				if compOf[u] == compOf[v] {
 					continue
 				}
-				if bestW[u] > tailW || (bestW[u] == tailW && bestLen[u] < tailLen) {
-					tailW, tailLen, tail = bestW[u], bestLen[u], u
+				crit := bestCrit[u]
+				if critical[[2]int{v, u}] {
+					crit++
+				}
+				if bestW[u] > tailW || (bestW[u] == tailW && (crit > tailCrit || (crit == tailCrit && bestLen[u] < tailLen))) {
+					tailW, tailCrit, tailLen, tail = bestW[u], crit, bestLen[u], u
 				}
 			}
 			bestW[v] = responseWeight(g.nodes[v]) + tailW
+			bestCrit[v] = tailCrit
 			bestLen[v] = 1 + tailLen
 			next[v] = tail
 		}
 	}
 	start := 0
 	for v := 1; v < n; v++ {
-		if bestW[v] > bestW[start] {
+		if bestW[v] > bestW[start] || (bestW[v] == bestW[start] && bestCrit[v] > bestCrit[start]) {
 			start = v
 		}
 	}

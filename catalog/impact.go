@@ -1,8 +1,10 @@
 package catalog
 
 import (
+	"cmp"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -22,13 +24,18 @@ const (
 // ImpactOutcome is what happens to an affected component.
 type ImpactOutcome string
 
-// The impact outcomes.
+// The impact outcomes, worst first (see Dependency.Outcome and Impact).
 const (
-	// OutcomeFailed means a chain of hard dependencies links the component to the root.
+	// OutcomeFailed means some chain of failing links (hard, critical or high) joins the
+	// component to the root: it fails too.
 	OutcomeFailed ImpactOutcome = "failed"
-	// OutcomeDegraded means every chain linking the component to the root crosses a soft
-	// dependency, so it keeps serving in a degraded mode.
+	// OutcomeDegraded means no chain fails it, but some chain of links that fail or degrade
+	// reaches it: it keeps serving in a degraded mode.
 	OutcomeDegraded ImpactOutcome = "degraded"
+	// OutcomeAtRisk means every chain joining the component to the root crosses a link that
+	// only puts its source at risk (a low criticality, or a softened medium one): it keeps
+	// serving, with less margin.
+	OutcomeAtRisk ImpactOutcome = "at_risk"
 )
 
 // MaxImpactDepth is the largest number of hops an impact walk may take.
@@ -37,7 +44,7 @@ const MaxImpactDepth = 50
 // The vocabularies of the impact analysis, in a stable order.
 var (
 	ImpactDirections = []ImpactDirection{ImpactDependents, ImpactDependencies}
-	ImpactOutcomes   = []ImpactOutcome{OutcomeFailed, OutcomeDegraded}
+	ImpactOutcomes   = []ImpactOutcome{OutcomeFailed, OutcomeDegraded, OutcomeAtRisk}
 )
 
 // SoftFallbackStrategies are the Fallback.Strategy values that keep the dependent serving in a
@@ -83,8 +90,9 @@ func (o *ImpactOutcome) UnmarshalGQL(v any) (err error) {
 	return err
 }
 
-// IsSoft reports whether the failure of d's target leaves d's source serving in a degraded
-// mode rather than failing: d is of type optional or fallback, or its Fallback names a
+// IsSoft reports whether d softens the failure of its target by one step (see Outcome: a
+// critical or high soft dependency degrades its source rather than failing it): d is of type
+// optional or fallback, or its Fallback names a
 // non-empty BackupComponent, or its Fallback.Strategy is one of SoftFallbackStrategies. A nil
 // dependency is not soft.
 func (d *Dependency) IsSoft() bool {
@@ -109,6 +117,53 @@ func (d *Dependency) IsSoft() bool {
 		}
 	}
 	return false
+}
+
+// Severity ranks an outcome: 3 for failed, 2 for degraded, 1 for at_risk, 0 for anything else
+// (unaffected). A larger severity is worse.
+func (o ImpactOutcome) Severity() int {
+	switch o {
+	case OutcomeFailed:
+		return 3
+	case OutcomeDegraded:
+		return 2
+	case OutcomeAtRisk:
+		return 1
+	}
+	return 0
+}
+
+// outcomeOfSeverity is the inverse of ImpactOutcome.Severity for 1..3.
+var outcomeOfSeverity = [...]ImpactOutcome{1: OutcomeAtRisk, 2: OutcomeDegraded, 3: OutcomeFailed}
+
+// Outcome returns what the failure of d's target does to d's source, one link on its own.
+// The criticality gives the base outcome: critical and high fail the source, medium degrades
+// it, low puts it at risk; a criticality that is empty or not in the vocabulary counts as
+// critical. A soft dependency (IsSoft: type optional or fallback, a backup component, or a
+// degraded-mode fallback strategy) softens the base by one step, never below at risk:
+//
+//	criticality    hard       soft
+//	critical       failed     degraded
+//	high           failed     degraded
+//	medium         degraded   at_risk
+//	low            at_risk    at_risk
+//
+// A nil dependency fails its source.
+func (d *Dependency) Outcome() ImpactOutcome {
+	if d == nil {
+		return OutcomeFailed
+	}
+	sev := 3
+	switch d.Criticality {
+	case CriticalityMedium:
+		sev = 2
+	case CriticalityLow:
+		sev = 1
+	}
+	if sev > 1 && d.IsSoft() {
+		sev--
+	}
+	return outcomeOfSeverity[sev]
 }
 
 // ImpactedComponent is one component within the blast radius of the root.
@@ -139,11 +194,15 @@ type ImpactResult struct {
 // the one whose components come earliest in input order wins. Affected is sorted by Distance,
 // then by input order.
 //
-// An edge is soft when Dependency.IsSoft holds (type optional or fallback, a backup component,
-// or a degraded-mode strategy from SoftFallbackStrategies) and hard otherwise. An affected
-// component is OutcomeFailed when the walk reaches it from the root within maxDepth hops using
-// hard edges only; otherwise every walk to it crosses a soft edge and it is OutcomeDegraded.
-// Between two components linked by several edges, one hard edge makes the link hard.
+// Each edge has its own outcome, Dependency.Outcome: its criticality (critical and high fail,
+// medium degrades, low puts at risk) softened one step, never below at risk, when the edge is
+// soft (Dependency.IsSoft). A chain of edges is as strong as its mildest edge: a component
+// that only degrades passes on degradation at most. A component's outcome is the worst over
+// every walk of at most maxDepth hops from the root: it is OutcomeFailed when such a walk uses
+// failing edges only, else OutcomeDegraded when one uses failing or degrading edges only, else
+// OutcomeAtRisk. Every reached component is affected, and cycles change nothing (the outcome
+// of a level is plain reachability over the edges at least that severe). Between two
+// components linked by several edges, the worst edge counts.
 //
 // Impact returns a *ValidationError when dir is not a known direction (field "direction"),
 // when maxDepth is outside 1..MaxImpactDepth (field "maxDepth"), when a filter type is not a
@@ -168,13 +227,11 @@ func Impact(components []*Component, deps []*Dependency, rootID string, dir Impa
 	}
 
 	all := g.adjacency(nil)
-	hard := g.adjacency(func(d *Dependency) bool { return !d.IsSoft() })
 	if dir == ImpactDependents {
-		all, hard = reverse(all), reverse(hard)
+		all = reverse(all)
 	}
-
 	dist, parent, _ := bfs(root, all, maxDepth)
-	hardDist, _, _ := bfs(root, hard, maxDepth)
+	severity := g.outcomeLevels(root, dir == ImpactDependents, maxDepth)
 
 	res := &ImpactResult{Root: g.nodes[root], Affected: []*ImpactedComponent{}}
 	for v := range g.nodes {
@@ -185,10 +242,7 @@ func Impact(components []*Component, deps []*Dependency, rootID string, dir Impa
 		for i, w := dist[v], v; i >= 0; i, w = i-1, parent[w] {
 			path[i] = w
 		}
-		outcome := OutcomeDegraded
-		if hardDist[v] >= 0 {
-			outcome = OutcomeFailed
-		}
+		outcome := outcomeOfSeverity[max(severity[v], 1)]
 		res.Affected = append(res.Affected, &ImpactedComponent{
 			Component: g.nodes[v],
 			Distance:  dist[v],
@@ -199,6 +253,28 @@ func Impact(components []*Component, deps []*Dependency, rootID string, dir Impa
 	// Nodes were collected in input order; a stable sort by distance keeps it within a level.
 	sort.SliceStable(res.Affected, func(i, j int) bool { return res.Affected[i].Distance < res.Affected[j].Distance })
 	return res, nil
+}
+
+// outcomeLevels returns, for each node, the severity (ImpactOutcome.Severity) of the worst
+// outcome a failure of root gives it: the largest level L such that a walk of at most
+// maxDepth hops from root reaches the node over edges whose Dependency.Outcome has severity L
+// or more; 0 when unreached. With backwards the edges are walked from target to source. The
+// root itself gets 3.
+func (g *graph) outcomeLevels(root int, backwards bool, maxDepth int) []int {
+	level := make([]int, len(g.nodes))
+	for sev := 1; sev <= 3; sev++ {
+		adj := g.adjacency(func(d *Dependency) bool { return d.Outcome().Severity() >= sev })
+		if backwards {
+			adj = reverse(adj)
+		}
+		dist, _, _ := bfs(root, adj, maxDepth)
+		for v, d := range dist {
+			if d >= 0 {
+				level[v] = sev
+			}
+		}
+	}
+	return level
 }
 
 // bfs walks adj breadth-first from root for at most maxDepth hops. It returns each node's hop
@@ -229,4 +305,22 @@ func bfs(root int, adj [][]int, maxDepth int) (dist, parent, order []int) {
 		level = next
 	}
 	return dist, parent, order
+}
+
+// SortByCriticality sorts deps in place, most critical first (critical, high, medium, low,
+// then any other value), keeping the existing order among dependencies of one criticality.
+// It is the order of the seed's #DEPENDENCIES index ({criticality:02d}#source#target) when
+// deps come in key order (by source, then target).
+func SortByCriticality(deps []*Dependency) {
+	slices.SortStableFunc(deps, func(a, b *Dependency) int {
+		return cmp.Compare(dependencyRank(a), dependencyRank(b))
+	})
+}
+
+// dependencyRank is d's criticality rank, nil last.
+func dependencyRank(d *Dependency) int {
+	if d == nil {
+		return 10
+	}
+	return d.Criticality.Rank()
 }

@@ -27,7 +27,9 @@ type AvailabilityChain struct {
 	Entry *Component
 	// Components are the entry followed by the components it reaches, breadth-first.
 	Components []*Component
-	// Availability is the product of the reporting components' availabilities, in percent.
+	// Availability is the product of the availabilities, in percent, of the reporting
+	// components whose failure fails the entry: the entry and the components Impact would give
+	// the outcome failed (a walk of failing edges, see Dependency.Outcome).
 	Availability float64
 }
 
@@ -64,12 +66,18 @@ const slaTolerance = 1e-9
 // dependencies count. Entry points are the components no other component depends on; a cycle
 // of components that nothing outside it depends on makes each of its members an entry point
 // (so with cycles only, every component is one). An entry's chain is the entry plus every
-// component it reaches, each once; its availability is the product of availability/100 over
-// the chain's reporting components (each clamped to 0..100), × 100, rounded to six decimals.
-// The composite is the lowest availability among chains holding at least one reporting
-// component (the weakest user-facing path; ties go to the earlier entry), and WeakestChain
-// that chain. Target is read from c.BusinessMetrics.Sla, like "99.99%" or "99.9", and must lie
-// within 0..100; Met compares with a tolerance of 1e-9.
+// component it reaches, each once. Criticality enters as in Impact: only a component whose
+// failure fails the entry is in series with it, that is the entry itself and each component
+// reached by a walk of failing edges (Dependency.Outcome failed: hard and critical or high,
+// or without criticality); a component reached only through a medium or low edge, or through
+// a soft one (fallback, backup, optional), degrades the entry or puts it at risk but does not
+// take it down, so it is listed in the chain but not multiplied. The chain's availability is
+// the product of availability/100 over its reporting components in series (each clamped to
+// 0..100), × 100, rounded to six decimals. The composite is the lowest availability among
+// chains holding at least one reporting component in series (the weakest user-facing path;
+// ties go to the earlier entry), and WeakestChain that chain. Target is read from
+// c.BusinessMetrics.Sla, like "99.99%" or "99.9", and must lie within 0..100; Met compares
+// with a tolerance of 1e-9.
 func BuildSLAReport(c *Capability, components []*Component, deps []*Dependency) *SLAReport {
 	g := newGraph(components, deps, []DependencyType{DependencyRuntime})
 	rep := &SLAReport{Components: []*ComponentSLA{}, Chains: []*AvailabilityChain{}}
@@ -98,11 +106,14 @@ func BuildSLAReport(c *Capability, components []*Component, deps []*Dependency) 
 	}
 
 	adj := g.adjacency(nil)
+	// series keeps the edges whose target's failure fails the source (see Dependency.Outcome).
+	series := g.adjacency(func(d *Dependency) bool { return d.Outcome() == OutcomeFailed })
 	for _, entry := range entryPoints(adj) {
 		_, _, order := bfs(entry, adj, len(adj))
+		inSeries, _, _ := bfs(entry, series, len(adj))
 		product, reporting := 1.0, 0
 		for _, v := range order {
-			if comp := g.nodes[v]; reportsHealth(comp) {
+			if comp := g.nodes[v]; inSeries[v] >= 0 && reportsHealth(comp) {
 				product *= clamp(comp.Health.Availability, 0, 100) / 100
 				reporting++
 			}

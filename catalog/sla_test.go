@@ -245,6 +245,35 @@ func TestBuildSLAReportComposite(t *testing.T) {
 			wantWeakest:   "b",
 			wantMet:       "<nil>",
 		},
+		{
+			// Criticality enters as in Impact: only failing links are in series.
+			name:       "only critical and high hard links multiply",
+			capability: capWithSLA("99%"),
+			components: []*Component{avail("web", 99), avail("api", 99), avail("db", 99), avail("recs", 50), avail("audit", 50), avail("search", 50)},
+			deps: []*Dependency{
+				critDep("web", "api", CriticalityCritical), critDep("api", "db", CriticalityHigh),
+				critDep("web", "recs", CriticalityMedium), critDep("api", "audit", CriticalityLow),
+				func() *Dependency {
+					d := critDep("web", "search", CriticalityCritical)
+					d.Fallback = &Fallback{Strategy: "cache"}
+					return d
+				}(),
+			},
+			wantChains:    []string{"web:web,api,recs,search,db,audit=97.0299"},
+			wantComposite: fptr(97.0299),
+			wantWeakest:   "web",
+			wantMet:       "false",
+		},
+		{
+			name:          "a failing link behind a medium one is not in series",
+			capability:    nil,
+			components:    []*Component{avail("web", 99), avail("api", 50), avail("db", 50)},
+			deps:          []*Dependency{critDep("web", "api", CriticalityMedium), critDep("api", "db", CriticalityCritical)},
+			wantChains:    []string{"web:web,api,db=99"},
+			wantComposite: fptr(99),
+			wantWeakest:   "web",
+			wantMet:       "<nil>",
+		},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

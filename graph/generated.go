@@ -5341,7 +5341,7 @@ type Capability implements Node {
   components(type: String, layer: String, status: ComponentStatus): [Component!]! @reads(segments: [COMPONENTS])
   "One component of this capability by componentId (or by its global ID), or null."
   component(id: ID!): Component @reads(segments: [COMPONENTS])
-  "The dependency edges between the capability's components, optionally of one criticality."
+  "The dependency edges between the capability's components, optionally of one criticality; most critical first (CRITICAL, HIGH, MEDIUM, LOW), then by source and target componentId."
   dependencies(criticality: Criticality): [Dependency!]! @reads(segments: [DEPENDENCIES])
   "The configuration rules in execution order, optionally narrowed by type and status."
   rules(ruleType: RuleType, status: RuleStatus): [Rule!]! @reads(segments: [RULES])
@@ -5380,7 +5380,7 @@ type DependencyGraph {
   topologicalOrder: [Component!]
   "Every strongly connected component of more than one component, and every self-loop."
   cycles: [[Component!]!]!
-  "The longest chain of runtime dependencies, weighted by each component's observed responseTime."
+  "The longest chain of runtime dependencies, weighted by each component's observed responseTime; among chains of equal weight, the one with more CRITICAL edges."
   criticalPath: [Component!]!
 }
 
@@ -5392,12 +5392,18 @@ enum ImpactDirection {
   DEPENDENCIES
 }
 
-"What a failure does to an affected component."
+"""
+What a failure does to an affected component. Each dependency edge has an outcome of its own: its criticality (CRITICAL and HIGH fail, MEDIUM
+degrades, LOW puts at risk), softened one step, never below AT_RISK, when the edge is soft (type OPTIONAL or FALLBACK, a backup component,
+or a degrading fallback strategy). A path is as strong as its mildest edge; a component gets the worst outcome over every path of at most maxDepth hops.
+"""
 enum ImpactOutcome {
-  "Some path of hard dependencies reaches it: it fails too."
+  "Some path of failing edges (hard, CRITICAL or HIGH) reaches it: it fails too."
   FAILED
-  "Every path crosses an optional or fallback edge, or one with a backup component or a degrading fallback strategy: it keeps serving, degraded."
+  "No path fails it, but some path of failing or degrading edges (hard MEDIUM, or soft CRITICAL or HIGH) reaches it: it keeps serving, degraded."
   DEGRADED
+  "Every path crosses an edge that only puts it at risk (LOW, or soft MEDIUM): it keeps serving, with less margin."
+  AT_RISK
 }
 
 "The blast radius of one component."
@@ -5416,7 +5422,7 @@ type ImpactedComponent {
   distance: Int!
   "The shortest path from the root to it, both included."
   path: [Component!]!
-  "Whether it fails or degrades."
+  "Whether it fails, degrades or is at risk: the worst over its paths from the root."
   outcome: ImpactOutcome!
 }
 
@@ -5519,7 +5525,7 @@ type AvailabilityChain {
   entry: Component!
   "The components of the chain."
   components: [Component!]!
-  "The product of their availabilities, in percent."
+  "The product, in percent, of the availabilities of the components in series with the entry: the entry and those its failure analysis (impact) marks FAILED, reached over hard CRITICAL or HIGH runtime edges."
   availability: Float!
 }
 

@@ -46,9 +46,11 @@ func (r *capabilityResolver) Dependencies(ctx context.Context, obj *catalog.Capa
 	if err != nil {
 		return nil, err
 	}
-	return filter(p.Dependencies, func(d *catalog.Dependency) bool {
+	deps := filter(p.Dependencies, func(d *catalog.Dependency) bool {
 		return criticality == nil || d.Criticality == *criticality
-	}), nil
+	})
+	catalog.SortByCriticality(deps)
+	return deps, nil
 }
 
 func (r *capabilityResolver) Rules(ctx context.Context, obj *catalog.Capability, ruleType *catalog.RuleType, status *catalog.RuleStatus) ([]*catalog.Rule, error) {

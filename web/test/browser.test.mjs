@@ -244,6 +244,20 @@ test('a click on a component shows its blast radius; the keyboard works too', as
   assert.match(await page.textContent('.impact-summary'), /Nothing depends on it/);
 });
 
+test('impact shows AT_RISK apart: a low optional edge puts the UI at risk when the MCP server fails', async () => {
+  await open(`#/capability/${ALERT}`);
+  await page.click('svg[data-testid=dependency-graph] g.node[data-component="mcp-server-alert-001"]');
+  await page.waitForSelector('[data-testid=impact-list] > li[data-outcome=AT_RISK]');
+  const affected = await page.locator('[data-testid=impact-list] > li').evaluateAll((lis) => lis.map((li) => [li.dataset.component, li.dataset.outcome]));
+  assert.deepEqual(affected, [['ui-dashboard-alert-001', 'AT_RISK']]);
+  assert.ok(await page.locator('g.node.impact-at-risk[data-component="ui-dashboard-alert-001"]').count(), 'the graph node is not marked at risk');
+  assert.match(await page.textContent('[data-testid=impact-list] > li .badge'), /At risk/);
+  assert.match(await page.textContent('.impact-summary'), /1 at risk/);
+  assert.deepEqual(await page.locator('[data-testid=impact-legend] li').allTextContents(), ['Fails', 'Degrades', 'At risk']);
+  await page.locator('.impact-panel').scrollIntoViewIfNeeded();
+  await page.locator('.impact-panel').screenshot({ path: join(outDir, 'impact-at-risk.png') });
+});
+
 test('the metrics chart has points, and another window is one more operation', async () => {
   await open(`#/capability/${ALERT}`);
   const panel = page.locator('.metrics-panel[data-component="api-server-alert-001"]');

@@ -395,7 +395,7 @@ type CapabilityViewCapability struct {
 	Aggregates CapabilityViewCapabilityAggregates `json:"aggregates"`
 	// The capability's components in order, optionally narrowed by type, layer and status.
 	Components []CapabilityViewCapabilityComponentsComponent `json:"components"`
-	// The dependency edges between the capability's components, optionally of one criticality.
+	// The dependency edges between the capability's components, optionally of one criticality; most critical first (CRITICAL, HIGH, MEDIUM, LOW), then by source and target componentId.
 	Dependencies []CapabilityViewCapabilityDependenciesDependency `json:"dependencies"`
 	// The configuration rules in execution order, optionally narrowed by type and status.
 	Rules []CapabilityViewCapabilityRulesRule `json:"rules"`

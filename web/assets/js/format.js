@@ -74,6 +74,7 @@ const TONES = {
   CRITICAL: 'bad', HIGH: 'warn', MEDIUM: 'info', LOW: 'neutral',
   critical: 'bad', high: 'warn', medium: 'info', low: 'good',
   DEGRADED_OUTCOME: 'warn',
+  AT_RISK: 'info',
 };
 
 export function tone(v) {

@@ -366,7 +366,7 @@ export function renderGraph({ components, edges, topo, cycles = [], critical = [
       t.setAttribute('x', String(-w + 8));
     };
     for (const [id, el] of nodeEls) {
-      el.classList.remove('impact-root', 'impact-failed', 'impact-degraded', 'impact-needed', 'impact-none');
+      el.classList.remove('impact-root', 'impact-failed', 'impact-degraded', 'impact-at-risk', 'impact-needed', 'impact-none');
       pill(el, '');
       if (!impact) continue;
       if (id === impact.root) {
@@ -375,12 +375,15 @@ export function renderGraph({ components, edges, topo, cycles = [], critical = [
       } else if (impact.affected.has(id)) {
         const a = impact.affected.get(id);
         const hops = `${a.distance} hop${a.distance > 1 ? 's' : ''}`;
+        // FAILED, DEGRADED and AT_RISK (a low edge, or a medium one with a fallback) each have a
+        // class and a pill of their own.
+        const o = { FAILED: ['failed', 'fails', 'hard'], DEGRADED: ['degraded', 'degrades', 'soft'], AT_RISK: ['at-risk', 'at risk', 'at risk'] }[a.outcome] || ['failed', 'fails', 'hard'];
         if (impact.direction === 'DEPENDENCIES') {
           el.classList.add('impact-needed');
-          pill(el, `${a.outcome === 'FAILED' ? 'hard' : 'soft'} · ${hops}`);
+          pill(el, `${o[2]} · ${hops}`);
         } else {
-          el.classList.add(a.outcome === 'FAILED' ? 'impact-failed' : 'impact-degraded');
-          pill(el, `${a.outcome === 'FAILED' ? 'fails' : 'degrades'} · ${hops}`);
+          el.classList.add(`impact-${o[0]}`);
+          pill(el, `${o[1]} · ${hops}`);
         }
       } else el.classList.add('impact-none');
     }

@@ -20,6 +20,28 @@ export const IMPACT = `query Impact($id: ID!, $componentId: ID!, $direction: Imp
   }
 }`;
 
+// OUTCOMES describes each ImpactOutcome: what it does to a dependent (the DEPENDENTS view) and
+// what the dependency is to the component analysed (the DEPENDENCIES view). AT_RISK (a low
+// criticality edge, or a medium one with a fallback) has its own colour, blue and dashed.
+export const OUTCOMES = {
+  FAILED: {
+    tone: 'FAILED', text: 'Fails', pill: 'fails', needed: 'Hard dependency', neededPill: 'hard',
+    title: 'A chain of critical or high hard dependencies reaches it: it fails too',
+    neededTitle: 'A chain of critical or high hard dependencies reaches it: if it fails, so does the component analysed',
+  },
+  DEGRADED: {
+    tone: 'DEGRADED', text: 'Degrades', pill: 'degrades', needed: 'Soft dependency', neededPill: 'soft',
+    title: 'No chain fails it, but a medium or softened (fallback, optional) critical or high one degrades it',
+    neededTitle: 'If it fails, the component analysed keeps serving, degraded',
+  },
+  AT_RISK: {
+    tone: 'AT_RISK', text: 'At risk', pill: 'at risk', needed: 'Low-risk dependency', neededPill: 'at risk',
+    title: 'Every chain to it crosses a low edge, or a medium one with a fallback: it keeps serving, with less margin',
+    neededTitle: 'If it fails, the component analysed keeps serving, at risk',
+  },
+};
+const outcome = (o) => OUTCOMES[o] || OUTCOMES.FAILED;
+
 // chain renders a -> b -> c; each arrow wraps with the name after it.
 const chain = (ids, byId, cls) => h('ol', { class: ['chain', cls] },
   ids.map((id, i) => h('li', {},
@@ -93,22 +115,27 @@ export function graphSection({ cap, signal }) {
     }
     impactState = { root: impact.root.componentId, affected, pathEdges, direction: dir };
     graph?.setImpact(impactState);
-    const fails = impact.affected.filter((a) => a.outcome === 'FAILED').length;
-    const degrades = impact.affected.length - fails;
+    const count = (o) => impact.affected.filter((a) => a.outcome === o).length;
+    const fails = count('FAILED');
+    const degrades = count('DEGRADED');
+    const atRisk = count('AT_RISK');
     const verb = dir === 'DEPENDENTS' ? 'depend on it' : 'are needed by it';
     replace(result,
       impact.affected.length
         ? h('p', { class: 'impact-summary' },
           h('strong', {}, `${impact.affected.length} component${impact.affected.length > 1 ? 's' : ''}`), ` ${verb}`,
-          dir === 'DEPENDENTS' ? [': ', h('span', { class: 'text-bad' }, `${fails} fail${fails === 1 ? 's' : ''}`), ', ', h('span', { class: 'text-warn' }, `${degrades} degrade${degrades === 1 ? 's' : ''}`), ' if it fails.'] : '.')
+          dir === 'DEPENDENTS' ? [': ', h('span', { class: 'text-bad' }, `${fails} fail${fails === 1 ? 's' : ''}`), ', ', h('span', { class: 'text-warn' }, `${degrades} degrade${degrades === 1 ? 's' : ''}`),
+            atRisk ? [', ', h('span', { class: 'text-info' }, `${atRisk} at risk`)] : null, ' if it fails.'] : '.')
         : h('p', { class: 'impact-summary' }, dir === 'DEPENDENTS' ? 'Nothing depends on it: its failure stays contained.' : 'It depends on no other component.'),
+      impact.affected.length && dir === 'DEPENDENTS' ? h('ul', { class: 'graph-legend impact-legend', 'aria-label': 'Impact legend', dataset: { testid: 'impact-legend' } },
+        Object.entries(OUTCOMES).map(([o, d]) => h('li', { title: d.title }, h('span', { class: `lg-node lg-impact-${o.toLowerCase().replace('_', '-')}`, 'aria-hidden': 'true' }), d.text))) : null,
       impact.affected.length ? h('ol', { class: 'impact-list', dataset: { testid: 'impact-list' } },
         impact.affected.map((a) => h('li', { dataset: { component: a.component.componentId, outcome: a.outcome } },
           h('div', { class: 'impact-row' },
             h('strong', {}, a.component.name),
             dir === 'DEPENDENCIES'
-              ? badge(a.outcome === 'FAILED' ? 'RUNNING' : 'PENDING', { text: a.outcome === 'FAILED' ? 'Hard dependency' : 'Soft dependency', title: a.outcome === 'FAILED' ? 'A chain of hard dependencies reaches it: if it fails, so does the component analysed' : 'Every chain to it crosses an optional or fallback edge' })
-              : badge(a.outcome === 'FAILED' ? 'FAILED' : 'DEGRADED', { text: a.outcome === 'FAILED' ? 'Fails' : 'Degrades' }),
+              ? badge({ FAILED: 'RUNNING', DEGRADED: 'PENDING', AT_RISK: 'AT_RISK' }[a.outcome] || 'RUNNING', { text: outcome(a.outcome).needed, title: outcome(a.outcome).neededTitle })
+              : badge(outcome(a.outcome).tone, { text: outcome(a.outcome).text, title: outcome(a.outcome).title }),
             h('span', { class: 'muted' }, `${a.distance} hop${a.distance > 1 ? 's' : ''}`)),
           chain(a.path.map((p) => p.componentId), byId, 'chain-small')))) : null);
   }
