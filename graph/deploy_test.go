@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 )
 
 // Deployments drive the catalogue (issue 21, section 1): gates, version moves, maintained
@@ -257,4 +259,119 @@ func TestDeploymentTargetsBounded(t *testing.T) {
 	if resp.code(0) != "BAD_USER_INPUT" || resp.Errors[0].Extensions["field"] != "targetComponents" || h.writes() != 0 {
 		t.Errorf("41 targets = %s", resp.Body)
 	}
+}
+
+const recordMetrics = `mutation($in: [MetricInput!]!) { recordMetrics(inputs: $in) { recorded } }`
+
+func perfSample(cap, comp string, at time.Time, errorRate, p95 float64) map[string]any {
+	return map[string]any{"capabilityId": cap, "componentId": comp, "metricType": "PERFORMANCE", "timestamp": at.Format(time.RFC3339), "interval": "1m",
+		"values": map[string]any{"availability": map[string]any{"value": 99.9}, "latency": map[string]any{"p50": 10, "p95": p95, "p99": p95, "max": p95}, "errors": map[string]any{"rate": errorRate, "count": 1}}}
+}
+
+// While an automatic deployment is RUNNING, samples within its threshold, or of a component it
+// does not target, change nothing; concurrent breaching samples of a target roll it back
+// exactly once: ROLLED_BACK, rollbacksTriggered 1, the target's fromVersion restored once, one
+// change record of the rollback naming the breach.
+func TestBreachRollsBackOnce(t *testing.T) {
+	h := deployHarness(t, "CAP-R-001")
+	h.createCapability(t, "CAP-R-002")
+	h.ok(t, addComp, map[string]any{"cap": "CAP-R-002", "in": component("cap-r-002-x", 1, "HEALTHY")}, nil)
+	// Without a deployment running recordMetrics costs what it did.
+	resp := h.ok(t, recordMetrics, map[string]any{"in": []any{perfSample("CAP-R-002", "cap-r-002-x", testNow.Add(-30*time.Minute), 50, 2000)}}, nil)
+	if n := resp.Extensions.DynamoDB.Requests; n != 6 {
+		t.Errorf("recordMetrics without a deployment: %d requests, want 6 (%v)", n, resp.Extensions.DynamoDB.Operations)
+	}
+	in := deployInput("CAP-R-001", "JOB-R-1", "DEPLOYMENT", "RUNNING", passedPre, nil, true)
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-R-001", "in": in}, nil)
+	// The canary is out: component a runs 2.0.
+	h.ok(t, `mutation { updateComponent(capabilityId: "CAP-R-001", componentId: "cap-r-001-a", expectedRevision: 1, input: {version: "2.0"}) { version } }`, nil, nil)
+	h.createCapability(t, "CAP-R-003") // not involved
+	status := func() deployJob {
+		var out struct{ Job deployJob }
+		h.ok(t, `query { job(id: "JOB-R-1") { `+jobView+` } }`, nil, &out)
+		return out.Job
+	}
+	// Within the threshold (errorRate 5%, p95 500 ms), and a breach of another capability's
+	// component: nothing; the active-job Query is the one more request.
+	resp = h.ok(t, recordMetrics, map[string]any{"in": []any{perfSample("CAP-R-001", "cap-r-001-a", testNow.Add(-20*time.Minute), 5, 500)}}, nil)
+	if n := resp.Extensions.DynamoDB.Requests; n != 7 {
+		t.Errorf("recordMetrics with a deployment running: %d requests, want 7 (%v)", n, resp.Extensions.DynamoDB.Operations)
+	}
+	h.ok(t, recordMetrics, map[string]any{"in": []any{perfSample("CAP-R-002", "cap-r-002-x", testNow.Add(-20*time.Minute), 50, 2000)}}, nil)
+	if j := status(); j.Status != "RUNNING" {
+		t.Fatalf("job after samples within the threshold = %s", j.Status)
+	}
+	var wg sync.WaitGroup
+	codes := make([]string, 6)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			// errorRate breaches on even i, p95 latency on odd i.
+			rate, p95 := 9.0, 100.0
+			if i%2 == 1 {
+				rate, p95 = 1, 900
+			}
+			r := postAs(t, h.handler, "", recordMetrics, map[string]any{"in": []any{perfSample("CAP-R-001", "cap-r-001-a", testNow.Add(-time.Duration(10-i)*time.Minute), rate, p95)}})
+			codes[i] = r.code(0)
+		}()
+	}
+	wg.Wait()
+	h.wrote = true
+	for i, c := range codes {
+		if c != "" {
+			t.Errorf("sample %d: %s", i, c)
+		}
+	}
+	j := status()
+	if j.Status != "ROLLED_BACK" || j.Metrics == nil || j.Metrics.RollbacksTriggered != 1 || j.Duration == nil {
+		t.Errorf("job after the breach = %+v %+v", j, j.Metrics)
+	}
+	for _, tc := range j.TargetComponents {
+		if tc.Status != "rolled_back" {
+			t.Errorf("target %s status %q, want rolled_back", tc.ComponentID, tc.Status)
+		}
+	}
+	if v := h.versions(t, "CAP-R-001"); v["cap-r-001-a"] != "1.0" || v["cap-r-001-b"] != "1.0" {
+		t.Errorf("versions after the rollback = %v, want 1.0", v)
+	}
+	var feed struct {
+		Capability struct {
+			Changes struct {
+				Nodes []struct {
+					Entity, Action, EntityID string
+					Detail                   *string
+				}
+			}
+		}
+	}
+	h.ok(t, `{ capability(id: "CAP-R-001") { changes(first: 100, entities: [JOB, COMPONENT]) { nodes { entity action entityId detail } } } }`, nil, &feed)
+	rollbacks, restores := 0, 0
+	for _, c := range feed.Capability.Changes.Nodes {
+		d := ""
+		if c.Detail != nil {
+			d = *c.Detail
+		}
+		switch {
+		case c.Entity == "JOB" && c.Action == "TRANSITIONED":
+			rollbacks++
+			if !strings.HasPrefix(d, "automatic rollback: ") || !strings.Contains(d, "cap-r-001-a") {
+				t.Errorf("the rollback's change detail = %q", d)
+			}
+		case c.Entity == "COMPONENT" && strings.Contains(d, "JOB-R-1"):
+			restores++
+			if d != "version 2.0 -> 1.0 by job JOB-R-1 (ROLLED_BACK)" {
+				t.Errorf("restore detail = %q", d)
+			}
+		}
+	}
+	if rollbacks != 1 || restores != 1 {
+		t.Errorf("%d rollback changes and %d version restores, want 1 and 1", rollbacks, restores)
+	}
+	// A later breach leaves the rolled-back job alone.
+	h.ok(t, recordMetrics, map[string]any{"in": []any{perfSample("CAP-R-001", "cap-r-001-a", testNow.Add(-time.Minute), 50, 5000)}}, nil)
+	if j := status(); j.Metrics.RollbacksTriggered != 1 || j.Revision != 2 {
+		t.Errorf("after a later breach: %+v revision %d", j.Metrics, j.Revision)
+	}
+	h.check(t, "CAP-R-001")
 }
