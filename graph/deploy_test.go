@@ -212,7 +212,7 @@ func TestDeploymentMovesVersions(t *testing.T) {
 	// A rollback job completing restores fromVersion (2.0 -> 1.0 here: from is what it restores).
 	rb := deployInput("CAP-V-001", "JOB-V-2", "ROLLBACK", "RUNNING", nil, nil, false)
 	h.ok(t, deployStart, map[string]any{"cap": "CAP-V-001", "in": rb}, nil)
-	resp = h.ok(t, deployUpdate, map[string]any{"id": "JOB-V-2", "rev": 1, "in": map[string]any{"status": "COMPLETED"}}, &done)
+	h.ok(t, deployUpdate, map[string]any{"id": "JOB-V-2", "rev": 1, "in": map[string]any{"status": "COMPLETED"}}, &done)
 	if v := h.versions(t, "CAP-V-001"); v["cap-v-001-a"] != "1.0" || v["cap-v-001-b"] != "1.0" {
 		t.Errorf("versions after the rollback job = %v, want 1.0", v)
 	}
@@ -374,4 +374,38 @@ func TestBreachRollsBackOnce(t *testing.T) {
 		t.Errorf("after a later breach: %+v revision %d", j.Metrics, j.Revision)
 	}
 	h.check(t, "CAP-R-001")
+}
+
+// recordMetrics retried with its clientRequestToken after a breach rolled a deployment back
+// answers as before and does not roll back again; a failed gate of an automatic deployment rolls
+// it back through updateJob, restoring fromVersion and counting the rollback.
+func TestRollbackRetriesAndGateRollback(t *testing.T) {
+	h := deployHarness(t, "CAP-T-001")
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-T-001", "in": deployInput("CAP-T-001", "JOB-T-9", "DEPLOYMENT", "RUNNING", passedPre, nil, true)}, nil)
+	h.ok(t, `mutation { updateComponent(capabilityId: "CAP-T-001", componentId: "cap-t-001-b", expectedRevision: 1, input: {version: "2.0"}) { version } }`, nil, nil)
+	call := map[string]any{"in": []any{perfSample("CAP-T-001", "cap-t-001-b", testNow.Add(-5*time.Minute), 20, 100)}, "tok": "retry-breach-1"}
+	const withToken = `mutation($in: [MetricInput!]!, $tok: String) { recordMetrics(inputs: $in, clientRequestToken: $tok) { recorded } }`
+	h.ok(t, withToken, call, nil)
+	h.ok(t, withToken, call, nil)
+	var out struct{ Job deployJob }
+	h.ok(t, `query { job(id: "JOB-T-9") { `+jobView+` } }`, nil, &out)
+	if out.Job.Status != "ROLLED_BACK" || out.Job.Revision != 2 || out.Job.Metrics.RollbacksTriggered != 1 {
+		t.Errorf("after a retried breach: %s revision %d %+v", out.Job.Status, out.Job.Revision, out.Job.Metrics)
+	}
+	if v := h.versions(t, "CAP-T-001"); v["cap-t-001-b"] != "1.0" {
+		t.Errorf("versions = %v", v)
+	}
+
+	// A failed post gate of another automatic deployment: ROLLED_BACK through updateJob.
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-T-001", "in": deployInput("CAP-T-001", "JOB-T-10", "DEPLOYMENT", "RUNNING", passedPre, nil, true)}, nil)
+	h.ok(t, `mutation { updateComponent(capabilityId: "CAP-T-001", componentId: "cap-t-001-a", expectedRevision: 1, input: {version: "2.0"}) { version } }`, nil, nil)
+	var done struct{ UpdateJob deployJob }
+	h.ok(t, deployUpdate, map[string]any{"id": "JOB-T-10", "rev": 1, "in": map[string]any{"validation": map[string]any{"preDeployment": passedPre, "postDeployment": map[string]any{"integrationTests": "failed"}}}}, &done)
+	if j := done.UpdateJob; j.Status != "ROLLED_BACK" || j.Metrics.RollbacksTriggered != 1 || j.TargetComponents[0].Status != "rolled_back" {
+		t.Errorf("a failed gate of an automatic deployment: %+v %+v", j, j.Metrics)
+	}
+	if v := h.versions(t, "CAP-T-001"); v["cap-t-001-a"] != "1.0" {
+		t.Errorf("versions after the gate rollback = %v", v)
+	}
+	h.check(t, "CAP-T-001")
 }
