@@ -67,6 +67,31 @@ func present(prefix string, gates [][2]string) []Gate {
 	return out
 }
 
+// normalizeGates stores n's gate results trimmed and lower-cased ("Passed" is passed), on
+// copies of its validation.
+func normalizeGates(n *Job) {
+	if n.Validation == nil {
+		return
+	}
+	v := *n.Validation
+	norm := func(s *string) { *s = strings.ToLower(strings.TrimSpace(*s)) }
+	if v.PreDeployment != nil {
+		p := *v.PreDeployment
+		norm(&p.HealthChecks)
+		norm(&p.SmokeTests)
+		norm(&p.SecurityScan)
+		v.PreDeployment = &p
+	}
+	if v.PostDeployment != nil {
+		p := *v.PostDeployment
+		norm(&p.FunctionalTests)
+		norm(&p.PerformanceTests)
+		norm(&p.IntegrationTests)
+		v.PostDeployment = &p
+	}
+	n.Validation = &v
+}
+
 // AutomaticRollback reports whether j rolls itself back (strategy.rollback.automatic).
 func AutomaticRollback(j *Job) bool {
 	return j.Strategy != nil && j.Strategy.Rollback != nil && j.Strategy.Rollback.Automatic
@@ -75,7 +100,8 @@ func AutomaticRollback(j *Job) bool {
 // SettleGatedJob applies the gate rules to n, the job as a client changed it from old, for a
 // deployment or rollback job (other jobs are left as they are):
 //
-//   - every gate result is passed, failed or pending (BAD_USER_INPUT naming the gate);
+//   - every gate result is passed, failed or pending, in any case (stored lower-case;
+//     BAD_USER_INPUT naming the gate otherwise);
 //   - a failed gate on a job that is not finished moves it to FAILED, or ROLLED_BACK when it
 //     rolls back automatically and was RUNNING; a client asking for RUNNING or COMPLETED with
 //     a failed gate is refused, naming the gate;
@@ -92,6 +118,7 @@ func SettleGatedJob(old, n *Job) (automatic bool, err error) {
 	if len(n.TargetComponents) > MaxGatedTargets {
 		return false, Invalid("targetComponents", "a %s job targets at most %d components, got %d", n.JobType, MaxGatedTargets, len(n.TargetComponents))
 	}
+	normalizeGates(n)
 	pre, post := PreGates(n), PostGates(n)
 	for _, g := range append(append([]Gate{}, pre...), post...) {
 		switch g.Result {

@@ -115,6 +115,7 @@ func TestDeploymentGates(t *testing.T) {
 		{"a failed post gate rolls back an automatic job", "DEPLOYMENT", "RUNNING", passedPre, nil, true, map[string]any{"validation": map[string]any{"preDeployment": passedPre, "postDeployment": failedPost}}, "ROLLED_BACK", ""},
 		{"a failed pre gate fails a pending job", "DEPLOYMENT", "PENDING", pendingPre, nil, true, map[string]any{"validation": map[string]any{"preDeployment": failedPre}}, "FAILED", ""},
 		{"running asked with a failed gate", "DEPLOYMENT", "PENDING", pendingPre, nil, false, map[string]any{"status": "RUNNING", "validation": map[string]any{"preDeployment": failedPre}}, "validation.preDeployment.securityScan", "BAD_USER_INPUT"},
+		{"gate results in any case", "DEPLOYMENT", "PENDING", nil, nil, false, map[string]any{"status": "RUNNING", "validation": map[string]any{"preDeployment": map[string]any{"smokeTests": " Passed", "healthChecks": "PASSED"}}}, "RUNNING", ""},
 		{"not a gate result", "DEPLOYMENT", "PENDING", nil, nil, false, map[string]any{"validation": map[string]any{"preDeployment": map[string]any{"smokeTests": "ok"}}}, "validation.preDeployment.smokeTests", "BAD_USER_INPUT"},
 		{"failed explicitly", "DEPLOYMENT", "RUNNING", passedPre, pendingPost, false, map[string]any{"status": "FAILED"}, "FAILED", ""},
 		{"cancelled with a gate pending", "DEPLOYMENT", "PENDING", pendingPre, nil, false, map[string]any{"status": "CANCELLED"}, "CANCELLED", ""},
