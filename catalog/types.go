@@ -82,6 +82,9 @@ type Aggregates struct {
 	// ActiveJobs counts the jobs PENDING or RUNNING, per job type (ActiveJobsByType), kept
 	// for the catalogue's counters; not part of the GraphQL schema.
 	ActiveJobs map[JobType]int `json:"activeJobs,omitempty"`
+	// CompletedDeployments counts the completed deployment jobs folded into
+	// AverageDeploymentTime (AddDeploymentTime); not part of the GraphQL schema.
+	CompletedDeployments int `json:"completedDeployments,omitempty"`
 }
 
 // ReportedHealthScore returns the health score, or nil when no component reports health: the

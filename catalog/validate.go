@@ -210,9 +210,10 @@ func ValidateJob(j *Job, components []*Component) error {
 }
 
 // JobTransitions are the moves of a job's status: pending -> running -> completed | failed |
-// rolled_back | cancelled; a pending job may also be cancelled.
+// rolled_back | cancelled; a pending job may also be cancelled, or fail (a deployment's
+// preDeployment gate that failed).
 var JobTransitions = map[JobStatus][]JobStatus{
-	JobPending: {JobRunning, JobCancelled},
+	JobPending: {JobRunning, JobFailed, JobCancelled},
 	JobRunning: {JobCompleted, JobFailed, JobRolledBack, JobCancelled},
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/capcat/catalogue/catalog"
@@ -498,6 +499,9 @@ func (s *Store) StartJob(ctx context.Context, j *catalog.Job, idem Idempotency) 
 		if err := catalog.ValidateJob(j, st.Components); err != nil {
 			return nil, err
 		}
+		if err := startGated(j); err != nil {
+			return nil, err
+		}
 		if existing, err := s.JobByID(ctx, j.JobID); err == nil {
 			return nil, &ConflictError{Reason: fmt.Sprintf("job %s exists already", j.JobID), CurrentRevision: existing.Revision}
 		} else if !errors.Is(err, ErrNotFound) {
@@ -519,16 +523,39 @@ func (s *Store) StartJob(ctx context.Context, j *catalog.Job, idem Idempotency) 
 	return toJob(it)
 }
 
+// startGated applies the gate rules to a new deployment or rollback job: it starts RUNNING
+// only with every preDeployment gate passed, never with a failed gate, and the metrics the
+// server maintains start at zero.
+func startGated(j *catalog.Job) error {
+	catalog.KeepMaintainedMetrics(nil, j)
+	status := j.Status
+	if _, err := catalog.SettleGatedJob(nil, j); err != nil {
+		return err
+	}
+	if j.Status != status {
+		for _, g := range append(catalog.PreGates(j), catalog.PostGates(j)...) {
+			if g.Result == catalog.GateFailed {
+				j.Status = status
+				return catalog.Invalid(g.Field, "the gate failed: a %s job does not start with a failed gate", j.JobType)
+			}
+		}
+	}
+	return nil
+}
+
 // UpdateJob applies change to a copy of the job at expectedRevision. Status moves follow
-// catalog.JobTransitions; finishing sets endTime (now unless given) and duration, and the
-// capability's job counters and lastDeployment move with it.
+// catalog.JobTransitions and, for deployment and rollback jobs, their validation gates
+// (catalog.SettleGatedJob); finishing sets endTime (now unless given) and duration, and the
+// capability's job counters, lastDeployment and averageDeploymentTime move with it. A gated job
+// that finishes moves its target components' versions (catalog.FinishGatedJob) in the same
+// transaction, with a change record per component moved.
 func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision int, change func(*catalog.Job) error, idem Idempotency) (*catalog.Job, error) {
 	found, err := s.JobByID(ctx, jobID)
 	if err != nil {
 		return nil, fmt.Errorf("update job %s: %w", jobID, err)
 	}
 	capabilityID, sk := found.CapabilityID, jobSK(found.StartTime.Time, jobID)
-	it, err := s.mutate(ctx, capabilityID, 0, idem, func(st *partitionState, now time.Time) (*plan, error) {
+	it, err := s.mutate(ctx, capabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
 		capability, err := st.existing(capabilityID)
 		if err != nil {
 			return nil, err
@@ -545,52 +572,100 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 			return nil, err
 		}
 		st.items[sk] = cur // what the commit's index writes compare with
+		var moves []catalog.VersionMove
+		automatic := false
 		n, err := revised("job "+jobID, old, expectedRevision, change, func(n *catalog.Job) error {
 			n.JobID, n.CapabilityID, n.StartTime = old.JobID, old.CapabilityID, old.StartTime
+			catalog.KeepMaintainedMetrics(old, n)
+			if automatic, err = catalog.SettleGatedJob(old, n); err != nil {
+				return err
+			}
 			if err := catalog.CheckJobTransition(old.Status, n.Status); err != nil {
 				return err
 			}
-			if n.Status.Terminal() && !old.Status.Terminal() {
-				if n.EndTime == nil {
-					n.EndTime = catalog.TimePtr(now)
-				}
-				d := int(n.EndTime.Sub(n.StartTime.Time).Seconds())
-				n.Duration = &d
-				a := &capability.Aggregates
-				a.SuccessfulJobs += catalog.JobSucceeded(n.Status)
-				a.FailedJobs += catalog.JobFailedCount(n.Status)
-				if end := catalog.DeploymentEnd(n); end != nil && (a.LastDeployment == nil || end.After(a.LastDeployment.Time)) {
-					a.LastDeployment = end
-				}
-			}
-			comps, err := s.componentsOf(ctx, capabilityID)
-			if err != nil {
+			if err := catalog.ValidateJob(n, st.Components); err != nil {
 				return err
 			}
-			return catalog.ValidateJob(n, comps)
+			if n.Status.Terminal() && !old.Status.Terminal() {
+				moves = finishJob(capability, n, automatic, now)
+			}
+			return nil
 		}, now)
 		if err != nil {
 			return nil, err
 		}
-		catalog.MoveActiveJob(&capability.Aggregates, old.JobType, old.Status, n.JobType, n.Status)
-		ji, err := jobItem(n, now)
-		if err != nil {
-			return nil, err
-		}
-		p := &plan{capability: capability, result: ji}
-		cond, vals := revisionIs(old.Revision)
-		p.put(ji, cond, vals)
-		action := catalog.ChangeUpdated
-		if n.Status != old.Status {
-			action = catalog.ChangeTransitioned
-		}
-		p.record(catalog.ChangeJob, jobID, action, fieldsChanged(cur, ji))
-		return p, nil
+		return planJobMove(st, capability, old, n, cur, moves, "", now)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("update job %s: %w", jobID, err)
 	}
 	return toJob(it)
+}
+
+// finishJob settles a job n that has just finished: its endTime (now unless given) and
+// duration, the capability's job counters, lastDeployment and averageDeploymentTime, and, for a
+// gated job, what catalog.FinishGatedJob maintains. It returns the version moves to write.
+func finishJob(capability *catalog.Capability, n *catalog.Job, automatic bool, now time.Time) []catalog.VersionMove {
+	if n.EndTime == nil {
+		n.EndTime = catalog.TimePtr(now)
+	}
+	d := int(n.EndTime.Sub(n.StartTime.Time).Seconds())
+	n.Duration = &d
+	a := &capability.Aggregates
+	a.SuccessfulJobs += catalog.JobSucceeded(n.Status)
+	a.FailedJobs += catalog.JobFailedCount(n.Status)
+	if end := catalog.DeploymentEnd(n); end != nil {
+		if a.LastDeployment == nil || end.After(a.LastDeployment.Time) {
+			a.LastDeployment = end
+		}
+		catalog.AddDeploymentTime(a, d)
+	}
+	return catalog.FinishGatedJob(n, automatic)
+}
+
+// planJobMove plans writing job n (read as cur, decoded as old) at its next revision with the
+// version moves of its target components: each component whose version changes is written at
+// its next revision, conditioned on the one read, with a change record naming the job. detail,
+// when set, is the job change's detail (why the server moved it).
+func planJobMove(st *partitionState, capability *catalog.Capability, old, n *catalog.Job, cur *item, moves []catalog.VersionMove, detail string, now time.Time) (*plan, error) {
+	catalog.MoveActiveJob(&capability.Aggregates, old.JobType, old.Status, n.JobType, n.Status)
+	ji, err := jobItem(n, now)
+	if err != nil {
+		return nil, err
+	}
+	p := &plan{capability: capability, result: ji}
+	cond, vals := revisionIs(old.Revision)
+	p.put(ji, cond, vals)
+	action := catalog.ChangeUpdated
+	if n.Status != old.Status {
+		action = catalog.ChangeTransitioned
+	}
+	p.changes = append(p.changes, changeSpec{entity: catalog.ChangeJob, entityID: n.JobID, action: action, fields: fieldsChanged(cur, ji), detail: detail})
+	seen := map[string]bool{}
+	for _, m := range moves {
+		i := indexOf(st.Components, m.ComponentID)
+		if i < 0 || seen[m.ComponentID] || st.Components[i].Version == m.Version {
+			continue
+		}
+		seen[m.ComponentID] = true
+		c := st.Components[i]
+		nc, err := clone(c)
+		if err != nil {
+			return nil, err
+		}
+		nc.Meta = c.Meta
+		nc.Version = m.Version
+		nc.Revision, nc.UpdatedAt = c.Revision+1, catalog.NewTimestamp(now)
+		ci, err := componentItem(nc, now)
+		if err != nil {
+			return nil, err
+		}
+		cond, vals := revisionIs(c.Revision)
+		p.put(ci, cond, vals)
+		p.changes = append(p.changes, changeSpec{entity: catalog.ChangeComponent, entityID: m.ComponentID, action: catalog.ChangeUpdated,
+			fields: fieldsChanged(st.items[ci.SK], ci), detail: fmt.Sprintf("version %s -> %s by job %s (%s)", c.Version, m.Version, n.JobID, strings.ToUpper(string(n.Status)))})
+	}
+	return p, nil
 }
 
 // validateRuleIDs checks r's IDs and fields: ValidateRuleFields on create (old is nil),

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -120,11 +121,17 @@ func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, id
 	}
 	res := &MetricsResult{Metrics: metrics}
 	for _, id := range order {
-		comps, err := s.applyHealth(ctx, id, byCapability[id], idem.part(id))
+		comps, deploying, err := s.applyHealth(ctx, id, byCapability[id], idem.part(id))
 		if err != nil {
 			return nil, fmt.Errorf("record metrics: %w", err)
 		}
 		res.Components = append(res.Components, comps...)
+		if deploying && slices.ContainsFunc(byCapability[id], func(m *catalog.Metric) bool { return m.MetricType == catalog.MetricPerformance }) {
+			// A running deployment may roll back on these samples (rollback.go).
+			if _, err := s.rollbackOnBreach(ctx, id, byCapability[id]); err != nil {
+				return nil, fmt.Errorf("record metrics: %w", err)
+			}
+		}
 	}
 	if idem.Token == "" {
 		return res, nil
@@ -235,8 +242,10 @@ func (s *Store) resultComponents(ctx context.Context, rec *item) ([]*catalog.Com
 }
 
 // applyHealth updates the health of the components that ms report on from their newest
-// performance sample, and the capability's score, in one transaction.
-func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*catalog.Metric, idem Idempotency) ([]*catalog.Component, error) {
+// performance sample, and the capability's score, in one transaction. deploying is false only
+// when the state it read had no PENDING or RUNNING deployment job (true when an earlier attempt
+// applied the health: not known).
+func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*catalog.Metric, idem Idempotency) (updated []*catalog.Component, deploying bool, err error) {
 	newest := map[string]*catalog.Metric{}
 	var reported []string // the components with samples, in the call's order
 	seen := map[string]bool{}
@@ -252,7 +261,7 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 			newest[m.ComponentID] = m
 		}
 	}
-	var updated []*catalog.Component
+	deploying = true
 	var mine *item // this attempt's result, when it records one
 	rec, err := s.mutate(ctx, capabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
 		capability, err := st.existing(capabilityID)
@@ -260,6 +269,7 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 			return nil, err
 		}
 		updated = updated[:0]
+		deploying = capability.Aggregates.ActiveJobs[catalog.JobDeployment] > 0
 		comps := append([]*catalog.Component{}, st.Components...)
 		p := &plan{capability: capability}
 		ids := make([]string, 0, len(newest))
@@ -309,10 +319,11 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 		return p, nil
 	})
 	if err != nil || idem.Token == "" {
-		return updated, err
+		return updated, deploying, err
 	}
 	if rec == mine {
-		return updated, nil // this attempt applied the health
+		return updated, deploying, nil // this attempt applied the health
 	}
-	return s.resultComponents(ctx, rec) // an earlier attempt did: answer with what it updated
+	updated, err = s.resultComponents(ctx, rec) // an earlier attempt did: answer with what it updated
+	return updated, true, err
 }

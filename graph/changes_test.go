@@ -102,7 +102,8 @@ func (c changeNode) String() string {
 	return fmt.Sprintf("%s %s %s r%s %s/%s %s [%s]", c.Entity, c.Action, c.EntityID, rev, c.Actor.Name, c.Actor.Role, req, strings.Join(c.Fields, ","))
 }
 
-// Every mutation appends exactly one change (recordMetrics one per component it reported on),
+// Every mutation appends exactly one change (recordMetrics one per component it reported on, a
+// finishing deployment one more per component whose version it moved),
 // with its entity, action, the capability's revision after it, the actor, the request and the
 // top-level fields it changed; the capability's changes list them oldest first, and pages of
 // any size join without a gap or a duplicate. A delete records each of its three steps, and
@@ -143,7 +144,8 @@ func TestEveryMutationRecordsOneChange(t *testing.T) {
 		"COMPONENT UPDATED feed-db-1 r3 alice/admin q06 [order,version]",
 		"DEPENDENCY CREATED feed-api-1->feed-db-1 r3 alice/admin q07 []",
 		"JOB CREATED JOB-FEED-1 r3 alice/admin q08 []",
-		"JOB TRANSITIONED JOB-FEED-1 r3 alice/admin q09 [duration,endTime,status]",
+		"JOB TRANSITIONED JOB-FEED-1 r3 alice/admin q09 [duration,endTime,metrics,status,targetComponents]",
+		"COMPONENT UPDATED feed-api-1 r3 alice/admin q09 [version]",
 		"METRIC RECORDED feed-api-1 r3 alice/admin q10 [health]",
 		"METRIC RECORDED feed-db-1 r3 alice/admin q10 []",
 		"RULE CREATED feed-rule r3 alice/admin q11 []",
@@ -178,7 +180,7 @@ func TestEveryMutationRecordsOneChange(t *testing.T) {
 	}
 	h.admin(t, `{ capability(id: "CAP-FEED-001") { all: changes(first: 100) { nodes { `+changeFields+` } } jobs: changes(entities: [JOB, DEPENDENCY]) { nodes { `+changeFields+` } } } }`, nil, &viaCap)
 	check(viaCap.Capability.All.Nodes, want)
-	check(viaCap.Capability.Jobs.Nodes, []string{want[6], want[7], want[8], want[14]})
+	check(viaCap.Capability.Jobs.Nodes, []string{want[6], want[7], want[8], want[15]})
 	if n := h.env.Counter.Total(); n != 3 {
 		t.Errorf("capability with two changes fields took %d requests, want 3 (the capability, a Query each)", n)
 	}

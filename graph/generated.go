@@ -5587,7 +5587,7 @@ type Aggregates {
   activeRules: Int!
   "End time of the newest completed deployment job."
   lastDeployment: DateTime
-  "Average deployment time, e.g. 12.5m (as reported)."
+  "Average duration of the completed deployment jobs, e.g. 12.5m: as reported when the capability was created, then maintained by the server as each deployment job completes."
   averageDeploymentTime: String
   "Incidents recorded (as reported)."
   totalIncidents: Int!
@@ -5909,7 +5909,7 @@ type Job implements Node {
   targetComponents: [TargetComponent!]!
   "Rollout strategy."
   strategy: Strategy
-  "Gate results."
+  "Gate results (passed, failed or pending each); for a deployment or rollback job they decide its moves (updateJob)."
   validation: Validation
   "Business impact."
   metrics: JobMetrics
@@ -5997,7 +5997,7 @@ type TargetComponent {
   fromVersion: String
   "Version after."
   toVersion: String
-  "State of this component's change."
+  "State of this component's change: as reported while the job runs; set by the server when a deployment or rollback job finishes (completed, rolled_back, failed)."
   status: String
   "The component, or null if it was removed since."
   component: Component @reads(segments: [COMPONENTS])
@@ -6025,13 +6025,13 @@ type Canary {
 
 "When a rollout reverts itself."
 type Rollback {
-  "Whether rollback is automatic."
+  "Whether rollback is automatic: a failed gate of the RUNNING job, or a recordMetrics performance sample of a target component over the threshold, rolls it back (ROLLED_BACK, fromVersion restored)."
   automatic: Boolean!
-  "Thresholds that trigger it."
+  "Thresholds that trigger it: errorRate in percent (values.errors.rate), latency as p95 in ms (values.latency.p95); a sample above either breaches."
   threshold: AlertThreshold
 }
 
-"A job's gate results."
+"A job's gate results: each gate is passed, failed or pending, or null when the job does not have it. A deployment or rollback job moves on only through passed gates (updateJob)."
 type Validation {
   "Gates before the rollout."
   preDeployment: PreDeployment
@@ -6065,11 +6065,11 @@ type JobMetrics {
   affectedUsers: Int!
   "Downtime in seconds."
   downtime: Int!
-  "Rollbacks triggered."
+  "Automatic rollbacks triggered (a failed gate or a threshold breach); maintained by the server for deployment and rollback jobs."
   rollbacksTriggered: Int!
-  "Deployments completed."
+  "Target components completed when the job completed; maintained by the server for deployment and rollback jobs."
   deploymentsCompleted: Int!
-  "Artifacts deployed."
+  "Target components whose version the completed job set; maintained by the server for deployment and rollback jobs."
   totalArtifactsDeployed: Int!
 }
 
@@ -6366,9 +6366,9 @@ type Mutation {
   addDependency(capabilityId: ID!, input: DependencyInput!, clientRequestToken: String): Dependency! @hasRole(role: DEVOPS)
   "Removes the dependency source -> target."
   removeDependency(capabilityId: ID!, sourceComponentId: ID!, targetComponentId: ID!, clientRequestToken: String): Boolean! @hasRole(role: DEVOPS)
-  "Records a job, PENDING or RUNNING; its target components must belong to the capability."
+  "Records a job, PENDING or RUNNING; its target components must belong to the capability. A deployment or rollback job (at most 40 targets) starts RUNNING only with every preDeployment gate passed and never with a failed gate (BAD_USER_INPUT naming the gate); its metrics deploymentsCompleted, totalArtifactsDeployed and rollbacksTriggered start at 0 whatever is sent."
   startJob(capabilityId: ID!, input: JobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
-  "Moves a job on (PENDING -> RUNNING -> COMPLETED | FAILED | ROLLED_BACK | CANCELLED) or records its results; finishing sets endTime and duration."
+  "Moves a job on (PENDING -> RUNNING -> COMPLETED | FAILED | ROLLED_BACK | CANCELLED, PENDING -> FAILED) or records its results; finishing sets endTime and duration. A deployment or rollback job moves to RUNNING only when every preDeployment gate it has is passed, to COMPLETED only when every postDeployment gate is passed (else BAD_USER_INPUT naming the gate, nothing written); a gate reported failed moves it to FAILED, or ROLLED_BACK when it was RUNNING with strategy.rollback.automatic. Completing moves each target component's version to its toVersion (a rollback job's to its fromVersion) and each target's status to completed; rolling a deployment back restores fromVersion; in the job's transaction, with a change record per component moved. The metrics deploymentsCompleted, totalArtifactsDeployed and rollbacksTriggered are maintained by the server: values sent for them are ignored."
   updateJob(jobId: ID!, expectedRevision: Int!, input: UpdateJobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
   "Records 1 to 100 metric samples, of at most 31 components of one capability; performance samples update their component's health and the capability's health score."
   recordMetrics(inputs: [MetricInput!]!, clientRequestToken: String): RecordMetricsPayload! @hasRole(role: DEVOPS)
@@ -6901,7 +6901,7 @@ input ValidationInput {
   postDeployment: PostDeploymentInput
 }
 
-"Gates before."
+"Gates before: each passed, failed or pending (any other value is BAD_USER_INPUT for a deployment or rollback job)."
 input PreDeploymentInput {
   "Health checks."
   healthChecks: String
@@ -6911,7 +6911,7 @@ input PreDeploymentInput {
   securityScan: String
 }
 
-"Gates after."
+"Gates after: each passed, failed or pending (any other value is BAD_USER_INPUT for a deployment or rollback job)."
 input PostDeploymentInput {
   "Functional tests."
   functionalTests: String
@@ -6927,11 +6927,11 @@ input JobMetricsInput {
   affectedUsers: Int = 0
   "Downtime."
   downtime: Int = 0
-  "Rollbacks."
+  "Rollbacks; ignored for a deployment or rollback job (maintained by the server)."
   rollbacksTriggered: Int = 0
-  "Deployments completed."
+  "Deployments completed; ignored for a deployment or rollback job (maintained by the server)."
   deploymentsCompleted: Int = 0
-  "Artifacts deployed."
+  "Artifacts deployed; ignored for a deployment or rollback job (maintained by the server)."
   totalArtifactsDeployed: Int = 0
 }
 

@@ -308,6 +308,24 @@ test('jobs are newest first and load more with a cursor', async () => {
   await shot('capability', WIDE);
 });
 
+test('the job view shows the gates and the version moves', async () => {
+  await open(`#/capability/${ALERT}`);
+  const running = page.locator('[data-testid=jobs] > li[data-job="JOB-DEPLOY-457"]');
+  await running.waitFor();
+  const gates = await running.locator('[data-testid=job-gates] li').evaluateAll((lis) => lis.map((li) => `${li.dataset.gate}=${li.dataset.result}`));
+  assert.deepEqual(gates, ['healthChecks=passed', 'smokeTests=passed', 'securityScan=passed']);
+  const move = running.locator('.version-change');
+  assert.equal(await move.getAttribute('data-from'), '0.9.2');
+  assert.equal(await move.getAttribute('data-to'), '1.0.0');
+  assert.match(await move.textContent(), /0\.9\.2 → 1\.0\.0/);
+  assert.match(await running.locator('[data-testid=job-rollback]').textContent(), /Rolls back automatically above 5% errors or 500 ms p95/);
+  const failed = page.locator('[data-testid=jobs] > li[data-job="JOB-CONFIG-458"]');
+  assert.equal(await failed.locator('[data-testid=job-gates] li[data-result=failed]').getAttribute('data-gate'), 'functionalTests');
+  assert.match(await failed.locator('[data-testid=job-gates] li[data-result=failed]').textContent(), /Functional tests: failed/);
+  assert.match(await failed.locator('[data-testid=job-rollback]').textContent(), /rolled back once/);
+  await shot('job-gates', WIDE);
+});
+
 // names of the capability table's rows, in order.
 const listNames = () => page.locator('[data-testid=capability-table] tbody .row-link').allTextContents();
 // The variables of the GraphQL requests the page sent since graphqlRequests was emptied.

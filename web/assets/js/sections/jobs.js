@@ -11,6 +11,12 @@ export const JOB_FIELDS = `
       nodes {
         jobId jobType status priority triggeredBy approvedBy startTime endTime duration
         targetComponents { componentId fromVersion toVersion status }
+        validation {
+          preDeployment { healthChecks smokeTests securityScan }
+          postDeployment { functionalTests performanceTests integrationTests }
+        }
+        strategy { rollback { automatic threshold { errorRate latency } } }
+        metrics { rollbacksTriggered deploymentsCompleted totalArtifactsDeployed }
         artifacts { name size downloadUrl }
       }`;
 
@@ -22,6 +28,37 @@ export const CAPABILITY_JOBS = `query CapabilityJobs($id: ID!, $first: Int!, $af
 }`;
 
 const STATUS_ICON = { COMPLETED: '✓', FAILED: '✕', RUNNING: '●', PENDING: '○', ROLLED_BACK: '↺', CANCELLED: '–' };
+
+// The gates a job has, in schema order: [stage, name, result].
+const GATES = [
+  ['preDeployment', 'healthChecks', 'Health checks'], ['preDeployment', 'smokeTests', 'Smoke tests'], ['preDeployment', 'securityScan', 'Security scan'],
+  ['postDeployment', 'functionalTests', 'Functional tests'], ['postDeployment', 'performanceTests', 'Performance tests'], ['postDeployment', 'integrationTests', 'Integration tests'],
+];
+const GATE_ICON = { passed: '✓', failed: '✕', pending: '○', skipped: '–' };
+
+// gatesList shows a deployment's validation gates (passed / failed / pending), before and after
+// the rollout: a job moves on only through passed gates, and a failed one stops it.
+function gatesList(j) {
+  const v = j.validation || {};
+  const gates = GATES.filter(([stage, name]) => v[stage]?.[name]).map(([stage, name, text]) => [stage, name, text, v[stage][name]]);
+  if (!gates.length) return null;
+  return h('ul', { class: 'job-gates', dataset: { testid: 'job-gates' }, 'aria-label': `Validation gates of ${j.jobId}` },
+    gates.map(([stage, name, text, result]) => h('li', {
+      class: ['gate', `gate-${result}`], dataset: { gate: name, result },
+      title: `${stage === 'preDeployment' ? 'Before' : 'After'} the rollout: ${result}`,
+    }, h('span', { 'aria-hidden': 'true' }, GATE_ICON[result] || '•'), ' ', text, h('span', { class: 'sr-only' }, `: ${result}`))));
+}
+
+// rollbackNote says how a deployment rolls itself back, and whether it did.
+function rollbackNote(j) {
+  const rb = j.strategy?.rollback;
+  const triggered = j.metrics?.rollbacksTriggered || 0;
+  if (!rb?.automatic && !triggered) return null;
+  const th = rb?.threshold;
+  return h('div', { class: 'job-rollback muted', dataset: { testid: 'job-rollback' } },
+    rb?.automatic ? `Rolls back automatically${th ? ` above ${th.errorRate}% errors or ${th.latency} ms p95` : ''}` : '',
+    triggered ? h('strong', { class: 'rollback-count' }, `${rb?.automatic ? ' · ' : ''}rolled back ${triggered === 1 ? 'once' : `${triggered} times`}`) : null);
+}
 
 function jobRow(j) {
   const targets = j.targetComponents || [];
@@ -35,8 +72,10 @@ function jobRow(j) {
       targets.length ? h('ul', { class: 'job-targets', 'aria-label': 'Target components' },
         targets.map((t) => h('li', {},
           mono(t.componentId),
-          t.fromVersion || t.toVersion ? h('span', { class: 'version-change' }, ' ', t.fromVersion || '?', ' → ', t.toVersion || '?') : null,
-          t.status ? h('span', { class: 'muted' }, ` · ${label(t.status)}`) : null))) : null,
+          t.fromVersion || t.toVersion ? h('span', { class: 'version-change', dataset: { from: t.fromVersion || '', to: t.toVersion || '' } }, ' ', t.fromVersion || '?', ' → ', t.toVersion || '?') : null,
+          t.status ? h('span', { class: 'muted', dataset: { targetStatus: t.status } }, ` · ${label(t.status)}`) : null))) : null,
+      gatesList(j),
+      rollbackNote(j),
       (j.artifacts || []).length ? h('ul', { class: 'job-artifacts', 'aria-label': `Artifacts of ${j.jobId}` },
         j.artifacts.map((a) => h('li', {},
           h('a', { href: a.downloadUrl, rel: 'noopener', download: a.name.split('/').pop() }, a.name),
