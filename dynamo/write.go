@@ -78,20 +78,26 @@ type partitionState struct {
 	cards map[string]*item
 }
 
+// loadState reads what a mutation needs: METADATA first, then the segments' ranges (in
+// parallel with each other). The order is what makes the WriteSeq condition of the commit
+// enough: a write that commits after METADATA was read changes its WriteSeq, so the commit
+// fails and the mutation reads again; a write that committed before it is in the segments read
+// after. Read at once, a write committed between the ranges' Query and METADATA's GetItem gave
+// a state with the new WriteSeq and the old segments, and the commit held (a lost update:
+// TestMutationReadsMetadataBeforeSegments). A Query is no snapshot on DynamoDB either (its
+// isolation is read-committed, item by item), so reading METADATA within the ranges' Query
+// would not do.
 func (s *Store) loadState(ctx context.Context, capabilityID string, want Segment) (*partitionState, error) {
 	st := &partitionState{items: map[string]*item{}}
+	meta, err := s.readItem(ctx, capabilityPK(capabilityID), metadataSK, true)
+	switch {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return nil, fmt.Errorf("read capability %s: %w", capabilityID, err)
+	default:
+		st.meta = meta
+	}
 	g, gctx := errgroup.WithContext(ctx)
-	g.Go(func() error {
-		it, err := s.readItem(gctx, capabilityPK(capabilityID), metadataSK, true)
-		if errors.Is(err, ErrNotFound) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		st.meta = it
-		return nil
-	})
 	ranges := PlanRanges(want)
 	results := make([][]*item, len(ranges))
 	for i, r := range ranges {

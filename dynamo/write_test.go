@@ -135,6 +135,59 @@ func TestWritersInTwoProcesses(t *testing.T) {
 	}
 }
 
+// A mutation's read of METADATA precedes its read of the segments it changes. Read at once
+// (as they were), a write committed between the segments' Query and METADATA's GetItem gave
+// a state whose WriteSeq was the new one and whose components were the old ones: the WriteSeq
+// condition held and the commit wrote aggregates without the other write's component (seen
+// in CI as TestWritersInTwoProcesses' totalComponents 15 of 16). Here the other write commits
+// while A's GetItem is held: A's Query, sent at once with it before the fix, had gone through.
+func TestMutationReadsMetadataBeforeSegments(t *testing.T) {
+	env := dynamotest.New(t, dynamotest.Options{})
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	other := dynamo.New(env.Client, dynamo.Options{Table: env.Table})
+	if _, err := env.Store.CreateCapability(ctx, newCapability("CAP-RACE-1"), dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	env.Counter.Before = func(op string, _ http.ResponseWriter) bool {
+		if op == "GetItem" {
+			first := false
+			once.Do(func() { first = true })
+			if first {
+				close(held)
+				<-release
+			}
+		}
+		return false
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := env.Store.AddComponent(ctx, newComponent("CAP-RACE-1", "race-a", 1), dynamo.Idempotency{})
+		done <- err
+	}()
+	<-held
+	time.Sleep(100 * time.Millisecond) // a Query sent with the held GetItem is answered meanwhile
+	if _, err := other.AddComponent(ctx, newComponent("CAP-RACE-1", "race-b", 2), dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	c, err := env.Store.Capability(ctx, "CAP-RACE-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Aggregates.TotalComponents != 2 {
+		t.Errorf("totalComponents = %d, want 2: a write between the mutation's reads was lost", c.Aggregates.TotalComponents)
+	}
+	if err := env.Store.CheckPartition(ctx, "CAP-RACE-1"); err != nil {
+		t.Error(err)
+	}
+}
+
 // A delete interrupted after its first step is finished by a rerun, and the capability is
 // gone from reads from the first step on.
 func TestDeleteCapabilityResumes(t *testing.T) {
