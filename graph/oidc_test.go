@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -367,4 +368,64 @@ func TestOIDCWebSocket(t *testing.T) {
 	if code := bad.closed(); code != 4403 {
 		t.Errorf("a wrong audience closed the socket with %d, want 4403", code)
 	}
+}
+
+// A JWKS fetch that hangs (a slow or blackholed provider) holds up nobody but the caller whose
+// kid is unknown: a token with a known kid verifies from the cached keys at once, both while
+// an unknown kid's fetch hangs and when the hourly refresh is due (that refresh runs in the
+// background, the old keys serving meanwhile).
+func TestOIDCKnownKidDoesNotWaitForFetch(t *testing.T) {
+	idp := oidctest.New(t)
+	var clock atomic.Int64
+	clock.Store(testNow.UnixNano())
+	o := newOIDC(t, idp, func(c *graph.OIDCConfig) { c.Now = func() time.Time { return time.Unix(0, clock.Load()) } })
+	known := idp.Sign(t, idp.Claims(oidcAudience, testNow, map[string]any{"catalogue_role": "admin"}), false)
+	if _, err := o.Verify(context.Background(), known, graph.RoleNone); err != nil {
+		t.Fatalf("valid token: %v", err)
+	}
+	release := idp.HoldJWKS()
+	defer release()
+	waitFetches := func(n int32) {
+		t.Helper()
+		for idp.JWKSFetches.Load() < n {
+			time.Sleep(time.Millisecond)
+		}
+	}
+
+	clock.Add(int64(graph.DefaultJWKSMinInterval)) // the unknown kid may refetch
+	unknown := oidctest.SignWith(t, jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: idp.RSA, KeyID: "rotated"}},
+		idp.Claims(oidcAudience, testNow, map[string]any{"catalogue_role": "admin"}))
+	unknownDone := make(chan struct{})
+	go func() {
+		defer close(unknownDone)
+		_, _ = o.Verify(context.Background(), unknown, graph.RoleNone)
+	}()
+	waitFetches(2) // the unknown kid's fetch hangs at the provider
+	if _, err := o.Verify(context.Background(), known, graph.RoleNone); err != nil {
+		t.Fatalf("known kid during a hanging fetch: %v", err)
+	}
+	select {
+	case <-unknownDone:
+		t.Fatal("the known kid was answered only after the hanging fetch ended")
+	default:
+	}
+	release()
+	<-unknownDone
+
+	// The hourly refresh: due, it starts in the background; the known kid does not wait.
+	release = idp.HoldJWKS()
+	defer release()
+	clock.Add(int64(2 * time.Hour))
+	known = idp.Sign(t, idp.Claims(oidcAudience, time.Unix(0, clock.Load()), map[string]any{"catalogue_role": "admin"}), false)
+	if _, err := o.Verify(context.Background(), known, graph.RoleNone); err != nil {
+		t.Fatalf("known kid while the stale JWKS is refreshed: %v", err)
+	}
+	waitFetches(3) // the refresh did start
+	if _, err := o.Verify(context.Background(), known, graph.RoleNone); err != nil {
+		t.Fatalf("known kid during the refresh: %v", err)
+	}
+	if n := idp.JWKSFetches.Load(); n != 3 {
+		t.Errorf("JWKS fetches = %d, want 3 (one refresh in flight, not one per token)", n)
+	}
+	release()
 }
