@@ -16,6 +16,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
@@ -375,14 +377,15 @@ func (o *OIDC) Verify(ctx context.Context, raw string, anonymous Role) (Caller, 
 	default:
 		return Caller{}, invalidToken("claims not valid")
 	}
-	name, _ := claims["preferred_username"].(string)
-	if name == "" {
-		name = std.Subject
-	}
-	if name == "" {
+	// The caller is the subject, unique and stable at the issuer (OIDC Core 5.7): never
+	// preferred_username, which a user may set to another's name.
+	if std.Subject == "" {
 		return Caller{}, invalidToken("no sub")
 	}
-	c := Caller{Name: OIDCNamePrefix + name, Role: o.role(claims), Expires: std.Expiry.Time()}
+	if !validSubject(std.Subject) {
+		return Caller{}, invalidToken("bad sub")
+	}
+	c := Caller{Name: OIDCNamePrefix + std.Subject, Role: o.role(claims), Expires: std.Expiry.Time()}
 	if c.Role == RoleNone {
 		if anonymous == RoleNone {
 			return Caller{}, &NoRoleError{Name: c.Name}
@@ -390,6 +393,24 @@ func (o *OIDC) Verify(ctx context.Context, raw string, anonymous Role) (Caller, 
 		c.Role = anonymous
 	}
 	return c, nil
+}
+
+// maxSubjectBytes bounds a token's sub: OIDC Core 2 allows at most 255 ASCII characters.
+const maxSubjectBytes = 255
+
+// validSubject reports whether sub may name a caller (recorded as the actor of writes, shown to
+// admins): valid UTF-8 of at most 255 bytes, without control characters or format characters
+// (bidi overrides and isolates, zero-width characters), which could disguise one name as another.
+func validSubject(sub string) bool {
+	if len(sub) > maxSubjectBytes || !utf8.ValidString(sub) {
+		return false
+	}
+	for _, r := range sub {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // role returns the highest role the token's role and groups claims name.

@@ -53,7 +53,7 @@ func TestOIDCRoles(t *testing.T) {
 	idp := oidctest.New(t)
 	h, _ := oidcHarness(t, idp, graph.RoleViewer)
 	token := func(role string, ec bool) string {
-		return idp.Sign(t, idp.Claims(oidcAudience, testNow, map[string]any{"catalogue_role": role, "preferred_username": role + "-user"}), ec)
+		return idp.Sign(t, idp.Claims(oidcAudience, testNow, map[string]any{"catalogue_role": role, "sub": role + "-user", "preferred_username": "alice"}), ec)
 	}
 	read := `{ capability(id: "CAP-ALERT-MGT-001") { name } }`
 	addComponent := `mutation { addComponent(capabilityId: "CAP-ALERT-MGT-001", input: {componentId: "oidc-%s", name: "x", componentType: "cache", order: 9}) { componentId } }`
@@ -86,7 +86,8 @@ func TestOIDCRoles(t *testing.T) {
 			}
 		})
 	}
-	// The changes feed names the token's preferred_username, prefixed.
+	// The changes feed names the token's sub, prefixed, never its preferred_username (anyone may
+	// choose that one: all these tokens claim to be alice).
 	var out struct {
 		Capability struct {
 			Changes struct {
@@ -110,7 +111,7 @@ func TestOIDCRoles(t *testing.T) {
 	}
 }
 
-// Without preferred_username the actor is the subject; a capability's history names it.
+// The actor is the subject; a capability's history names it.
 func TestOIDCActorIsSubject(t *testing.T) {
 	idp := oidctest.New(t)
 	h, _ := oidcHarness(t, idp, graph.RoleViewer)
@@ -167,6 +168,10 @@ func TestOIDCRefusals(t *testing.T) {
 		{"HS256 with the public key as secret", hs256, "signature algorithm not allowed"},
 		{"RSA signature as ES256", wrongAlgForKey, "signature not verified"},
 		{"too large", idp.Sign(t, with("padding", strings.Repeat("x", graph.MaxTokenBytes)), false), "too large"},
+		{"no sub", idp.Sign(t, with("sub", nil), false), "no sub"},
+		{"control character in sub", idp.Sign(t, with("sub", "alice\nadmin"), false), "bad sub"},
+		{"bidi override in sub", idp.Sign(t, with("sub", "alice\u202etxt.exe"), false), "bad sub"},
+		{"sub over 255 bytes", idp.Sign(t, with("sub", strings.Repeat("s", 256)), false), "bad sub"},
 	}
 	for _, tt := range tests {
 		if tt.token == "" {
@@ -428,4 +433,17 @@ func TestOIDCKnownKidDoesNotWaitForFetch(t *testing.T) {
 		t.Errorf("JWKS fetches = %d, want 3 (one refresh in flight, not one per token)", n)
 	}
 	release()
+}
+
+// The caller is the token's subject, never its preferred_username, which a user may set to
+// anyone's name (OIDC Core 5.7): mallory claiming to be alice is oidc:<mallory's sub>, so she
+// neither writes as alice nor takes alice's per-caller WebSocket slots.
+func TestOIDCCallerIsSubjectNotPreferredUsername(t *testing.T) {
+	idp := oidctest.New(t)
+	o := newOIDC(t, idp, nil)
+	tok := idp.Sign(t, idp.Claims(oidcAudience, testNow, map[string]any{"sub": "00u-mallory", "preferred_username": "alice", "catalogue_role": "viewer"}), false)
+	c, err := o.Verify(context.Background(), tok, graph.RoleNone)
+	if err != nil || c.Name != "oidc:00u-mallory" {
+		t.Errorf("Verify = %+v, %v; want the caller oidc:00u-mallory", c, err)
+	}
 }
