@@ -390,7 +390,7 @@ func (o *OIDC) Verify(ctx context.Context, raw string, anonymous Role) (Caller, 
 		if anonymous == RoleNone {
 			return Caller{}, &NoRoleError{Name: c.Name}
 		}
-		c.Role = anonymous
+		c.Role, c.Roleless = anonymous, true
 	}
 	return c, nil
 }

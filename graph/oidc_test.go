@@ -7,7 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -446,4 +449,49 @@ func TestOIDCCallerIsSubjectNotPreferredUsername(t *testing.T) {
 	if err != nil || c.Name != "oidc:00u-mallory" {
 		t.Errorf("Verify = %+v, %v; want the caller oidc:00u-mallory", c, err)
 	}
+}
+
+// A valid token that names no role gets the anonymous role, and is counted with the anonymous
+// callers in the in-flight bound: roleless tokens (which anyone with an account at the
+// provider can mint) cannot take the slots kept for callers with a role.
+func TestOIDCRolelessTokenSharesAnonymousSlots(t *testing.T) {
+	idp := oidctest.New(t)
+	o := newOIDC(t, idp, nil)
+	h := newHarnessWith(t, func(opts *graph.Options) {
+		opts.MaxInFlight = 4
+		opts.Auth = &graph.Auth{Keys: keyFile(t, "viewer "+graph.HashKey("ui-key")+" ui"), Anonymous: graph.RoleViewer, OIDC: o}
+	})
+	roleless := idp.Sign(t, idp.Claims(oidcAudience, testNow, nil), false)
+	query := `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name } }"}`
+	postAs := func(key string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(query))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		h.handler.ServeHTTP(w, req)
+		return w
+	}
+	release := make(chan struct{})
+	var wg, held sync.WaitGroup
+	held.Add(3)
+	for range 3 { // three roleless tokens whose bodies never finish
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+			req.Body = &blockingBody{release: release, reading: held.Done}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+roleless)
+			h.handler.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+	}
+	held.Wait()
+	if w := postAs(roleless); w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "OVERLOADED") {
+		t.Errorf("a fourth roleless token = %d %s, want 503: roleless tokens hold the anonymous share only", w.Code, w.Body.String())
+	}
+	if w := postAs("ui-key"); w.Code != http.StatusOK {
+		t.Errorf("a request with a key while roleless tokens hold their share = %d %s", w.Code, w.Body.String())
+	}
+	close(release)
+	wg.Wait()
 }
