@@ -34,6 +34,10 @@ const (
 	DefaultOIDCRoleClaim = "catalogue_role"
 	// OIDCClockSkew is how far exp, nbf and iat may be off the server's clock.
 	OIDCClockSkew = 60 * time.Second
+	// MaxTokenLifetime bounds how far in the future a token's exp may lie: at most this long
+	// after its iat, and after now (both with OIDCClockSkew). A token claiming to be valid for
+	// longer (exp = 2^53, say) is refused: no provider issues access tokens that long.
+	MaxTokenLifetime = 24 * time.Hour
 	// MaxTokenBytes bounds a bearer token: a longer one is refused before it is parsed.
 	MaxTokenBytes = 16 << 10
 	// DefaultJWKSMinInterval is the least time between two fetches of the JWKS: an unknown
@@ -376,6 +380,10 @@ func (o *OIDC) Verify(ctx context.Context, raw string, anonymous Role) (Caller, 
 		return Caller{}, invalidToken("not valid yet")
 	default:
 		return Caller{}, invalidToken("claims not valid")
+	}
+	if exp := std.Expiry.Time(); exp.Sub(o.cfg.Now()) > MaxTokenLifetime+OIDCClockSkew ||
+		(std.IssuedAt != nil && exp.Sub(std.IssuedAt.Time()) > MaxTokenLifetime) {
+		return Caller{}, invalidToken("lifetime too long")
 	}
 	// The caller is the subject, unique and stable at the issuer (OIDC Core 5.7): never
 	// preferred_username, which a user may set to another's name.

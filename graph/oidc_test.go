@@ -142,6 +142,10 @@ func TestOIDCRefusals(t *testing.T) {
 		c[k] = v
 		return c
 	}
+	without := func(c map[string]any, k string) map[string]any {
+		delete(c, k)
+		return c
+	}
 	valid := idp.Sign(t, claims(), false)
 	parts := strings.Split(valid, ".")
 	b64 := func(v any) string {
@@ -171,6 +175,10 @@ func TestOIDCRefusals(t *testing.T) {
 		{"HS256 with the public key as secret", hs256, "signature algorithm not allowed"},
 		{"RSA signature as ES256", wrongAlgForKey, "signature not verified"},
 		{"too large", idp.Sign(t, with("padding", strings.Repeat("x", graph.MaxTokenBytes)), false), "too large"},
+		{"lifetime over 24 h", idp.Sign(t, with("exp", testNow.Add(graph.MaxTokenLifetime+2*time.Minute).Unix()), false), "lifetime too long"},
+		{"exp 2^53", idp.Sign(t, with("exp", int64(1)<<53), false), "lifetime too long"},
+		{"exp 2^53 without iat", idp.Sign(t, without(with("exp", int64(1)<<53), "iat"), false), "lifetime too long"},
+		{"issued 25 h before exp", idp.Sign(t, with("iat", testNow.Add(-25*time.Hour).Unix()), false), "lifetime too long"},
 		{"no sub", idp.Sign(t, with("sub", nil), false), "no sub"},
 		{"control character in sub", idp.Sign(t, with("sub", "alice\nadmin"), false), "bad sub"},
 		{"bidi override in sub", idp.Sign(t, with("sub", "alice\u202etxt.exe"), false), "bad sub"},
