@@ -348,7 +348,7 @@ func TestOIDCServer(t *testing.T) {
 		cfg.AuthorizationEndpoint != idp.Issuer+"/authorize" || cfg.TokenEndpoint != idp.Issuer+"/token" || cfg.Audience != "catalogue-api" {
 		t.Errorf("/auth/config = %d %s", status, body)
 	}
-	tok := idp.Sign(t, idp.Claims("catalogue-api", time.Now(), map[string]any{"groups": []string{"platform-admins"}, "preferred_username": "alice"}), true)
+	tok := idp.Sign(t, idp.Claims("catalogue-api", time.Now(), map[string]any{"groups": []string{"platform-admins"}, "sub": "alice-sub", "preferred_username": "alice"}), true)
 	req, _ := http.NewRequest(http.MethodPost, base+"/graphql", strings.NewReader(`{"query":"mutation { createCapability(input: {capabilityId: \"CAP-SSO-001\", name: \"SSO\", businessDomain: \"testing\", priority: HIGH}) { id } }"}`))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+tok)
@@ -362,7 +362,7 @@ func TestOIDCServer(t *testing.T) {
 		t.Fatalf("token's mutation = %d %s", resp.StatusCode, b)
 	}
 	status, body = get(t, base+`/graphql?query=%7Bcapability(id:"CAP-SSO-001")%7Bchanges(first:1)%7Bnodes%7Bactor%7Bname%20role%7D%7D%7D%7D%7D`, "", map[string]string{"Authorization": "Bearer " + tok})
-	if status != 200 || !strings.Contains(body, `"name":"oidc:alice","role":"admin"`) {
+	if status != 200 || !strings.Contains(body, `"name":"oidc:alice-sub","role":"admin"`) {
 		t.Errorf("changes = %d %s", status, body)
 	}
 	if status, _ := get(t, base+"/graphql?query=%7B__typename%7D", "", map[string]string{"Authorization": "Bearer " + idp.Sign(t, idp.Claims("another-api", time.Now(), nil), false)}); status != 401 {

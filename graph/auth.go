@@ -82,7 +82,14 @@ type Caller struct {
 	// Expires is when the caller's token expires (zero for API keys and anonymous callers):
 	// a WebSocket authenticated by it is closed then.
 	Expires time.Time
+	// Roleless marks a token that names no role and was given the anonymous role: it counts
+	// with the anonymous callers in the in-flight bound.
+	Roleless bool
 }
+
+// countsAsAnonymous reports whether the caller's requests share the anonymous callers' part of
+// the in-flight bound: no credentials, or a token that names no role.
+func (c Caller) countsAsAnonymous() bool { return c.Name == anonymousCaller || c.Roleless }
 
 type callerKey struct{}
 

@@ -7194,7 +7194,7 @@ input RuleMetadataInput {
 
 "Who made a change."
 type Actor {
-  "The API key's name; ` + "`" + `anonymous` + "`" + ` for a caller without a key; ` + "`" + `system` + "`" + ` for the server's own work (the scheduled archive, a resumed delete); ` + "`" + `unknown` + "`" + ` for versions written before actors were recorded."
+  "The API key's name; ` + "`" + `oidc:` + "`" + ` and the ` + "`" + `sub` + "`" + ` of an identity provider's token; ` + "`" + `anonymous` + "`" + ` for a caller without a key; ` + "`" + `system` + "`" + ` for the server's own work (the scheduled archive, a resumed delete); ` + "`" + `unknown` + "`" + ` for versions written before actors were recorded."
   name: String!
   "The role it acted with: ` + "`" + `viewer` + "`" + `, ` + "`" + `devops` + "`" + `, ` + "`" + `admin` + "`" + `, ` + "`" + `system` + "`" + ` or ` + "`" + `unknown` + "`" + `."
   role: String!

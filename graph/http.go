@@ -135,8 +135,9 @@ func boundBody(w http.ResponseWriter, r *http.Request, max int64) bool {
 	return true
 }
 
-// slots bounds the requests served at once; a nil *slots bounds nothing. Anonymous requests may
-// hold at most three quarters of them, so that callers without a key (a client sending bodies
+// slots bounds the requests served at once; a nil *slots bounds nothing. Anonymous requests (and
+// those of tokens that name no role, which get the anonymous role) may hold at most three
+// quarters of them, so that callers without a key (a client sending bodies
 // slowly, say) cannot lock out the callers with one.
 type slots struct {
 	mu              sync.Mutex
@@ -301,7 +302,7 @@ func serveGraphQL(srv http.Handler, store Store, opts Options) http.Handler {
 			}
 			caller = c
 		}
-		anonymous := caller.Name == anonymousCaller
+		anonymous := caller.countsAsAnonymous()
 		if !opts.inFlight.acquire(anonymous) {
 			rec.Header().Set("Retry-After", "1")
 			writeHTTPError(rec, r, http.StatusServiceUnavailable, CodeOverloaded, "the server is at its limit of concurrent requests: retry in a moment")

@@ -14,7 +14,10 @@ import (
 	"net/http"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/coreos/go-oidc/v3/oidc"
 	jose "github.com/go-jose/go-jose/v4"
@@ -31,11 +34,19 @@ const (
 	DefaultOIDCRoleClaim = "catalogue_role"
 	// OIDCClockSkew is how far exp, nbf and iat may be off the server's clock.
 	OIDCClockSkew = 60 * time.Second
+	// MaxTokenLifetime bounds how far in the future a token's exp may lie: at most this long
+	// after its iat, and after now (both with OIDCClockSkew). A token claiming to be valid for
+	// longer (exp = 2^53, say) is refused: no provider issues access tokens that long.
+	MaxTokenLifetime = 24 * time.Hour
 	// MaxTokenBytes bounds a bearer token: a longer one is refused before it is parsed.
 	MaxTokenBytes = 16 << 10
 	// DefaultJWKSMinInterval is the least time between two fetches of the JWKS: an unknown
 	// kid refetches it at most this often, whatever the number of tokens naming one.
 	DefaultJWKSMinInterval = 10 * time.Second
+	// jwksWait bounds how long a token whose kid is unknown waits for the JWKS fetch it
+	// started or joined (the fetch itself may run to the HTTP client's timeout, in the
+	// background).
+	jwksWait = 5 * time.Second
 	// jwksMaxAge is how long a fetched JWKS is used before it is fetched again (so that a key
 	// the provider removed stops verifying), still within the minimum interval.
 	jwksMaxAge = time.Hour
@@ -95,11 +106,20 @@ type OIDC struct {
 	lastTry   time.Time // of discovery
 	discovery sync.Mutex
 
-	keysMu    sync.Mutex // held while fetching: one fetch at a time
+	// keys is the cached JWKS, replaced whole (copy on write): verifying reads it without a
+	// lock, so no token waits on a fetch unless its kid is unknown.
+	keys atomic.Pointer[keySet]
+
+	fetchMu   sync.Mutex // guards the fields below, never held across the network
+	lastFetch time.Time  // of an attempt, successful or not
+	fetches   int
+	inflight  chan struct{} // closed when the fetch under way ends; nil: none
+}
+
+// keySet is one fetched JWKS.
+type keySet struct {
 	keys      []jose.JSONWebKey
 	fetchedAt time.Time
-	lastFetch time.Time // of an attempt, successful or not
-	fetches   int
 }
 
 // NewOIDC returns the verifier of cfg. It does not contact the provider: call Discover (the
@@ -131,8 +151,8 @@ func (o *OIDC) Config() OIDCConfig { return o.cfg }
 
 // JWKSFetches returns how many times the JWKS was fetched.
 func (o *OIDC) JWKSFetches() int {
-	o.keysMu.Lock()
-	defer o.keysMu.Unlock()
+	o.fetchMu.Lock()
+	defer o.fetchMu.Unlock()
 	return o.fetches
 }
 
@@ -142,8 +162,12 @@ var ErrProviderUnavailable = errors.New("the identity provider is not reachable:
 // Discover reads the provider's discovery document (once it has succeeded, it is kept).
 func (o *OIDC) Discover(ctx context.Context) error {
 	o.discovery.Lock()
-	defer o.discovery.Unlock()
-	return o.discoverLocked(ctx)
+	err := o.discoverLocked(ctx)
+	o.discovery.Unlock()
+	if err == nil && !o.haveKeys() {
+		o.keysFor(ctx, "", "") // the JWKS now, so that the first token finds it
+	}
+	return err
 }
 
 // discoverLocked is Discover under o.discovery.
@@ -168,7 +192,6 @@ func (o *OIDC) discoverLocked(ctx context.Context) error {
 	o.provider, o.jwksURL = p, doc.JWKS
 	o.mu.Unlock()
 	o.cfg.Logger.Info("oidc discovery", "issuer", o.cfg.Issuer, "jwks", doc.JWKS)
-	o.keysFor(ctx, "", "") // the JWKS now, so that the first token finds it
 	return nil
 }
 
@@ -358,21 +381,44 @@ func (o *OIDC) Verify(ctx context.Context, raw string, anonymous Role) (Caller, 
 	default:
 		return Caller{}, invalidToken("claims not valid")
 	}
-	name, _ := claims["preferred_username"].(string)
-	if name == "" {
-		name = std.Subject
+	if exp := std.Expiry.Time(); exp.Sub(o.cfg.Now()) > MaxTokenLifetime+OIDCClockSkew ||
+		(std.IssuedAt != nil && exp.Sub(std.IssuedAt.Time()) > MaxTokenLifetime) {
+		return Caller{}, invalidToken("lifetime too long")
 	}
-	if name == "" {
+	// The caller is the subject, unique and stable at the issuer (OIDC Core 5.7): never
+	// preferred_username, which a user may set to another's name.
+	if std.Subject == "" {
 		return Caller{}, invalidToken("no sub")
 	}
-	c := Caller{Name: OIDCNamePrefix + name, Role: o.role(claims), Expires: std.Expiry.Time()}
+	if !validSubject(std.Subject) {
+		return Caller{}, invalidToken("bad sub")
+	}
+	c := Caller{Name: OIDCNamePrefix + std.Subject, Role: o.role(claims), Expires: std.Expiry.Time()}
 	if c.Role == RoleNone {
 		if anonymous == RoleNone {
 			return Caller{}, &NoRoleError{Name: c.Name}
 		}
-		c.Role = anonymous
+		c.Role, c.Roleless = anonymous, true
 	}
 	return c, nil
+}
+
+// maxSubjectBytes bounds a token's sub: OIDC Core 2 allows at most 255 ASCII characters.
+const maxSubjectBytes = 255
+
+// validSubject reports whether sub may name a caller (recorded as the actor of writes, shown to
+// admins): valid UTF-8 of at most 255 bytes, without control characters or format characters
+// (bidi overrides and isolates, zero-width characters), which could disguise one name as another.
+func validSubject(sub string) bool {
+	if len(sub) > maxSubjectBytes || !utf8.ValidString(sub) {
+		return false
+	}
+	for _, r := range sub {
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return false
+		}
+	}
+	return true
 }
 
 // role returns the highest role the token's role and groups claims name.
@@ -422,46 +468,89 @@ func claimStrings(claims map[string]any, name string) []string {
 	return nil
 }
 
-// keysFor returns the keys that may have signed a token with this kid and alg: from the cached
-// JWKS, fetched again when no key has the kid (at most once per JWKSMinInterval) or the JWKS
-// is older than an hour.
+// keysFor returns the keys that may have signed a token with this kid and alg, from the cached
+// JWKS. No lock is held across the network: a known kid is answered from the cache at once,
+// even while a fetch is under way; when the JWKS is older than an hour it is refreshed in the
+// background, the old keys serving meanwhile. Only a kid the cache lacks (or no JWKS yet)
+// waits, at most jwksWait, for a fetch: the one under way, or one it starts itself when the
+// last began at least JWKSMinInterval ago. One fetch runs at a time.
 func (o *OIDC) keysFor(ctx context.Context, kid string, alg string) []jose.JSONWebKey {
-	o.keysMu.Lock()
-	defer o.keysMu.Unlock()
-	match := func() []jose.JSONWebKey {
-		var out []jose.JSONWebKey
-		for _, k := range o.keys {
-			if (kid == "" || k.KeyID == kid) && keyAllows(k, alg) {
-				out = append(out, k)
-			}
-		}
-		return out
-	}
+	set := o.keys.Load()
 	now := o.cfg.Now()
-	known := false
-	for _, k := range o.keys {
-		known = known || (kid != "" && k.KeyID == kid)
+	known := set != nil && kid == ""
+	if set != nil && kid != "" {
+		for _, k := range set.keys {
+			known = known || k.KeyID == kid
+		}
 	}
-	stale := o.fetchedAt.IsZero() || now.Sub(o.fetchedAt) > jwksMaxAge || (!known && kid != "")
-	if stale && (o.lastFetch.IsZero() || now.Sub(o.lastFetch) >= o.cfg.JWKSMinInterval) {
-		o.lastFetch = now
-		o.fetches++
+	if known {
+		if now.Sub(set.fetchedAt) > jwksMaxAge {
+			o.startFetch(ctx, now) // in the background
+		}
+		return matchKeys(set, kid, alg)
+	}
+	if done := o.startFetch(ctx, now); done != nil {
+		wait := time.NewTimer(jwksWait)
+		defer wait.Stop()
+		select {
+		case <-done:
+		case <-wait.C:
+		case <-ctx.Done():
+		}
+	}
+	return matchKeys(o.keys.Load(), kid, alg)
+}
+
+// startFetch starts a JWKS fetch unless one is under way or the last began less than
+// JWKSMinInterval ago. It returns what closes when the fetch under way (started now or
+// before) ends; nil when none is.
+func (o *OIDC) startFetch(ctx context.Context, now time.Time) <-chan struct{} {
+	o.fetchMu.Lock()
+	defer o.fetchMu.Unlock()
+	if o.inflight != nil {
+		return o.inflight
+	}
+	if !o.lastFetch.IsZero() && now.Sub(o.lastFetch) < o.cfg.JWKSMinInterval {
+		return nil
+	}
+	o.lastFetch = now
+	o.fetches++
+	done := make(chan struct{})
+	o.inflight = done
+	// Not the request's cancellation: a client that hangs up must not fail the fetch that the
+	// next tokens rely on.
+	ctx = context.WithoutCancel(ctx)
+	go func() {
 		keys, err := o.fetchKeys(ctx)
 		if err != nil {
 			o.cfg.Logger.Warn("oidc: fetch JWKS", "err", err)
 		} else {
-			o.keys, o.fetchedAt = keys, now
+			o.keys.Store(&keySet{keys: keys, fetchedAt: now})
+		}
+		o.fetchMu.Lock()
+		o.inflight = nil
+		o.fetchMu.Unlock()
+		close(done)
+	}()
+	return done
+}
+
+// matchKeys returns the keys of set with this kid (any, for an empty kid) that allow alg.
+func matchKeys(set *keySet, kid, alg string) []jose.JSONWebKey {
+	if set == nil {
+		return nil
+	}
+	var out []jose.JSONWebKey
+	for _, k := range set.keys {
+		if (kid == "" || k.KeyID == kid) && keyAllows(k, alg) {
+			out = append(out, k)
 		}
 	}
-	return match()
+	return out
 }
 
 // haveKeys reports whether a JWKS was ever read.
-func (o *OIDC) haveKeys() bool {
-	o.keysMu.Lock()
-	defer o.keysMu.Unlock()
-	return !o.fetchedAt.IsZero()
-}
+func (o *OIDC) haveKeys() bool { return o.keys.Load() != nil }
 
 // keyAllows reports whether a JWKS key may verify a signature of alg: a public signing key
 // whose own alg, when it has one, is alg, and whose type fits alg.
@@ -485,9 +574,7 @@ func (o *OIDC) fetchKeys(ctx context.Context) ([]jose.JSONWebKey, error) {
 	o.mu.Lock()
 	url := o.jwksURL
 	o.mu.Unlock()
-	// Not the request's cancellation: a client that hangs up must not fail the fetch that the
-	// next 10 s of tokens rely on.
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {

@@ -7,7 +7,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -52,7 +56,7 @@ func TestOIDCRoles(t *testing.T) {
 	idp := oidctest.New(t)
 	h, _ := oidcHarness(t, idp, graph.RoleViewer)
 	token := func(role string, ec bool) string {
-		return idp.Sign(t, idp.Claims(oidcAudience, testNow, map[string]any{"catalogue_role": role, "preferred_username": role + "-user"}), ec)
+		return idp.Sign(t, idp.Claims(oidcAudience, testNow, map[string]any{"catalogue_role": role, "sub": role + "-user", "preferred_username": "alice"}), ec)
 	}
 	read := `{ capability(id: "CAP-ALERT-MGT-001") { name } }`
 	addComponent := `mutation { addComponent(capabilityId: "CAP-ALERT-MGT-001", input: {componentId: "oidc-%s", name: "x", componentType: "cache", order: 9}) { componentId } }`
@@ -85,7 +89,8 @@ func TestOIDCRoles(t *testing.T) {
 			}
 		})
 	}
-	// The changes feed names the token's preferred_username, prefixed.
+	// The changes feed names the token's sub, prefixed, never its preferred_username (anyone may
+	// choose that one: all these tokens claim to be alice).
 	var out struct {
 		Capability struct {
 			Changes struct {
@@ -109,7 +114,7 @@ func TestOIDCRoles(t *testing.T) {
 	}
 }
 
-// Without preferred_username the actor is the subject; a capability's history names it.
+// The actor is the subject; a capability's history names it.
 func TestOIDCActorIsSubject(t *testing.T) {
 	idp := oidctest.New(t)
 	h, _ := oidcHarness(t, idp, graph.RoleViewer)
@@ -135,6 +140,10 @@ func TestOIDCRefusals(t *testing.T) {
 	with := func(k string, v any) map[string]any {
 		c := claims()
 		c[k] = v
+		return c
+	}
+	without := func(c map[string]any, k string) map[string]any {
+		delete(c, k)
 		return c
 	}
 	valid := idp.Sign(t, claims(), false)
@@ -166,6 +175,14 @@ func TestOIDCRefusals(t *testing.T) {
 		{"HS256 with the public key as secret", hs256, "signature algorithm not allowed"},
 		{"RSA signature as ES256", wrongAlgForKey, "signature not verified"},
 		{"too large", idp.Sign(t, with("padding", strings.Repeat("x", graph.MaxTokenBytes)), false), "too large"},
+		{"lifetime over 24 h", idp.Sign(t, with("exp", testNow.Add(graph.MaxTokenLifetime+2*time.Minute).Unix()), false), "lifetime too long"},
+		{"exp 2^53", idp.Sign(t, with("exp", int64(1)<<53), false), "lifetime too long"},
+		{"exp 2^53 without iat", idp.Sign(t, without(with("exp", int64(1)<<53), "iat"), false), "lifetime too long"},
+		{"issued 25 h before exp", idp.Sign(t, with("iat", testNow.Add(-25*time.Hour).Unix()), false), "lifetime too long"},
+		{"no sub", idp.Sign(t, with("sub", nil), false), "no sub"},
+		{"control character in sub", idp.Sign(t, with("sub", "alice\nadmin"), false), "bad sub"},
+		{"bidi override in sub", idp.Sign(t, with("sub", "alice\u202etxt.exe"), false), "bad sub"},
+		{"sub over 255 bytes", idp.Sign(t, with("sub", strings.Repeat("s", 256)), false), "bad sub"},
 	}
 	for _, tt := range tests {
 		if tt.token == "" {
@@ -367,4 +384,122 @@ func TestOIDCWebSocket(t *testing.T) {
 	if code := bad.closed(); code != 4403 {
 		t.Errorf("a wrong audience closed the socket with %d, want 4403", code)
 	}
+}
+
+// A JWKS fetch that hangs (a slow or blackholed provider) holds up nobody but the caller whose
+// kid is unknown: a token with a known kid verifies from the cached keys at once, both while
+// an unknown kid's fetch hangs and when the hourly refresh is due (that refresh runs in the
+// background, the old keys serving meanwhile).
+func TestOIDCKnownKidDoesNotWaitForFetch(t *testing.T) {
+	idp := oidctest.New(t)
+	var clock atomic.Int64
+	clock.Store(testNow.UnixNano())
+	o := newOIDC(t, idp, func(c *graph.OIDCConfig) { c.Now = func() time.Time { return time.Unix(0, clock.Load()) } })
+	known := idp.Sign(t, idp.Claims(oidcAudience, testNow, map[string]any{"catalogue_role": "admin"}), false)
+	if _, err := o.Verify(context.Background(), known, graph.RoleNone); err != nil {
+		t.Fatalf("valid token: %v", err)
+	}
+	release := idp.HoldJWKS()
+	defer release()
+	waitFetches := func(n int32) {
+		t.Helper()
+		for idp.JWKSFetches.Load() < n {
+			time.Sleep(time.Millisecond)
+		}
+	}
+
+	clock.Add(int64(graph.DefaultJWKSMinInterval)) // the unknown kid may refetch
+	unknown := oidctest.SignWith(t, jose.SigningKey{Algorithm: jose.RS256, Key: jose.JSONWebKey{Key: idp.RSA, KeyID: "rotated"}},
+		idp.Claims(oidcAudience, testNow, map[string]any{"catalogue_role": "admin"}))
+	unknownDone := make(chan struct{})
+	go func() {
+		defer close(unknownDone)
+		_, _ = o.Verify(context.Background(), unknown, graph.RoleNone)
+	}()
+	waitFetches(2) // the unknown kid's fetch hangs at the provider
+	if _, err := o.Verify(context.Background(), known, graph.RoleNone); err != nil {
+		t.Fatalf("known kid during a hanging fetch: %v", err)
+	}
+	select {
+	case <-unknownDone:
+		t.Fatal("the known kid was answered only after the hanging fetch ended")
+	default:
+	}
+	release()
+	<-unknownDone
+
+	// The hourly refresh: due, it starts in the background; the known kid does not wait.
+	release = idp.HoldJWKS()
+	defer release()
+	clock.Add(int64(2 * time.Hour))
+	known = idp.Sign(t, idp.Claims(oidcAudience, time.Unix(0, clock.Load()), map[string]any{"catalogue_role": "admin"}), false)
+	if _, err := o.Verify(context.Background(), known, graph.RoleNone); err != nil {
+		t.Fatalf("known kid while the stale JWKS is refreshed: %v", err)
+	}
+	waitFetches(3) // the refresh did start
+	if _, err := o.Verify(context.Background(), known, graph.RoleNone); err != nil {
+		t.Fatalf("known kid during the refresh: %v", err)
+	}
+	if n := idp.JWKSFetches.Load(); n != 3 {
+		t.Errorf("JWKS fetches = %d, want 3 (one refresh in flight, not one per token)", n)
+	}
+	release()
+}
+
+// The caller is the token's subject, never its preferred_username, which a user may set to
+// anyone's name (OIDC Core 5.7): mallory claiming to be alice is oidc:<mallory's sub>, so she
+// neither writes as alice nor takes alice's per-caller WebSocket slots.
+func TestOIDCCallerIsSubjectNotPreferredUsername(t *testing.T) {
+	idp := oidctest.New(t)
+	o := newOIDC(t, idp, nil)
+	tok := idp.Sign(t, idp.Claims(oidcAudience, testNow, map[string]any{"sub": "00u-mallory", "preferred_username": "alice", "catalogue_role": "viewer"}), false)
+	c, err := o.Verify(context.Background(), tok, graph.RoleNone)
+	if err != nil || c.Name != "oidc:00u-mallory" {
+		t.Errorf("Verify = %+v, %v; want the caller oidc:00u-mallory", c, err)
+	}
+}
+
+// A valid token that names no role gets the anonymous role, and is counted with the anonymous
+// callers in the in-flight bound: roleless tokens (which anyone with an account at the
+// provider can mint) cannot take the slots kept for callers with a role.
+func TestOIDCRolelessTokenSharesAnonymousSlots(t *testing.T) {
+	idp := oidctest.New(t)
+	o := newOIDC(t, idp, nil)
+	h := newHarnessWith(t, func(opts *graph.Options) {
+		opts.MaxInFlight = 4
+		opts.Auth = &graph.Auth{Keys: keyFile(t, "viewer "+graph.HashKey("ui-key")+" ui"), Anonymous: graph.RoleViewer, OIDC: o}
+	})
+	roleless := idp.Sign(t, idp.Claims(oidcAudience, testNow, nil), false)
+	query := `{"query":"{ capability(id: \"CAP-ALERT-MGT-001\") { name } }"}`
+	postAs := func(key string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodPost, "/graphql", strings.NewReader(query))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Authorization", "Bearer "+key)
+		w := httptest.NewRecorder()
+		h.handler.ServeHTTP(w, req)
+		return w
+	}
+	release := make(chan struct{})
+	var wg, held sync.WaitGroup
+	held.Add(3)
+	for range 3 { // three roleless tokens whose bodies never finish
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			req := httptest.NewRequest(http.MethodPost, "/graphql", nil)
+			req.Body = &blockingBody{release: release, reading: held.Done}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+roleless)
+			h.handler.ServeHTTP(httptest.NewRecorder(), req)
+		}()
+	}
+	held.Wait()
+	if w := postAs(roleless); w.Code != http.StatusServiceUnavailable || !strings.Contains(w.Body.String(), "OVERLOADED") {
+		t.Errorf("a fourth roleless token = %d %s, want 503: roleless tokens hold the anonymous share only", w.Code, w.Body.String())
+	}
+	if w := postAs("ui-key"); w.Code != http.StatusOK {
+		t.Errorf("a request with a key while roleless tokens hold their share = %d %s", w.Code, w.Body.String())
+	}
+	close(release)
+	wg.Wait()
 }

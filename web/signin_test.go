@@ -38,7 +38,7 @@ func TestBrowserSignIn(t *testing.T) {
 	}
 	recordInputs(t, root)
 	idp := oidctest.New(t)
-	idp.SignInAs("catalogue-api", map[string]any{"preferred_username": "alice", "catalogue_role": "admin"})
+	idp.SignInAs("catalogue-api", map[string]any{"sub": "alice-sub", "preferred_username": "alice", "catalogue_role": "admin"})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
 	bin := os.Getenv("CATALOGUE_BIN")

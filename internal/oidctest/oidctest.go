@@ -40,6 +40,9 @@ type Provider struct {
 	JWKSFetches, DiscoveryFetches atomic.Int32
 	// FailDiscovery answers discovery with 503 while true.
 	FailDiscovery atomic.Bool
+	// jwksGate, when set, holds every JWKS request (counted first) until it is closed or the
+	// client hangs up: a slow or blackholed provider.
+	jwksGate atomic.Pointer[chan struct{}]
 	// SignIn are the claims of the tokens the token endpoint issues (besides iss, iat, exp,
 	// nonce), and Audience their access token's aud.
 	mu       sync.Mutex
@@ -92,8 +95,28 @@ func (p *Provider) discovery(w http.ResponseWriter, _ *http.Request) {
 	})
 }
 
-func (p *Provider) jwks(w http.ResponseWriter, _ *http.Request) {
+// HoldJWKS makes JWKS requests hang until release is called (or the client gives up).
+func (p *Provider) HoldJWKS() (release func()) {
+	gate := make(chan struct{})
+	p.jwksGate.Store(&gate)
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			p.jwksGate.Store(nil)
+			close(gate)
+		})
+	}
+}
+
+func (p *Provider) jwks(w http.ResponseWriter, r *http.Request) {
 	p.JWKSFetches.Add(1)
+	if gate := p.jwksGate.Load(); gate != nil {
+		select {
+		case <-*gate:
+		case <-r.Context().Done():
+			return
+		}
+	}
 	set := jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
 		{Key: &p.RSA.PublicKey, KeyID: RSAKeyID, Algorithm: string(jose.RS256), Use: "sig"},
 		{Key: &p.EC.PublicKey, KeyID: ECKeyID, Algorithm: string(jose.ES256), Use: "sig"},

@@ -101,14 +101,15 @@ test('the explorer signs in with the provider (code + PKCE), sends the token, an
   assert.ok(after.length > 0 && after.every((a) => a === stored.session), `the views send the token: ${after.length} requests`);
 
   // Authenticated operations: the token's admin creates a capability (anonymous callers are
-  // viewers), and the change feed names the token's user as its writer.
+  // viewers), and the change feed names the token's subject (never its preferred_username) as
+  // its writer.
   const actor = await page.evaluate(async () => {
     const { gql } = await import('/assets/js/api.js');
     await gql('mutation SignedInWrite { createCapability(input: {capabilityId: "CAP-SSO-001", name: "Signed in", businessDomain: "testing", priority: HIGH}) { id } }');
     const d = await gql('query WhoWrote { capability(id: "CAP-SSO-001") { changes(first: 1) { nodes { actor { name role } } } } }');
     return d.capability.changes.nodes[0].actor;
   });
-  assert.deepEqual(actor, { name: 'oidc:alice', role: 'admin' });
+  assert.deepEqual(actor, { name: 'oidc:alice-sub', role: 'admin' });
   // The token the explorer sends is the access token (aud = the server's audience), an admin's.
   const payload = JSON.parse(Buffer.from(stored.session.split('.')[1], 'base64url').toString());
   assert.deepEqual([payload.aud, payload.catalogue_role, payload.preferred_username], ['catalogue-api', 'admin', 'alice']);

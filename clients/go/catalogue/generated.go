@@ -292,7 +292,7 @@ func (v *CapabilityHistoryCapabilityHistoryCapabilityVersionConnectionNodesCapab
 //
 // Who made a change.
 type CapabilityHistoryCapabilityHistoryCapabilityVersionConnectionNodesCapabilityVersionActor struct {
-	// The API key's name; `anonymous` for a caller without a key; `system` for the server's own work (the scheduled archive, a resumed delete); `unknown` for versions written before actors were recorded.
+	// The API key's name; `oidc:` and the `sub` of an identity provider's token; `anonymous` for a caller without a key; `system` for the server's own work (the scheduled archive, a resumed delete); `unknown` for versions written before actors were recorded.
 	Name string `json:"name"`
 	// The role it acted with: `viewer`, `devops`, `admin`, `system` or `unknown`.
 	Role string `json:"role"`
@@ -1878,7 +1878,7 @@ func (v *RuleHistoryCapabilityRulesRuleHistoryRuleVersionConnectionNodesRuleVers
 //
 // Who made a change.
 type RuleHistoryCapabilityRulesRuleHistoryRuleVersionConnectionNodesRuleVersionActor struct {
-	// The API key's name; `anonymous` for a caller without a key; `system` for the server's own work (the scheduled archive, a resumed delete); `unknown` for versions written before actors were recorded.
+	// The API key's name; `oidc:` and the `sub` of an identity provider's token; `anonymous` for a caller without a key; `system` for the server's own work (the scheduled archive, a resumed delete); `unknown` for versions written before actors were recorded.
 	Name string `json:"name"`
 	// The role it acted with: `viewer`, `devops`, `admin`, `system` or `unknown`.
 	Role string `json:"role"`
