@@ -58,10 +58,10 @@ func (s *Store) DueNotifications(ctx context.Context, now time.Time, limit int) 
 // earlier attempt) recorded this attempt first.
 var ErrNotificationMoved = errors.New("notification was written back by another deliverer")
 
-// SaveNotification writes n back after an attempt (n.Attempts counted): one PutItem
-// conditioned on the item still holding the previous attempt count and being PENDING. It returns
+// SaveNotification writes n back after an attempt: one PutItem conditioned on the item still
+// being PENDING with prevAttempts attempts (its Revision is 1 + attempts). It returns
 // ErrNotificationMoved when that no longer holds.
-func (s *Store) SaveNotification(ctx context.Context, n *catalog.Notification) error {
+func (s *Store) SaveNotification(ctx context.Context, n *catalog.Notification, prevAttempts int) error {
 	it, err := notificationItem(n, s.now())
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func (s *Store) SaveNotification(ctx context.Context, n *catalog.Notification) e
 		ConditionExpression:      aws.String("Revision = :rev AND #d.#st = :pending"),
 		ExpressionAttributeNames: map[string]string{"#d": attrData, "#st": "status"},
 		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":rev":     &types.AttributeValueMemberN{Value: strconv.Itoa(n.Attempts)}, // 1 + the attempts before this one
+			":rev":     &types.AttributeValueMemberN{Value: strconv.Itoa(1 + prevAttempts)},
 			":pending": &types.AttributeValueMemberS{Value: string(catalog.NotificationPending)},
 		},
 	})
