@@ -174,6 +174,9 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 			c.notifyHealthChannels = append(c.notifyHealthChannels, ch)
 		}
 	}
+	if len(c.notifyHealthChannels) > dynamo.MaxHealthChannels {
+		return nil, fmt.Errorf("-notify-health-channels (NOTIFY_HEALTH_CHANNELS) names %d channels, at most %d", len(c.notifyHealthChannels), dynamo.MaxHealthChannels)
+	}
 	c.hostGiven = c.hostGiven || getenv("HOST") != ""
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return nil, errors.New("-tls-cert and -tls-key go together")
@@ -640,7 +643,8 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 	if err != nil {
 		return nil, err
 	}
-	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET")), ChangeRetention: cfg.changeRetention, Generation: generation})
+	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET")), ChangeRetention: cfg.changeRetention, Generation: generation,
+		HealthChannels: cfg.notifyHealthChannels})
 	if cfg.createTable {
 		if err := b.store.CreateTable(ctx, 2*time.Minute); err != nil {
 			return nil, fmt.Errorf("create table: %w", err)

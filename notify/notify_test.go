@@ -237,3 +237,60 @@ func TestParseWebhooks(t *testing.T) {
 		}
 	}
 }
+
+// A recordMetrics that moves a component's health status (healthy -> unhealthy) queues one
+// health alert per health channel, in its transaction; a sample that leaves the status where
+// it is queues none.
+func TestHealthAlertOncePerTransition(t *testing.T) {
+	env := dynamotest.New(t, dynamotest.Options{Now: func() time.Time { return testNow }, HealthChannels: []string{"ops"}})
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	if _, err := env.Store.BulkLoad(ctx, sample.Catalogue(testNow), 4); err != nil {
+		t.Fatal(err)
+	}
+	const cap = "CAP-FRAUD-DET-001"
+	if _, err := env.Store.AddComponent(ctx, &catalog.Component{CapabilityID: cap, ComponentID: "hc-1", Name: "Health probe",
+		ComponentType: "cache", Order: 61, Status: catalog.ComponentActive}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	sample := func(minutesAgo int, availability float64) {
+		t.Helper()
+		m := &catalog.Metric{CapabilityID: cap, ComponentID: "hc-1", MetricType: catalog.MetricPerformance, Interval: "5m",
+			Timestamp: catalog.NewTimestamp(testNow.Add(-time.Duration(minutesAgo) * time.Minute)),
+			Values:    &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: availability}}}
+		env.Counter.Reset()
+		if _, err := env.Store.RecordMetrics(ctx, []*catalog.Metric{m}, dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	alerts := func() []*catalog.Notification {
+		t.Helper()
+		p, err := env.Store.CapabilityNotifications(ctx, cap, 20, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []*catalog.Notification
+		for _, n := range p.Items {
+			if n.Kind == catalog.NotificationHealth {
+				out = append(out, n)
+			}
+		}
+		return out
+	}
+	sample(30, 99.95) // first health: healthy, no transition
+	if a := alerts(); len(a) != 0 {
+		t.Fatalf("alerts after the first sample = %d, want 0", len(a))
+	}
+	sample(20, 95) // healthy -> unhealthy
+	if a := alerts(); len(a) != 1 || a[0].Channel != "ops" || a[0].Severity == nil || *a[0].Severity != "unhealthy" {
+		t.Fatalf("alerts after the transition = %+v, want one to ops, unhealthy", a)
+	}
+	tr, _ := json.Marshal(alerts()[0].InputSummary["transitions"])
+	if !strings.Contains(string(tr), `"from":"healthy"`) || !strings.Contains(string(tr), `"id":"hc-1"`) || !strings.Contains(string(tr), `"to":"unhealthy"`) {
+		t.Errorf("transitions = %s, want hc-1 healthy -> unhealthy", tr)
+	}
+	sample(10, 94) // still unhealthy
+	if a := alerts(); len(a) != 1 {
+		t.Errorf("alerts after a sample that moved nothing = %d, want still 1", len(a))
+	}
+}
