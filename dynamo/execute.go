@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/capcat/catalogue/catalog"
@@ -80,12 +81,22 @@ func (s *Store) ExecuteRules(ctx context.Context, capabilityID string, input map
 			}
 			n.Meta = old.Meta
 			n.Metrics = catalog.CountExecution(old.Metrics, x)
-			ri, err := ruleItem(n, now)
+			// An update of Data.metrics alone, under the rule's revision: the revision, updatedAt
+			// and the writer of the rule's revision (its history's actor) stay, since metrics
+			// are not an edit of the rule.
+			mv, err := encodeData(n.Metrics)
 			if err != nil {
 				return nil, err
 			}
-			cond, vals := revisionIs(old.Revision)
-			p.put(ri, cond, vals) // the revision stays: metrics are not an edit of the rule
+			p.actions = append(p.actions, types.TransactWriteItem{Update: &types.Update{
+				Key:                      keyOf(capabilityPK(capabilityID), ruleSK(old.Order, old.RuleID)),
+				UpdateExpression:         aws.String("SET #d.#m = :m"),
+				ConditionExpression:      aws.String("Revision = :rev"),
+				ExpressionAttributeNames: map[string]string{"#d": attrData, "#m": "metrics"},
+				ExpressionAttributeValues: map[string]types.AttributeValue{
+					":m": &types.AttributeValueMemberM{Value: mv}, ":rev": num(old.Revision),
+				},
+			}})
 			p.record(catalog.ChangeRule, old.RuleID, catalog.ChangeUpdated, []string{"metrics"})
 			x.Rule = n
 			execs = append(execs, x)

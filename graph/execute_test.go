@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"sync"
 	"testing"
+
+	"github.com/capcat/catalogue/graph"
 )
 
 // execution is what the tests read of a RuleExecution.
@@ -226,4 +228,54 @@ func TestExecuteRulesToken(t *testing.T) {
 	if resp := h.do(t, executeRules, vars); resp.code(0) != "BAD_USER_INPUT" {
 		t.Errorf("token reused with other input: code %q, want BAD_USER_INPUT: %s", resp.code(0), resp.Body)
 	}
+}
+
+// Executing a rule does not make the executor the writer of the rule's revision: the version
+// an update keeps names who wrote that revision (admin-key), not who executed it (ops-key).
+func TestExecuteRulesKeepsTheRuleWriter(t *testing.T) {
+	h := newHarnessWith(t, func(o *graph.Options) {
+		o.Auth = &graph.Auth{Keys: keyFile(t, "admin "+graph.HashKey("admin-key")+" alice", "devops "+graph.HashKey("ops-key")+" bob"), Anonymous: graph.RoleViewer}
+	})
+	h.env.RequireTransactions(t)
+	create := `mutation($in: RuleInput!) { createRule(capabilityId: "CAP-ALERT-MGT-001", input: $in) { revision } }`
+	rule := map[string]any{"ruleId": "rw-exec", "name": "Exec", "ruleType": "OPERATIONAL", "priority": "LOW", "order": 50, "status": "ACTIVE",
+		"conditions": []any{map[string]any{"field": "x", "operator": "exists", "weight": 1}},
+		"actions":    []any{map[string]any{"type": "set_severity", "parameters": map[string]any{"mapping": map[string]any{"0-0": "low", "1+": "high"}}}}}
+	if resp := h.doAs(t, "admin-key", create, map[string]any{"in": rule}); len(resp.Errors) > 0 {
+		t.Fatalf("createRule: %s", resp.Body)
+	}
+	if resp := h.doAs(t, "ops-key", executeRules, map[string]any{"cap": "CAP-ALERT-MGT-001", "in": map[string]any{"x": 1}, "type": "OPERATIONAL"}); len(resp.Errors) > 0 {
+		t.Fatalf("executeRules: %s", resp.Body)
+	}
+	if resp := h.doAs(t, "admin-key", `mutation { updateRule(capabilityId: "CAP-ALERT-MGT-001", ruleId: "rw-exec", expectedRevision: 1, input: {name: "Exec 2"}) { revision } }`, nil); len(resp.Errors) > 0 {
+		t.Fatalf("updateRule: %s", resp.Body)
+	}
+	resp := h.doAs(t, "admin-key", `{ capability(id: "CAP-ALERT-MGT-001") { rules(ruleType: OPERATIONAL) { ruleId metrics { executionCount } history { nodes { revision actor { name } } } } } }`, nil)
+	var out struct {
+		Capability struct {
+			Rules []struct {
+				RuleID  string
+				Metrics *struct{ ExecutionCount int }
+				History struct {
+					Nodes []struct {
+						Revision int
+						Actor    struct{ Name string }
+					}
+				}
+			}
+		}
+	}
+	if err := json.Unmarshal(resp.Data, &out); err != nil || len(resp.Errors) > 0 {
+		t.Fatalf("%v %s", err, resp.Body)
+	}
+	for _, r := range out.Capability.Rules {
+		if r.RuleID != "rw-exec" {
+			continue
+		}
+		if r.Metrics == nil || r.Metrics.ExecutionCount != 1 || len(r.History.Nodes) != 1 || r.History.Nodes[0].Actor.Name != "alice" {
+			t.Errorf("rule = %+v, want 1 execution and revision 1 written by alice", r)
+		}
+		return
+	}
+	t.Fatalf("rule rw-exec not found: %s", resp.Body)
 }
