@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/dynamo/dynamotest"
@@ -113,7 +115,8 @@ func (f *fixture) notifications(t *testing.T) map[string]*catalog.Notification {
 // DELIVERED; one whose channel is not configured is FAILED without a post.
 func TestDeliverSigned(t *testing.T) {
 	f := newFixture(t, 0)
-	d := f.deliverer(notify.Options{})
+	reg := prometheus.NewRegistry()
+	d := f.deliverer(notify.Options{Registerer: reg})
 	f.env.Counter.Reset()
 	res, err := d.RunOnce(context.Background())
 	if err != nil {
@@ -138,6 +141,18 @@ func TestDeliverSigned(t *testing.T) {
 	}
 	if p := ns["pagerduty"]; p == nil || p.Status != catalog.NotificationFailed || p.LastError == nil || *p.LastError != notify.ErrNotConfigured || p.Attempts != 0 {
 		t.Errorf("pagerduty = %+v, want FAILED: channel not configured, no attempt", p)
+	}
+	// /metrics counts them.
+	got := map[string]float64{}
+	mfs, err := reg.Gather()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, mf := range mfs {
+		got[mf.GetName()] = mf.GetMetric()[0].GetCounter().GetValue()
+	}
+	if got["catalogue_notifications_delivered_total"] != 1 || got["catalogue_notifications_failed_total"] != 1 || got["catalogue_notifications_retried_total"] != 0 {
+		t.Errorf("metrics = %v, want delivered 1, failed 1, retried 0", got)
 	}
 	// Nothing is due any more.
 	if res, err := d.RunOnce(context.Background()); err != nil || res != (notify.Result{}) {
