@@ -170,7 +170,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	}
 	c.notifyWebhooks = hooks
 	for _, ch := range strings.Split(*healthChannels, ",") {
-		if ch = strings.TrimSpace(ch); ch != "" {
+		if ch = strings.TrimSpace(ch); ch != "" && !slices.Contains(c.notifyHealthChannels, ch) {
 			c.notifyHealthChannels = append(c.notifyHealthChannels, ch)
 		}
 	}

@@ -18,11 +18,11 @@ func TestNotifyConfig(t *testing.T) {
 	if _, err := parseConfig([]string{"-notify-webhooks", "slack=ftp://secret.example/x"}, getenv, io.Discard); err == nil || strings.Contains(err.Error(), "secret.example") {
 		t.Errorf("a bad webhook: %v, want an error that does not show the URL", err)
 	}
-	env["NOTIFY_HEALTH_CHANNELS"] = "ops, pager"
+	env["NOTIFY_HEALTH_CHANNELS"] = "ops, pager,ops"
 	if c, err := parseConfig(nil, getenv, io.Discard); err != nil || strings.Join(c.notifyHealthChannels, "|") != "ops|pager" {
 		t.Errorf("health channels = %v, %v", c.notifyHealthChannels, err)
 	}
-	env["NOTIFY_HEALTH_CHANNELS"] = strings.Repeat("c,", 11)
+	env["NOTIFY_HEALTH_CHANNELS"] = "c1,c2,c3,c4,c5,c6,c7,c8,c9,c10,c11"
 	if _, err := parseConfig(nil, getenv, io.Discard); err == nil {
 		t.Error("11 health channels accepted")
 	}
