@@ -35,6 +35,7 @@ import (
 	"github.com/capcat/catalogue/internal/datafile"
 	"github.com/capcat/catalogue/internal/tlsreload"
 	"github.com/capcat/catalogue/internal/tune"
+	"github.com/capcat/catalogue/notify"
 	"github.com/capcat/catalogue/sample"
 	"github.com/capcat/catalogue/web"
 )
@@ -65,6 +66,11 @@ type config struct {
 	apqBytes      int
 	cacheBytes    int
 	archiveEvery  time.Duration
+	// notify* configure the notification deliverer (-notify-webhooks ...).
+	notifyWebhooks       map[string]string
+	notifySecret         string
+	notifyEvery          time.Duration
+	notifyHealthChannels []string
 	// changeRetention is how long the change feed keeps a change (-change-retention).
 	changeRetention time.Duration
 	// changePoll, changeHold and the subscription limits configure the subscription hub.
@@ -120,6 +126,14 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		"how old metrics must be before they may move to S3 (env ARCHIVE_MIN_AGE; default 24h, 10m for the embedded default)")
 	fs.DurationVar(&c.archiveEvery, "archive-every", envDuration(getenv, "ARCHIVE_EVERY", 24*time.Hour),
 		"archive metrics older than -archive-min-age to S3 this often, one instance at a time across the fleet (env ARCHIVE_EVERY; 0 turns it off)")
+	webhooks := fs.String("notify-webhooks", getenv("NOTIFY_WEBHOOKS"),
+		"webhook of each notification channel, name=url,name=url, or @file with one name=url a line (env NOTIFY_WEBHOOKS); the only URLs notifications go to")
+	fs.StringVar(&c.notifySecret, "notify-secret", getenv("NOTIFY_SECRET"),
+		"secret that signs every notification (HMAC-SHA256 of timestamp.body in X-Catalogue-Signature; env NOTIFY_SECRET)")
+	fs.DurationVar(&c.notifyEvery, "notify-every", envDuration(getenv, "NOTIFY_EVERY", 5*time.Second),
+		"how often the deliverer posts due notifications, one instance at a time across the fleet (env NOTIFY_EVERY; 0 turns it off)")
+	healthChannels := fs.String("notify-health-channels", getenv("NOTIFY_HEALTH_CHANNELS"),
+		"channels that get a notification when recordMetrics moves a component's or capability's health status, comma-separated (env NOTIFY_HEALTH_CHANNELS)")
 	fs.DurationVar(&c.changeRetention, "change-retention", envDuration(getenv, "CHANGE_RETENTION", dynamo.DefaultChangeRetention),
 		"how long the change feed (the changes queries) keeps each change, as its TTL (env CHANGE_RETENTION, e.g. 720h)")
 	fs.DurationVar(&c.changePoll, "change-poll", envDuration(getenv, "CHANGE_POLL", graph.DefaultChangePoll),
@@ -150,6 +164,19 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		return nil, err
 	}
 	fs.Visit(func(f *flag.Flag) { c.hostGiven = c.hostGiven || f.Name == "host" })
+	hooks, herr := notify.ParseWebhooks(*webhooks)
+	if herr != nil {
+		return nil, herr
+	}
+	c.notifyWebhooks = hooks
+	for _, ch := range strings.Split(*healthChannels, ",") {
+		if ch = strings.TrimSpace(ch); ch != "" && !slices.Contains(c.notifyHealthChannels, ch) {
+			c.notifyHealthChannels = append(c.notifyHealthChannels, ch)
+		}
+	}
+	if len(c.notifyHealthChannels) > dynamo.MaxHealthChannels {
+		return nil, fmt.Errorf("-notify-health-channels (NOTIFY_HEALTH_CHANNELS) names %d channels, at most %d", len(c.notifyHealthChannels), dynamo.MaxHealthChannels)
+	}
 	c.hostGiven = c.hostGiven || getenv("HOST") != ""
 	if (c.tlsCert == "") != (c.tlsKey == "") {
 		return nil, errors.New("-tls-cert and -tls-key go together")
@@ -254,6 +281,19 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 			case r.Ran:
 				log.Info("scheduled archive", "objectsWritten", r.Report.ObjectsWritten, "pointsArchived", r.Report.PointsArchived,
 					"itemsDeleted", r.Report.ItemsDeleted, "itemsKept", r.Report.ItemsKept)
+			}
+		})
+	}
+	if cfg.notifyEvery > 0 {
+		// The outbox's due notifications are posted by one instance at a time (a lease).
+		d := notify.New(store, notify.Options{Webhooks: cfg.notifyWebhooks, Secret: []byte(cfg.notifySecret), Registerer: reg})
+		holder := "server-" + graph.NewAPIKey()[:12]
+		go d.Run(ctx, cfg.notifyEvery, holder, func(r notify.Result, err error) {
+			switch {
+			case err != nil:
+				log.Warn("notification deliverer pass stopped; the next pass resumes it", "err", err)
+			case r != (notify.Result{}):
+				log.Info("notifications", "delivered", r.Delivered, "failed", r.Failed, "retried", r.Retried)
 			}
 		})
 	}
@@ -603,7 +643,8 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 	if err != nil {
 		return nil, err
 	}
-	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET")), ChangeRetention: cfg.changeRetention, Generation: generation})
+	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET")), ChangeRetention: cfg.changeRetention, Generation: generation,
+		HealthChannels: cfg.notifyHealthChannels})
 	if cfg.createTable {
 		if err := b.store.CreateTable(ctx, 2*time.Minute); err != nil {
 			return nil, fmt.Errorf("create table: %w", err)

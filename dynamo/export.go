@@ -127,6 +127,8 @@ func (s *Store) exportable(raw []map[string]types.AttributeValue) ([]*item, erro
 				continue // derived: rebuilt from METADATA, the components and the jobs
 			case it.EntityType == entityChange:
 				continue // the change feed: not exported (docs/data-model.md)
+			case it.EntityType == entityNotify:
+				continue // the notification outbox: delivery state, not exported
 			case !live && !strings.HasPrefix(it.SK, capabilityVersionPrefix()):
 				if it.SK != metadataSK {
 					skipped++

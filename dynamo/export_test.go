@@ -229,6 +229,10 @@ func TestExportImportRoundTripAfterMutations(t *testing.T) {
 			t.Fatalf("UpdateCapability: %v", err)
 		}
 	}
+	// Executed rules: their metrics are exported with them; the outbox items they queued are not.
+	if _, err := src.Store.ExecuteRules(ctx, alertID, map[string]any{"source": "production"}, nil, dynamo.Idempotency{}); err != nil {
+		t.Fatalf("ExecuteRules: %v", err)
+	}
 	const deleted = "CAP-RPT-ANL-001"
 	c, err := src.Store.Capability(ctx, deleted)
 	if err != nil {
@@ -240,6 +244,9 @@ func TestExportImportRoundTripAfterMutations(t *testing.T) {
 	first := exportOf(t, src)
 	if !bytes.Contains(first, []byte(`"name":"Alerting"`)) || !bytes.Contains(first, []byte(`"deleted":true`)) {
 		t.Errorf("export lacks the history or the tombstone:\n%s", grep(first, "Version"))
+	}
+	if bytes.Contains(first, []byte("NOTIFY#")) || !bytes.Contains(first, []byte(`"executionCount":45231`)) {
+		t.Errorf("export holds outbox items, or lacks the executed rule's metrics:\n%s", grep(first, "rule-alert-severity-mapping"))
 	}
 	dst := newEnv(t)
 	report, err := dst.Store.Import(ctx, bytes.NewReader(first), 4)

@@ -35,6 +35,8 @@ const (
 	changePrefix     = "CHANGE#"
 	changesPrefix    = "CHANGES#"
 	counterPrefix    = "COUNTERS#"
+	notifyPrefix     = "NOTIFY#"
+	outboxPK         = "OUTBOX#PENDING"
 
 	metadataSK     = "METADATA"
 	tokenSK        = "TOKEN"
@@ -86,6 +88,7 @@ const (
 	entityVersion     = "Version"
 	entityChange      = "Change"
 	entityCounter     = "CounterShard"
+	entityNotify      = "Notification"
 )
 
 // ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key
@@ -667,3 +670,22 @@ func isActiveJobSK(sk string) bool { return strings.HasPrefix(sk, activeJobPrefi
 func activeJobGSI1SK(start time.Time, capabilityID, jobID string) string {
 	return keyTime(start) + "#" + capabilityID + "#" + jobID
 }
+
+// notifySK places a notification (an outbox delivery) in its capability's partition by the
+// time it was queued, then its delivery ID.
+func notifySK(at time.Time, deliveryID string) string {
+	return notifyPrefix + keyTime(at) + "#" + deliveryID
+}
+
+// notifyRange returns the SK range of a partition's notifications.
+func notifyRange() (lo, hi string) { return notifyPrefix, notifyPrefix + "~" }
+
+// outboxGSI1SK orders the pending deliveries (GSI1 partition outboxPK) by when they are due,
+// then capability, then the notification's own key. Only a PENDING notification has it: the
+// index is sparse, so the deliverer reads the due ones with one Query.
+func outboxGSI1SK(due time.Time, capabilityID, sk string) string {
+	return keyTime(due) + "#" + capabilityID + "#" + strings.TrimPrefix(sk, notifyPrefix)
+}
+
+// outboxDue is the highest GSI1SK of the deliveries due at t.
+func outboxDue(t time.Time) string { return keyTime(t) + "#~" }

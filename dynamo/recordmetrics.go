@@ -32,6 +32,12 @@ const MaxMetricsPerCall = 100
 // with the other validations, before any sample is written.
 const MaxComponentsPerCapability = (maxTransact - 6) / 3
 
+// maxComponentsPerCapability is MaxComponentsPerCapability less what the health alerts take:
+// one item per health channel (31 with up to one channel, 30 with 2 to 4, ...).
+func (s *Store) maxComponentsPerCapability() int {
+	return (maxTransact - 6 - len(s.healthChannels)) / 3
+}
+
 // RecordMetrics validates every sample first (IDs, type, interval, timestamp at most 5 minutes
 // ahead, the component belongs to the capability) and writes nothing if one is bad. Samples are
 // written with BatchWriteItem (idempotent: a sample's key is its component, type and time), then
@@ -70,8 +76,8 @@ func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, id
 		for _, m := range byCapability[id] {
 			components[m.ComponentID] = true
 		}
-		if len(components) > MaxComponentsPerCapability {
-			return nil, catalog.Invalid("inputs", "a call reports at most %d components of one capability, got %d of %s: split it", MaxComponentsPerCapability, len(components), id)
+		if limit := s.maxComponentsPerCapability(); len(components) > limit {
+			return nil, catalog.Invalid("inputs", "a call reports at most %d components of one capability, got %d of %s: split it", limit, len(components), id)
 		}
 	}
 	// With a token: the whole call's result is recorded last, under the token; each
@@ -270,6 +276,7 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 		}
 		updated = updated[:0]
 		deploying = capability.Aggregates.ActiveJobs[catalog.JobDeployment] > 0
+		var transitions []any // health status moves, for the health alert
 		comps := append([]*catalog.Component{}, st.Components...)
 		p := &plan{capability: capability}
 		ids := make([]string, 0, len(newest))
@@ -286,6 +293,10 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 			h := catalog.HealthFromMetric(comps[i], newest[id])
 			if h == nil {
 				continue
+			}
+			if comps[i].Health != nil && healthMoved(comps[i].Health.Status, h.Status) {
+				transitions = append(transitions, map[string]any{"entity": "component", "id": id,
+					"from": string(comps[i].Health.Status), "to": string(h.Status)})
 			}
 			n, err := clone(comps[i])
 			if err != nil {
@@ -305,6 +316,13 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 			updated = append(updated, n)
 		}
 		withComponents(capability, comps)
+		if from, to := st.capability.Aggregates.HealthStatus, capability.Aggregates.HealthStatus; healthMoved(from, to) {
+			transitions = append(transitions, map[string]any{"entity": "capability", "id": capabilityID,
+				"from": string(from), "to": string(to)})
+		}
+		if err := s.healthAlerts(p, capabilityID, transitions, now); err != nil {
+			return nil, err
+		}
 		// One change per component the call reported on, in the transaction that applies
 		// their health.
 		for _, id := range reported {
@@ -326,4 +344,42 @@ func (s *Store) applyHealth(ctx context.Context, capabilityID string, ms []*cata
 	}
 	updated, err = s.resultComponents(ctx, rec) // an earlier attempt did: answer with what it updated
 	return updated, true, err
+}
+
+// healthMoved reports whether a health status moved between healthy, degraded and unhealthy
+// (from or to unknown is not a transition).
+func healthMoved(from, to catalog.HealthStatus) bool {
+	known := func(h catalog.HealthStatus) bool {
+		return h == catalog.HealthHealthy || h == catalog.HealthDegraded || h == catalog.HealthUnhealthy
+	}
+	return from != to && known(from) && known(to)
+}
+
+// healthAlerts plans one health notification per health channel listing the transitions of
+// this write, in its transaction: each transition is alerted once, with the write that makes
+// it. The severity is the worst status moved to.
+func (s *Store) healthAlerts(p *plan, capabilityID string, transitions []any, now time.Time) error {
+	if len(transitions) == 0 || len(s.healthChannels) == 0 {
+		return nil
+	}
+	severity := string(catalog.HealthHealthy)
+	for _, t := range transitions {
+		switch to := t.(map[string]any)["to"]; {
+		case to == string(catalog.HealthUnhealthy):
+			severity = string(catalog.HealthUnhealthy)
+		case to == string(catalog.HealthDegraded) && severity == string(catalog.HealthHealthy):
+			severity = string(catalog.HealthDegraded)
+		}
+	}
+	for _, ch := range s.healthChannels {
+		n := &catalog.Notification{DeliveryID: newDeliveryID(), CapabilityID: capabilityID, Kind: catalog.NotificationHealth,
+			Channel: ch, Status: catalog.NotificationPending, CreatedAt: catalog.NewTimestamp(now), Severity: strPtr(severity),
+			InputSummary: map[string]any{"transitions": transitions}}
+		it, err := notificationItem(n, now)
+		if err != nil {
+			return err
+		}
+		p.put(it, notExists, nil)
+	}
+	return nil
 }

@@ -75,7 +75,14 @@ type Options struct {
 	// background, only from the counters operations read for their answers (tests that count
 	// every request use it).
 	StatsTTL time.Duration
+	// HealthChannels are the notification channels that get a health alert when recordMetrics
+	// moves a component's or the capability's health status (NOTIFY_HEALTH_CHANNELS); each
+	// takes one item of recordMetrics' transaction, so at most MaxHealthChannels.
+	HealthChannels []string
 }
+
+// MaxHealthChannels bounds Options.HealthChannels.
+const MaxHealthChannels = 10
 
 // Store reads and writes the catalogue in one DynamoDB table.
 type Store struct {
@@ -86,6 +93,8 @@ type Store struct {
 	cursors signed.Codec
 	// changeRetention is how long change records are kept.
 	changeRetention time.Duration
+	// healthChannels get health alerts (Options.HealthChannels).
+	healthChannels []string
 	// writers serialises this process's writers of one capability (striped by ID), so they
 	// queue instead of racing; the WriteSeq condition still guards writers in other processes.
 	writers [64]sync.Mutex
@@ -129,6 +138,7 @@ func New(db API, opts Options) *Store {
 		s.stats.ttl = DefaultStatsTTL
 	}
 	s.changeRetention = opts.ChangeRetention
+	s.healthChannels = opts.HealthChannels[:min(len(opts.HealthChannels), MaxHealthChannels)]
 	if s.changeRetention <= 0 {
 		s.changeRetention = DefaultChangeRetention
 	}

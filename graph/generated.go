@@ -57,6 +57,16 @@ type ComplexityRoot struct {
 		Type       func(childComplexity int) int
 	}
 
+	ActionResult struct {
+		Channels    func(childComplexity int) int
+		DeliveryIDs func(childComplexity int) int
+		Message     func(childComplexity int) int
+		Severity    func(childComplexity int) int
+		Status      func(childComplexity int) int
+		Template    func(childComplexity int) int
+		Type        func(childComplexity int) int
+	}
+
 	Actor struct {
 		Name func(childComplexity int) int
 		Role func(childComplexity int) int
@@ -180,6 +190,7 @@ type ComplexityRoot struct {
 		Lifecycle       func(childComplexity int) int
 		Metrics         func(childComplexity int, componentID *string, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) int
 		Name            func(childComplexity int) int
+		Notifications   func(childComplexity int, first *int, after *string) int
 		Owner           func(childComplexity int) int
 		Priority        func(childComplexity int) int
 		Revision        func(childComplexity int) int
@@ -598,6 +609,7 @@ type ComplexityRoot struct {
 		CreateRule           func(childComplexity int, capabilityID string, input catalog.Rule, clientRequestToken *string) int
 		DeleteCapability     func(childComplexity int, id string, expectedRevision int, clientRequestToken *string) int
 		DeleteRule           func(childComplexity int, capabilityID string, ruleID string, clientRequestToken *string) int
+		ExecuteRules         func(childComplexity int, capabilityID string, input any, ruleType *catalog.RuleType, clientRequestToken *string) int
 		RecordMetrics        func(childComplexity int, inputs []*catalog.Metric, clientRequestToken *string) int
 		RemoveComponent      func(childComplexity int, capabilityID string, componentID string, cascade *bool, clientRequestToken *string) int
 		RemoveDependency     func(childComplexity int, capabilityID string, sourceComponentID string, targetComponentID string, clientRequestToken *string) int
@@ -607,6 +619,34 @@ type ComplexityRoot struct {
 		UpdateComponent      func(childComplexity int, capabilityID string, componentID string, expectedRevision int, input map[string]any, clientRequestToken *string) int
 		UpdateJob            func(childComplexity int, jobID string, expectedRevision int, input map[string]any, clientRequestToken *string) int
 		UpdateRule           func(childComplexity int, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) int
+	}
+
+	Notification struct {
+		Attempts      func(childComplexity int) int
+		Channel       func(childComplexity int) int
+		CreatedAt     func(childComplexity int) int
+		DeliveredAt   func(childComplexity int) int
+		DeliveryID    func(childComplexity int) int
+		InputSummary  func(childComplexity int) int
+		Kind          func(childComplexity int) int
+		LastError     func(childComplexity int) int
+		NextAttemptAt func(childComplexity int) int
+		RuleID        func(childComplexity int) int
+		Score         func(childComplexity int) int
+		Severity      func(childComplexity int) int
+		Status        func(childComplexity int) int
+		Template      func(childComplexity int) int
+	}
+
+	NotificationConnection struct {
+		Edges    func(childComplexity int) int
+		Nodes    func(childComplexity int) int
+		PageInfo func(childComplexity int) int
+	}
+
+	NotificationEdge struct {
+		Cursor func(childComplexity int) int
+		Node   func(childComplexity int) int
 	}
 
 	Owner struct {
@@ -749,6 +789,18 @@ type ComplexityRoot struct {
 		Rule             func(childComplexity int) int
 		Score            func(childComplexity int) int
 		Severity         func(childComplexity int) int
+	}
+
+	RuleExecution struct {
+		Actions    func(childComplexity int) int
+		DurationMs func(childComplexity int) int
+		Error      func(childComplexity int) int
+		ExecutedAt func(childComplexity int) int
+		Matched    func(childComplexity int) int
+		Rule       func(childComplexity int) int
+		Score      func(childComplexity int) int
+		Severity   func(childComplexity int) int
+		Succeeded  func(childComplexity int) int
 	}
 
 	RuleMetadata struct {
@@ -895,6 +947,7 @@ type CapabilityResolver interface {
 	EvaluateRules(ctx context.Context, obj *catalog.Capability, input any, ruleType *catalog.RuleType) ([]*catalog.RuleEvaluation, error)
 	SLAReport(ctx context.Context, obj *catalog.Capability) (*catalog.SLAReport, error)
 	History(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.Connection[*catalog.CapabilityVersion], error)
+	Notifications(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.Connection[*catalog.Notification], error)
 	Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string, last *int, before *string) (*model.Connection[*catalog.ChangeRecord], error)
 }
 type ChangeResolver interface {
@@ -934,6 +987,7 @@ type MutationResolver interface {
 	StartJob(ctx context.Context, capabilityID string, input catalog.Job, clientRequestToken *string) (*catalog.Job, error)
 	UpdateJob(ctx context.Context, jobID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Job, error)
 	RecordMetrics(ctx context.Context, inputs []*catalog.Metric, clientRequestToken *string) (*model.RecordMetricsPayload, error)
+	ExecuteRules(ctx context.Context, capabilityID string, input any, ruleType *catalog.RuleType, clientRequestToken *string) ([]*catalog.RuleExecution, error)
 	CreateRule(ctx context.Context, capabilityID string, input catalog.Rule, clientRequestToken *string) (*catalog.Rule, error)
 	UpdateRule(ctx context.Context, capabilityID string, ruleID string, expectedRevision int, input map[string]any, clientRequestToken *string) (*catalog.Rule, error)
 	DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error)
@@ -1002,6 +1056,49 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Action.Type(childComplexity), true
+
+	case "ActionResult.channels":
+		if e.ComplexityRoot.ActionResult.Channels == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActionResult.Channels(childComplexity), true
+	case "ActionResult.deliveryIds":
+		if e.ComplexityRoot.ActionResult.DeliveryIDs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActionResult.DeliveryIDs(childComplexity), true
+	case "ActionResult.message":
+		if e.ComplexityRoot.ActionResult.Message == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActionResult.Message(childComplexity), true
+	case "ActionResult.severity":
+		if e.ComplexityRoot.ActionResult.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActionResult.Severity(childComplexity), true
+	case "ActionResult.status":
+		if e.ComplexityRoot.ActionResult.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActionResult.Status(childComplexity), true
+	case "ActionResult.template":
+		if e.ComplexityRoot.ActionResult.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActionResult.Template(childComplexity), true
+	case "ActionResult.type":
+		if e.ComplexityRoot.ActionResult.Type == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ActionResult.Type(childComplexity), true
 
 	case "Actor.name":
 		if e.ComplexityRoot.Actor.Name == nil {
@@ -1581,6 +1678,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Capability.Name(childComplexity), true
+	case "Capability.notifications":
+		if e.ComplexityRoot.Capability.Notifications == nil {
+			break
+		}
+
+		args, err := ec.field_Capability_notifications_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Capability.Notifications(childComplexity, args["first"].(*int), args["after"].(*string)), true
 	case "Capability.owner":
 		if e.ComplexityRoot.Capability.Owner == nil {
 			break
@@ -3340,6 +3448,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.DeleteRule(childComplexity, args["capabilityId"].(string), args["ruleId"].(string), args["clientRequestToken"].(*string)), true
+	case "Mutation.executeRules":
+		if e.ComplexityRoot.Mutation.ExecuteRules == nil {
+			break
+		}
+
+		args, err := ec.field_Mutation_executeRules_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Mutation.ExecuteRules(childComplexity, args["capabilityId"].(string), args["input"].(any), args["ruleType"].(*catalog.RuleType), args["clientRequestToken"].(*string)), true
 	case "Mutation.recordMetrics":
 		if e.ComplexityRoot.Mutation.RecordMetrics == nil {
 			break
@@ -3439,6 +3558,123 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Mutation.UpdateRule(childComplexity, args["capabilityId"].(string), args["ruleId"].(string), args["expectedRevision"].(int), args["input"].(map[string]any), args["clientRequestToken"].(*string)), true
+
+	case "Notification.attempts":
+		if e.ComplexityRoot.Notification.Attempts == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Attempts(childComplexity), true
+	case "Notification.channel":
+		if e.ComplexityRoot.Notification.Channel == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Channel(childComplexity), true
+	case "Notification.createdAt":
+		if e.ComplexityRoot.Notification.CreatedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.CreatedAt(childComplexity), true
+	case "Notification.deliveredAt":
+		if e.ComplexityRoot.Notification.DeliveredAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.DeliveredAt(childComplexity), true
+	case "Notification.deliveryId":
+		if e.ComplexityRoot.Notification.DeliveryID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.DeliveryID(childComplexity), true
+	case "Notification.inputSummary":
+		if e.ComplexityRoot.Notification.InputSummary == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.InputSummary(childComplexity), true
+	case "Notification.kind":
+		if e.ComplexityRoot.Notification.Kind == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Kind(childComplexity), true
+	case "Notification.lastError":
+		if e.ComplexityRoot.Notification.LastError == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.LastError(childComplexity), true
+	case "Notification.nextAttemptAt":
+		if e.ComplexityRoot.Notification.NextAttemptAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.NextAttemptAt(childComplexity), true
+	case "Notification.ruleId":
+		if e.ComplexityRoot.Notification.RuleID == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.RuleID(childComplexity), true
+	case "Notification.score":
+		if e.ComplexityRoot.Notification.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Score(childComplexity), true
+	case "Notification.severity":
+		if e.ComplexityRoot.Notification.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Severity(childComplexity), true
+	case "Notification.status":
+		if e.ComplexityRoot.Notification.Status == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Status(childComplexity), true
+	case "Notification.template":
+		if e.ComplexityRoot.Notification.Template == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Notification.Template(childComplexity), true
+
+	case "NotificationConnection.edges":
+		if e.ComplexityRoot.NotificationConnection.Edges == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.Edges(childComplexity), true
+	case "NotificationConnection.nodes":
+		if e.ComplexityRoot.NotificationConnection.Nodes == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.Nodes(childComplexity), true
+	case "NotificationConnection.pageInfo":
+		if e.ComplexityRoot.NotificationConnection.PageInfo == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationConnection.PageInfo(childComplexity), true
+
+	case "NotificationEdge.cursor":
+		if e.ComplexityRoot.NotificationEdge.Cursor == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationEdge.Cursor(childComplexity), true
+	case "NotificationEdge.node":
+		if e.ComplexityRoot.NotificationEdge.Node == nil {
+			break
+		}
+
+		return e.ComplexityRoot.NotificationEdge.Node(childComplexity), true
 
 	case "Owner.capabilities":
 		if e.ComplexityRoot.Owner.Capabilities == nil {
@@ -4093,6 +4329,61 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.RuleEvaluation.Severity(childComplexity), true
+
+	case "RuleExecution.actions":
+		if e.ComplexityRoot.RuleExecution.Actions == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.Actions(childComplexity), true
+	case "RuleExecution.durationMs":
+		if e.ComplexityRoot.RuleExecution.DurationMs == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.DurationMs(childComplexity), true
+	case "RuleExecution.error":
+		if e.ComplexityRoot.RuleExecution.Error == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.Error(childComplexity), true
+	case "RuleExecution.executedAt":
+		if e.ComplexityRoot.RuleExecution.ExecutedAt == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.ExecutedAt(childComplexity), true
+	case "RuleExecution.matched":
+		if e.ComplexityRoot.RuleExecution.Matched == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.Matched(childComplexity), true
+	case "RuleExecution.rule":
+		if e.ComplexityRoot.RuleExecution.Rule == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.Rule(childComplexity), true
+	case "RuleExecution.score":
+		if e.ComplexityRoot.RuleExecution.Score == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.Score(childComplexity), true
+	case "RuleExecution.severity":
+		if e.ComplexityRoot.RuleExecution.Severity == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.Severity(childComplexity), true
+	case "RuleExecution.succeeded":
+		if e.ComplexityRoot.RuleExecution.Succeeded == nil {
+			break
+		}
+
+		return e.ComplexityRoot.RuleExecution.Succeeded(childComplexity), true
 
 	case "RuleMetadata.compliance":
 		if e.ComplexityRoot.RuleMetadata.Compliance == nil {
@@ -5366,6 +5657,8 @@ type Capability implements Node {
   slaReport: SlaReport! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "Every revision before the current one, newest first, with who wrote it."
   history(first: Int = 20, after: String): CapabilityVersionConnection! @reads(segments: [])
+  "The notifications of this capability's outbox (executeRules' notify actions, health alerts), newest first, with their delivery state."
+  notifications(first: Int = 20, after: String): NotificationConnection! @reads(segments: [])
   "This capability's changes, oldest first (the order of their IDs), or its last ones with ` + "`" + `last` + "`" + ` and ` + "`" + `before` + "`" + `: ` + "`" + `Query.changes(capabilityId:)` + "`" + `, whose arguments these are."
   changes(entities: [ChangeEntity!], first: Int = 50, after: String, last: Int, before: String): ChangeConnection! @reads(segments: [])
 }
@@ -6370,8 +6663,20 @@ type Mutation {
   startJob(capabilityId: ID!, input: JobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
   "Moves a job on (PENDING -> RUNNING -> COMPLETED | FAILED | ROLLED_BACK | CANCELLED, PENDING -> FAILED) or records its results; finishing sets endTime and duration. A deployment or rollback job moves to RUNNING only when every preDeployment gate it has is passed, to COMPLETED only when every postDeployment gate is passed (else BAD_USER_INPUT naming the gate, nothing written); a gate reported failed moves it to FAILED, or ROLLED_BACK when it was RUNNING with strategy.rollback.automatic. Completing moves each target component's version to its toVersion (a rollback job's to its fromVersion) and each target's status to completed; rolling a deployment back restores fromVersion; in the job's transaction, with a change record per component moved. The metrics deploymentsCompleted, totalArtifactsDeployed and rollbacksTriggered are maintained by the server: values sent for them are ignored."
   updateJob(jobId: ID!, expectedRevision: Int!, input: UpdateJobInput!, clientRequestToken: String): Job! @hasRole(role: DEVOPS)
-  "Records 1 to 100 metric samples, of at most 31 components of one capability; performance samples update their component's health and the capability's health score."
+  "Records 1 to 100 metric samples, of at most 31 components of one capability (with more than one health channel, ` + "`" + `NOTIFY_HEALTH_CHANNELS` + "`" + `, fewer: 30 with 2 to 4, 29 with 5 to 7, 28 with 8 to 10); performance samples update their component's health and the capability's health score, and a move between healthy, degraded and unhealthy queues one health alert per health channel in the same transaction (` + "`" + `Capability.notifications` + "`" + `)."
   recordMetrics(inputs: [MetricInput!]!, clientRequestToken: String): RecordMetricsPayload! @hasRole(role: DEVOPS)
+  """
+  Evaluates the capability's rules in force (of ` + "`" + `ruleType` + "`" + `, when given) against ` + "`" + `input` + "`" + ` as
+  ` + "`" + `evaluateRules` + "`" + ` does, carries out the actions of each rule that matched and counts the
+  execution in each executed rule's ` + "`" + `metrics` + "`" + ` (executionCount, averageExecutionTime,
+  successRate, lastExecuted), all in one transaction: concurrent calls each count exactly once.
+  ` + "`" + `set_severity` + "`" + ` is APPLIED with the computed severity; ` + "`" + `notify` + "`" + ` queues one notification per
+  channel in the outbox (delivered afterwards, see ` + "`" + `Capability.notifications` + "`" + `; at most 20 a
+  call); any other action type is reported UNKNOWN_ACTION. At most 30 rules in force a call
+  (else BAD_USER_INPUT: narrow with ` + "`" + `ruleType` + "`" + `). The same ` + "`" + `clientRequestToken` + "`" + ` answers with the
+  first call's executions and executes nothing again.
+  """
+  executeRules(capabilityId: ID!, input: JSON!, ruleType: RuleType, clientRequestToken: String): [RuleExecution!]! @hasRole(role: DEVOPS)
   "Creates a configuration rule; operators, the severity mapping and the effective window are checked first."
   createRule(capabilityId: ID!, input: RuleInput!, clientRequestToken: String): Rule! @hasRole(role: ADMIN)
   "Changes a rule; the rule as patched is checked as createRule's input is, the previous version is kept in its history, and a new order moves it."
@@ -7421,6 +7726,118 @@ type ChangeEdge {
   "The change."
   node: Change!
 }
+
+"The outcome of executing one rule in force (executeRules)."
+type RuleExecution {
+  "The rule, with its metrics as this execution left them."
+  rule: Rule!
+  "Whether any weighted condition held; the actions ran only then."
+  matched: Boolean!
+  "The sum of the weights of the conditions that held."
+  score: Int!
+  "The severity that set_severity (sum_weights) maps the score to, if the rule has one."
+  severity: String
+  "What became of each action of a rule that matched, in the rule's order; empty when it did not match or is malformed."
+  actions: [ActionResult!]!
+  "Whether the execution succeeded (counted in successRate): the rule is well-formed and no action is UNKNOWN_ACTION or FAILED."
+  succeeded: Boolean!
+  "Why the rule could not be evaluated (a malformed rule), or null."
+  error: String
+  "How long the evaluation took, in milliseconds (counted in averageExecutionTime)."
+  durationMs: Float!
+  "When the rule was executed."
+  executedAt: DateTime!
+}
+
+"What became of one action of an executed rule."
+type ActionResult {
+  "The action's type as written."
+  type: String!
+  "What became of it."
+  status: ActionStatus!
+  "Why it failed or is unknown, or null."
+  message: String
+  "The severity a set_severity action computed."
+  severity: String
+  "The channels a notify action named (parameters.channels)."
+  channels: [String!]!
+  "A notify action's template name (parameters.template)."
+  template: String
+  "The delivery IDs of the notifications a notify action queued, one per channel."
+  deliveryIds: [ID!]!
+}
+
+"What became of an action."
+enum ActionStatus {
+  "Carried out (set_severity)."
+  APPLIED
+  "Its notifications were written to the outbox, to be delivered (notify)."
+  QUEUED
+  "The action type is not one the server carries out."
+  UNKNOWN_ACTION
+  "It could not be carried out (see message)."
+  FAILED
+}
+
+"One delivery of a notification to one channel's webhook, from the outbox."
+type Notification {
+  "The delivery ID, sent as X-Catalogue-Delivery and in the body: receivers de-duplicate on it (delivery is at least once)."
+  deliveryId: ID!
+  "What raised it: rule (a notify action) or health (a health status transition)."
+  kind: String!
+  "The channel (a name configured with NOTIFY_WEBHOOKS)."
+  channel: String!
+  "The delivery state."
+  status: NotificationStatus!
+  "How many times it was posted."
+  attempts: Int!
+  "Why the last attempt failed (without the webhook URL), or null."
+  lastError: String
+  "When it was queued."
+  createdAt: DateTime!
+  "When the receiver accepted it."
+  deliveredAt: DateTime
+  "When the next attempt is due, while PENDING."
+  nextAttemptAt: DateTime
+  "The rule whose notify action raised it."
+  ruleId: ID
+  "The severity it reports."
+  severity: String
+  "The score of the rule's evaluation."
+  score: Int
+  "The notify action's template name."
+  template: String
+  "The input's top-level scalar fields (at most 20), or, for a health alert, the transition."
+  inputSummary: JSON
+}
+
+"The delivery state of a notification."
+enum NotificationStatus {
+  "Not delivered yet; the deliverer tries it again with backoff."
+  PENDING
+  "The receiver answered 2xx."
+  DELIVERED
+  "Given up: the channel is not configured, or every attempt failed."
+  FAILED
+}
+
+"A page of notifications, newest first."
+type NotificationConnection {
+  "The notifications with their cursors."
+  edges: [NotificationEdge!]!
+  "The notifications of the page."
+  nodes: [Notification!]!
+  "Where the page ends."
+  pageInfo: PageInfo!
+}
+
+"A notification and its cursor."
+type NotificationEdge {
+  "Opaque position of this item: valid only as ` + "`" + `after` + "`" + ` of the same query."
+  cursor: String!
+  "The notification."
+  node: Notification!
+}
 `, BuiltIn: false},
 }
 var parsedSchema = gqlparser.MustLoadSchema(sources...)
@@ -7437,6 +7854,26 @@ func (ec *executionContext) childFields_Action(ctx context.Context, field graphq
 		return ec.fieldContext_Action_parameters(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Action", field.Name)
+}
+
+func (ec *executionContext) childFields_ActionResult(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "type":
+		return ec.fieldContext_ActionResult_type(ctx, field)
+	case "status":
+		return ec.fieldContext_ActionResult_status(ctx, field)
+	case "message":
+		return ec.fieldContext_ActionResult_message(ctx, field)
+	case "severity":
+		return ec.fieldContext_ActionResult_severity(ctx, field)
+	case "channels":
+		return ec.fieldContext_ActionResult_channels(ctx, field)
+	case "template":
+		return ec.fieldContext_ActionResult_template(ctx, field)
+	case "deliveryIds":
+		return ec.fieldContext_ActionResult_deliveryIds(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ActionResult", field.Name)
 }
 
 func (ec *executionContext) childFields_Actor(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -7703,6 +8140,8 @@ func (ec *executionContext) childFields_Capability(ctx context.Context, field gr
 		return ec.fieldContext_Capability_slaReport(ctx, field)
 	case "history":
 		return ec.fieldContext_Capability_history(ctx, field)
+	case "notifications":
+		return ec.fieldContext_Capability_notifications(ctx, field)
 	case "changes":
 		return ec.fieldContext_Capability_changes(ctx, field)
 	}
@@ -8505,6 +8944,62 @@ func (ec *executionContext) childFields_Monitoring(ctx context.Context, field gr
 	return nil, fmt.Errorf("no field named %q was found under type Monitoring", field.Name)
 }
 
+func (ec *executionContext) childFields_Notification(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "deliveryId":
+		return ec.fieldContext_Notification_deliveryId(ctx, field)
+	case "kind":
+		return ec.fieldContext_Notification_kind(ctx, field)
+	case "channel":
+		return ec.fieldContext_Notification_channel(ctx, field)
+	case "status":
+		return ec.fieldContext_Notification_status(ctx, field)
+	case "attempts":
+		return ec.fieldContext_Notification_attempts(ctx, field)
+	case "lastError":
+		return ec.fieldContext_Notification_lastError(ctx, field)
+	case "createdAt":
+		return ec.fieldContext_Notification_createdAt(ctx, field)
+	case "deliveredAt":
+		return ec.fieldContext_Notification_deliveredAt(ctx, field)
+	case "nextAttemptAt":
+		return ec.fieldContext_Notification_nextAttemptAt(ctx, field)
+	case "ruleId":
+		return ec.fieldContext_Notification_ruleId(ctx, field)
+	case "severity":
+		return ec.fieldContext_Notification_severity(ctx, field)
+	case "score":
+		return ec.fieldContext_Notification_score(ctx, field)
+	case "template":
+		return ec.fieldContext_Notification_template(ctx, field)
+	case "inputSummary":
+		return ec.fieldContext_Notification_inputSummary(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Notification", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationConnection(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "edges":
+		return ec.fieldContext_NotificationConnection_edges(ctx, field)
+	case "nodes":
+		return ec.fieldContext_NotificationConnection_nodes(ctx, field)
+	case "pageInfo":
+		return ec.fieldContext_NotificationConnection_pageInfo(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationConnection", field.Name)
+}
+
+func (ec *executionContext) childFields_NotificationEdge(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "cursor":
+		return ec.fieldContext_NotificationEdge_cursor(ctx, field)
+	case "node":
+		return ec.fieldContext_NotificationEdge_node(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type NotificationEdge", field.Name)
+}
+
 func (ec *executionContext) childFields_Owner(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 	switch field.Name {
 	case "name":
@@ -8749,6 +9244,30 @@ func (ec *executionContext) childFields_RuleEvaluation(ctx context.Context, fiel
 		return ec.fieldContext_RuleEvaluation_error(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type RuleEvaluation", field.Name)
+}
+
+func (ec *executionContext) childFields_RuleExecution(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "rule":
+		return ec.fieldContext_RuleExecution_rule(ctx, field)
+	case "matched":
+		return ec.fieldContext_RuleExecution_matched(ctx, field)
+	case "score":
+		return ec.fieldContext_RuleExecution_score(ctx, field)
+	case "severity":
+		return ec.fieldContext_RuleExecution_severity(ctx, field)
+	case "actions":
+		return ec.fieldContext_RuleExecution_actions(ctx, field)
+	case "succeeded":
+		return ec.fieldContext_RuleExecution_succeeded(ctx, field)
+	case "error":
+		return ec.fieldContext_RuleExecution_error(ctx, field)
+	case "durationMs":
+		return ec.fieldContext_RuleExecution_durationMs(ctx, field)
+	case "executedAt":
+		return ec.fieldContext_RuleExecution_executedAt(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type RuleExecution", field.Name)
 }
 
 func (ec *executionContext) childFields_RuleMetadata(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9411,6 +9930,28 @@ func (ec *executionContext) field_Capability_metrics_args(ctx context.Context, r
 	return args, nil
 }
 
+func (ec *executionContext) field_Capability_notifications_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg1
+	return args, nil
+}
+
 func (ec *executionContext) field_Capability_rules_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -9692,6 +10233,44 @@ func (ec *executionContext) field_Mutation_deleteRule_args(ctx context.Context, 
 		return nil, err
 	}
 	args["clientRequestToken"] = arg2
+	return args, nil
+}
+
+func (ec *executionContext) field_Mutation_executeRules_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "capabilityId",
+		func(ctx context.Context, v any) (string, error) {
+			return ec.unmarshalNID2string(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["capabilityId"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "input",
+		func(ctx context.Context, v any) (any, error) {
+			return ec.unmarshalNJSON2interface(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["input"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "ruleType",
+		func(ctx context.Context, v any) (*catalog.RuleType, error) {
+			return ec.unmarshalORuleType2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleType(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["ruleType"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "clientRequestToken",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["clientRequestToken"] = arg3
 	return args, nil
 }
 
@@ -10683,6 +11262,167 @@ func (ec *executionContext) _Action_parameters(ctx context.Context, field graphq
 }
 func (ec *executionContext) fieldContext_Action_parameters(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("Action", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _ActionResult_type(ctx context.Context, field graphql.CollectedField, obj *catalog.ActionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActionResult_type(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Type, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActionResult_type(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActionResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _ActionResult_status(ctx context.Context, field graphql.CollectedField, obj *catalog.ActionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActionResult_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.ActionStatus) graphql.Marshaler {
+			return ec.marshalNActionStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActionResult_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActionResult", field, false, false, "ActionStatus")
+}
+
+func (ec *executionContext) _ActionResult_message(ctx context.Context, field graphql.CollectedField, obj *catalog.ActionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActionResult_message(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Message, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ActionResult_message(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActionResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _ActionResult_severity(ctx context.Context, field graphql.CollectedField, obj *catalog.ActionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActionResult_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ActionResult_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActionResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _ActionResult_channels(ctx context.Context, field graphql.CollectedField, obj *catalog.ActionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActionResult_channels(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Channels, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActionResult_channels(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActionResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _ActionResult_template(ctx context.Context, field graphql.CollectedField, obj *catalog.ActionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActionResult_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Template, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ActionResult_template(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActionResult", field, false, false, "String")
+}
+
+func (ec *executionContext) _ActionResult_deliveryIds(ctx context.Context, field graphql.CollectedField, obj *catalog.ActionResult) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ActionResult_deliveryIds(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveryIDs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNID2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ActionResult_deliveryIds(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ActionResult", field, false, false, "ID")
 }
 
 func (ec *executionContext) _Actor_name(ctx context.Context, field graphql.CollectedField, obj *catalog.Actor) (ret graphql.Marshaler) {
@@ -13161,6 +13901,50 @@ func (ec *executionContext) fieldContext_Capability_history(ctx context.Context,
 	}()
 	ctx = graphql.WithFieldContext(ctx, fc)
 	if fc.Args, err = ec.field_Capability_history_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Capability_notifications(ctx context.Context, field graphql.CollectedField, obj *catalog.Capability) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Capability_notifications(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Capability().Notifications(ctx, obj, fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Notification]) graphql.Marshaler {
+			return ec.marshalNNotificationConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Capability_notifications(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Capability",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Capability_notifications_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
 	}
@@ -20748,6 +21532,74 @@ func (ec *executionContext) fieldContext_Mutation_recordMetrics(ctx context.Cont
 	return fc, nil
 }
 
+func (ec *executionContext) _Mutation_executeRules(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Mutation_executeRules(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Mutation().ExecuteRules(ctx, fc.Args["capabilityId"].(string),
+				func() any {
+					if fc.Args["input"] == nil {
+						return nil
+					}
+					return fc.Args["input"].(any)
+				}(), fc.Args["ruleType"].(*catalog.RuleType), fc.Args["clientRequestToken"].(*string))
+		},
+		func(ctx context.Context, next graphql.Resolver) graphql.Resolver {
+			directive0 := next
+
+			directive1 := func(ctx context.Context) (any, error) {
+				role, err := ec.unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, "DEVOPS")
+				if err != nil {
+					var zeroVal []*catalog.RuleExecution
+					return zeroVal, err
+				}
+				if ec.Directives.HasRole == nil {
+					var zeroVal []*catalog.RuleExecution
+					return zeroVal, errors.New("directive hasRole is not implemented")
+				}
+				return ec.Directives.HasRole(ctx, nil, directive0, role)
+			}
+
+			next = directive1
+			return next
+		},
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.RuleExecution) graphql.Marshaler {
+			return ec.marshalNRuleExecution2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleExecutionᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Mutation_executeRules(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Mutation",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_RuleExecution(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Mutation_executeRules_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Mutation_createRule(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -21054,6 +21906,479 @@ func (ec *executionContext) fieldContext_Mutation_archiveMetrics(ctx context.Con
 	if fc.Args, err = ec.field_Mutation_archiveMetrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
 		ec.Error(ctx, err)
 		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Notification_deliveryId(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_deliveryId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveryID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNID2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_deliveryId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Notification_kind(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_kind(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Kind, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_kind(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+}
+
+func (ec *executionContext) _Notification_channel(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_channel(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Channel, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_channel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+}
+
+func (ec *executionContext) _Notification_status(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_status(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Status, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.NotificationStatus) graphql.Marshaler {
+			return ec.marshalNNotificationStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNotificationStatus(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_status(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "NotificationStatus")
+}
+
+func (ec *executionContext) _Notification_attempts(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_attempts(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Attempts, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_attempts(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Notification_lastError(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_lastError(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LastError, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_lastError(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+}
+
+func (ec *executionContext) _Notification_createdAt(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_createdAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CreatedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_createdAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Notification_deliveredAt(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_deliveredAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DeliveredAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_deliveredAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Notification_nextAttemptAt(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_nextAttemptAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.NextAttemptAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_nextAttemptAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _Notification_ruleId(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_ruleId(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.RuleID, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOID2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_ruleId(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "ID")
+}
+
+func (ec *executionContext) _Notification_severity(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+}
+
+func (ec *executionContext) _Notification_score(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *int) graphql.Marshaler {
+			return ec.marshalOInt2ᚖint(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Notification_template(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_template(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Template, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_template(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "String")
+}
+
+func (ec *executionContext) _Notification_inputSummary(ctx context.Context, field graphql.CollectedField, obj *catalog.Notification) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Notification_inputSummary(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.InputSummary, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
+			return ec.marshalOJSON2map(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Notification_inputSummary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Notification", field, false, false, "JSON")
+}
+
+func (ec *executionContext) _NotificationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Notification]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_edges(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Edges, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.Edge[*catalog.Notification]) graphql.Marshaler {
+			return ec.marshalNNotificationEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_edges(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_NotificationEdge(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationConnection_nodes(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Notification]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_nodes(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Nodes, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.Notification) graphql.Marshaler {
+			return ec.marshalNNotification2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNotificationᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_nodes(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationConnection_pageInfo(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Notification]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationConnection_pageInfo(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.PageInfo, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.PageInfo) graphql.Marshaler {
+			return ec.marshalNPageInfo2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐPageInfo(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationConnection_pageInfo(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationConnection",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_PageInfo(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _NotificationEdge_cursor(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Notification]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationEdge_cursor(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Cursor, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationEdge_cursor(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("NotificationEdge", field, false, false, "String")
+}
+
+func (ec *executionContext) _NotificationEdge_node(ctx context.Context, field graphql.CollectedField, obj *model.Edge[*catalog.Notification]) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_NotificationEdge_node(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Node, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Notification) graphql.Marshaler {
+			return ec.marshalNNotification2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNotification(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_NotificationEdge_node(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "NotificationEdge",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Notification(ctx, field)
+		},
 	}
 	return fc, nil
 }
@@ -23756,6 +25081,231 @@ func (ec *executionContext) _RuleEvaluation_error(ctx context.Context, field gra
 }
 func (ec *executionContext) fieldContext_RuleEvaluation_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("RuleEvaluation", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleExecution_rule(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_rule(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Rule, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *catalog.Rule) graphql.Marshaler {
+			return ec.marshalNRule2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_rule(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleExecution",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Rule(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleExecution_matched(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_matched(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Matched, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_matched(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleExecution", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RuleExecution_score(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_score(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Score, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_score(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleExecution", field, false, false, "Int")
+}
+
+func (ec *executionContext) _RuleExecution_severity(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_severity(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Severity, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_severity(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleExecution", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleExecution_actions(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_actions(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Actions, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*catalog.ActionResult) graphql.Marshaler {
+			return ec.marshalNActionResult2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionResultᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_actions(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "RuleExecution",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ActionResult(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _RuleExecution_succeeded(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_succeeded(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Succeeded, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v bool) graphql.Marshaler {
+			return ec.marshalNBoolean2bool(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_succeeded(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleExecution", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _RuleExecution_error(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_error(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Error, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *string) graphql.Marshaler {
+			return ec.marshalOString2ᚖstring(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_error(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleExecution", field, false, false, "String")
+}
+
+func (ec *executionContext) _RuleExecution_durationMs(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_durationMs(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.DurationMs, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v float64) graphql.Marshaler {
+			return ec.marshalNFloat2float64(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_durationMs(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleExecution", field, false, false, "Float")
+}
+
+func (ec *executionContext) _RuleExecution_executedAt(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleExecution) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_RuleExecution_executedAt(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ExecutedAt, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_RuleExecution_executedAt(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("RuleExecution", field, false, false, "DateTime")
 }
 
 func (ec *executionContext) _RuleMetadata_tags(ctx context.Context, field graphql.CollectedField, obj *catalog.RuleMetadata) (ret graphql.Marshaler) {
@@ -30985,6 +32535,69 @@ func (ec *executionContext) _Action(ctx context.Context, sel ast.SelectionSet, o
 	return out
 }
 
+var actionResultImplementors = []string{"ActionResult"}
+
+func (ec *executionContext) _ActionResult(ctx context.Context, sel ast.SelectionSet, obj *catalog.ActionResult) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, actionResultImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ActionResult")
+		case "type":
+			out.Values[i] = ec._ActionResult_type(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._ActionResult_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "message":
+			out.Values[i] = ec._ActionResult_message(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "severity":
+			out.Values[i] = ec._ActionResult_severity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "channels":
+			out.Values[i] = ec._ActionResult_channels(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "template":
+			out.Values[i] = ec._ActionResult_template(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "deliveryIds":
+			out.Values[i] = ec._ActionResult_deliveryIds(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var actorImplementors = []string{"Actor"}
 
 func (ec *executionContext) _Actor(ctx context.Context, sel ast.SelectionSet, obj *catalog.Actor) graphql.Marshaler {
@@ -31819,6 +33432,12 @@ func (ec *executionContext) _Capability(ctx context.Context, sel ast.SelectionSe
 				true, true,
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Capability_history(ctx, field, obj)
+				})
+		case "notifications":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Capability_notifications(ctx, field, obj)
 				})
 		case "changes":
 			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
@@ -34549,6 +36168,13 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
+		case "executeRules":
+			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
+				return ec._Mutation_executeRules(ctx, field)
+			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
 		case "createRule":
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_createRule(ctx, field)
@@ -34581,6 +36207,185 @@ func (ec *executionContext) _Mutation(ctx context.Context, sel ast.SelectionSet)
 			out.Values[i] = ec.OperationContext.RootResolverMiddleware(innerCtx, func(ctx context.Context) (res graphql.Marshaler) {
 				return ec._Mutation_archiveMetrics(ctx, field)
 			})
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var notificationImplementors = []string{"Notification"}
+
+func (ec *executionContext) _Notification(ctx context.Context, sel ast.SelectionSet, obj *catalog.Notification) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Notification")
+		case "deliveryId":
+			out.Values[i] = ec._Notification_deliveryId(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "kind":
+			out.Values[i] = ec._Notification_kind(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "channel":
+			out.Values[i] = ec._Notification_channel(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "status":
+			out.Values[i] = ec._Notification_status(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "attempts":
+			out.Values[i] = ec._Notification_attempts(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "lastError":
+			out.Values[i] = ec._Notification_lastError(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "createdAt":
+			out.Values[i] = ec._Notification_createdAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "deliveredAt":
+			out.Values[i] = ec._Notification_deliveredAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "nextAttemptAt":
+			out.Values[i] = ec._Notification_nextAttemptAt(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "ruleId":
+			out.Values[i] = ec._Notification_ruleId(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "severity":
+			out.Values[i] = ec._Notification_severity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._Notification_score(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "template":
+			out.Values[i] = ec._Notification_template(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "inputSummary":
+			out.Values[i] = ec._Notification_inputSummary(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var notificationConnectionImplementors = []string{"NotificationConnection"}
+
+func (ec *executionContext) _NotificationConnection(ctx context.Context, sel ast.SelectionSet, obj *model.Connection[*catalog.Notification]) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationConnectionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationConnection")
+		case "edges":
+			out.Values[i] = ec._NotificationConnection_edges(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "nodes":
+			out.Values[i] = ec._NotificationConnection_nodes(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "pageInfo":
+			out.Values[i] = ec._NotificationConnection_pageInfo(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var notificationEdgeImplementors = []string{"NotificationEdge"}
+
+func (ec *executionContext) _NotificationEdge(ctx context.Context, sel ast.SelectionSet, obj *model.Edge[*catalog.Notification]) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, notificationEdgeImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("NotificationEdge")
+		case "cursor":
+			out.Values[i] = ec._NotificationEdge_cursor(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "node":
+			out.Values[i] = ec._NotificationEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
@@ -35555,6 +37360,79 @@ func (ec *executionContext) _RuleEvaluation(ctx context.Context, sel ast.Selecti
 		case "error":
 			out.Values[i] = ec._RuleEvaluation_error(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var ruleExecutionImplementors = []string{"RuleExecution"}
+
+func (ec *executionContext) _RuleExecution(ctx context.Context, sel ast.SelectionSet, obj *catalog.RuleExecution) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, ruleExecutionImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("RuleExecution")
+		case "rule":
+			out.Values[i] = ec._RuleExecution_rule(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "matched":
+			out.Values[i] = ec._RuleExecution_matched(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "score":
+			out.Values[i] = ec._RuleExecution_score(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "severity":
+			out.Values[i] = ec._RuleExecution_severity(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "actions":
+			out.Values[i] = ec._RuleExecution_actions(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "succeeded":
+			out.Values[i] = ec._RuleExecution_succeeded(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "error":
+			out.Values[i] = ec._RuleExecution_error(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "durationMs":
+			out.Values[i] = ec._RuleExecution_durationMs(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "executedAt":
+			out.Values[i] = ec._RuleExecution_executedAt(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -36778,6 +38656,40 @@ func (ec *executionContext) unmarshalNActionInput2ᚖgithubᚗcomᚋcapcatᚋcat
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNActionResult2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionResultᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.ActionResult) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNActionResult2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionResult(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNActionResult2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionResult(ctx context.Context, sel ast.SelectionSet, v *catalog.ActionResult) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ActionResult!")
+		return graphql.Null
+	}
+	return ec._ActionResult(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNActionStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionStatus(ctx context.Context, v any) (catalog.ActionStatus, error) {
+	var res catalog.ActionStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNActionStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActionStatus(ctx context.Context, sel ast.SelectionSet, v catalog.ActionStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNActor2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐActor(ctx context.Context, sel ast.SelectionSet, v catalog.Actor) graphql.Marshaler {
 	return ec._Actor(ctx, sel, &v)
 }
@@ -37901,6 +39813,72 @@ func (ec *executionContext) marshalNNode2ᚕgithubᚗcomᚋcapcatᚋcatalogueᚋ
 	return ret
 }
 
+func (ec *executionContext) marshalNNotification2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNotificationᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Notification) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNotification2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNotification(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNotification2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNotification(ctx context.Context, sel ast.SelectionSet, v *catalog.Notification) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Notification!")
+		return graphql.Null
+	}
+	return ec._Notification(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx context.Context, sel ast.SelectionSet, v *model.Connection[*catalog.Notification]) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NotificationConnection!")
+		return graphql.Null
+	}
+	return ec._NotificationConnection(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNNotificationEdge2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdgeᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Edge[*catalog.Notification]) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNNotificationEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNNotificationEdge2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐEdge(ctx context.Context, sel ast.SelectionSet, v *model.Edge[*catalog.Notification]) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "NotificationEdge!")
+		return graphql.Null
+	}
+	return ec._NotificationEdge(ctx, sel, v)
+}
+
+func (ec *executionContext) unmarshalNNotificationStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNotificationStatus(ctx context.Context, v any) (catalog.NotificationStatus, error) {
+	var res catalog.NotificationStatus
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNNotificationStatus2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐNotificationStatus(ctx context.Context, sel ast.SelectionSet, v catalog.NotificationStatus) graphql.Marshaler {
+	return v
+}
+
 func (ec *executionContext) marshalNOwner2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐOwnerᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.Owner) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -38063,6 +40041,30 @@ func (ec *executionContext) marshalNRuleEvaluation2ᚖgithubᚗcomᚋcapcatᚋca
 		return graphql.Null
 	}
 	return ec._RuleEvaluation(ctx, sel, v)
+}
+
+func (ec *executionContext) marshalNRuleExecution2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleExecutionᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.RuleExecution) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNRuleExecution2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleExecution(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNRuleExecution2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRuleExecution(ctx context.Context, sel ast.SelectionSet, v *catalog.RuleExecution) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "RuleExecution!")
+		return graphql.Null
+	}
+	return ec._RuleExecution(ctx, sel, v)
 }
 
 func (ec *executionContext) unmarshalNRuleInput2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐRule(ctx context.Context, v any) (catalog.Rule, error) {

@@ -63,6 +63,8 @@ type Store interface {
 	UpdateJob(ctx context.Context, jobID string, expectedRevision int, change func(*catalog.Job) error, idem dynamo.Idempotency) (*catalog.Job, error)
 	RecordMetrics(ctx context.Context, metrics []*catalog.Metric, idem dynamo.Idempotency) (*dynamo.MetricsResult, error)
 	CreateRule(ctx context.Context, r *catalog.Rule, idem dynamo.Idempotency) (*catalog.Rule, error)
+	ExecuteRules(ctx context.Context, capabilityID string, input map[string]any, ruleType *catalog.RuleType, idem dynamo.Idempotency) ([]*catalog.RuleExecution, error)
+	CapabilityNotifications(ctx context.Context, capabilityID string, first int, after string) (*dynamo.Page[*catalog.Notification], error)
 	UpdateRule(ctx context.Context, capabilityID, ruleID string, expectedRevision int, change func(*catalog.Rule) error, idem dynamo.Idempotency) (*catalog.Rule, error)
 	DeleteRule(ctx context.Context, capabilityID, ruleID string, idem dynamo.Idempotency) error
 

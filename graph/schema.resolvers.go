@@ -141,6 +141,14 @@ func (r *capabilityResolver) History(ctx context.Context, obj *catalog.Capabilit
 	return connection(p), nil
 }
 
+func (r *capabilityResolver) Notifications(ctx context.Context, obj *catalog.Capability, first *int, after *string) (*model.Connection[*catalog.Notification], error) {
+	p, err := r.store.CapabilityNotifications(ctx, obj.CapabilityID, deref(first, 20), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	return connection(p), nil
+}
+
 func (r *capabilityResolver) Changes(ctx context.Context, obj *catalog.Capability, entities []catalog.ChangeEntity, first *int, after *string, last *int, before *string) (*model.Connection[*catalog.ChangeRecord], error) {
 	return r.changes(ctx, &obj.CapabilityID, dynamo.ChangeFilter{Entities: entities}, changePageArgs{first, after, last, before})
 }
@@ -340,6 +348,18 @@ func (r *mutationResolver) RecordMetrics(ctx context.Context, inputs []*catalog.
 		return nil, err
 	}
 	return &model.RecordMetricsPayload{Metrics: res.Metrics, Recorded: len(res.Metrics), Components: res.Components}, nil
+}
+
+func (r *mutationResolver) ExecuteRules(ctx context.Context, capabilityID string, input any, ruleType *catalog.RuleType, clientRequestToken *string) ([]*catalog.RuleExecution, error) {
+	in, ok := input.(map[string]any)
+	if !ok {
+		return nil, catalog.Invalid("input", "must be a JSON object")
+	}
+	idem, err := idempotency(ctx, clientRequestToken, capabilityID, input, ruleType)
+	if err != nil {
+		return nil, err
+	}
+	return r.store.ExecuteRules(ctx, capabilityID, in, ruleType, idem)
 }
 
 func (r *mutationResolver) CreateRule(ctx context.Context, capabilityID string, input catalog.Rule, clientRequestToken *string) (*catalog.Rule, error) {

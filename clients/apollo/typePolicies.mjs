@@ -17,14 +17,14 @@
 
 // BEGIN mergeTypes
 const mergeTypes = [
-  "Action", "Actor", "Aggregates", "Alert", "AlertThreshold", "Architecture", "ArchiveReport",
+  "Action", "ActionResult", "Actor", "Aggregates", "Alert", "AlertThreshold", "Architecture", "ArchiveReport",
   "Artifact", "ArtifactUpload", "AvailabilityChain", "AvailabilityValue", "BusinessMetrics",
   "Canary", "CapabilityStatusCount", "CatalogueSummary", "Compliance", "ComponentHealth",
   "ComponentSla", "ComponentTypeCount", "Condition", "ConditionResult", "Configuration",
   "Contract", "DependencyGraph", "DependencyInterface", "Deployment", "DomainCount", "Endpoint",
   "ErrorsValue", "Fallback", "HealthStatusCount", "Impact", "ImpactedComponent", "JobArtifacts",
   "JobMetrics", "JobTypeCount", "LatencyValue", "Lifecycle", "Metric", "MetricAlerts",
-  "MetricValues", "Monitoring", "Owner", "Ownership", "PageInfo", "PerformanceRequirements",
+  "MetricValues", "Monitoring", "Notification", "Owner", "Ownership", "PageInfo", "PerformanceRequirements",
   "PostDeployment", "PreDeployment", "PriorityCount", "RecordMetricsPayload", "Repository",
   "Requirements", "Resources", "Rollback", "RuleEvaluation", "RuleMetadata", "RuleMetrics",
   "SaturationValue", "Sla", "SlaReport", "Strategy", "TargetComponent", "Technology",
@@ -52,7 +52,7 @@ const replacedLists = {
 // BEGIN paginatedFields
 const paginatedFields = {
   "Query": ["capabilities", "capabilitiesByDomain", "capabilitiesByHealth", "componentsByType", "capabilityHistory", "componentMetrics", "changes", "components", "activeJobs", "owners"],
-  "Capability": ["jobs", "metrics", "history", "changes"],
+  "Capability": ["jobs", "metrics", "history", "changes", "notifications"],
   "Component": ["metrics"],
   "Owner": ["capabilities", "components"],
   "Rule": ["history"]

@@ -163,6 +163,8 @@ type Options struct {
 	// test counts every request it sends): the planner's statistics then come only from the
 	// counters operations read.
 	StatsTTL time.Duration
+	// HealthChannels is the store's dynamo.Options.HealthChannels.
+	HealthChannels []string
 }
 
 // New starts a backend with the table created. It is closed when the test ends.
@@ -202,7 +204,7 @@ func New(tb testing.TB, opts Options) *Env {
 		statsTTL = -1
 	}
 	env.Store = dynamo.New(client, dynamo.Options{Table: env.Table, Now: opts.Now, CursorSecret: []byte("test-secret"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		StatsTTL: statsTTL})
+		StatsTTL: statsTTL, HealthChannels: opts.HealthChannels})
 	if err := env.Store.CreateTable(ctx, time.Minute); err != nil {
 		tb.Fatalf("CreateTable: %v", err)
 	}

@@ -48,6 +48,8 @@ type (
 	MetricEdge                  = Edge[*catalog.Metric]
 	CapabilityVersionConnection = Connection[*catalog.CapabilityVersion]
 	CapabilityVersionEdge       = Edge[*catalog.CapabilityVersion]
+	NotificationConnection      = Connection[*catalog.Notification]
+	NotificationEdge            = Edge[*catalog.Notification]
 	RuleVersionConnection       = Connection[*catalog.RuleVersion]
 	RuleVersionEdge             = Edge[*catalog.RuleVersion]
 	ChangeConnection            = Connection[*catalog.ChangeRecord]

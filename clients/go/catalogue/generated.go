@@ -24,6 +24,27 @@ func (v *ActionInput) GetType() string { return v.Type }
 // GetParameters returns ActionInput.Parameters, and is useful for accessing the field via an interface.
 func (v *ActionInput) GetParameters() *json.RawMessage { return v.Parameters }
 
+// What became of an action.
+type ActionStatus string
+
+const (
+	// Carried out (set_severity).
+	ActionStatusApplied ActionStatus = "APPLIED"
+	// Its notifications were written to the outbox, to be delivered (notify).
+	ActionStatusQueued ActionStatus = "QUEUED"
+	// The action type is not one the server carries out.
+	ActionStatusUnknownAction ActionStatus = "UNKNOWN_ACTION"
+	// It could not be carried out (see message).
+	ActionStatusFailed ActionStatus = "FAILED"
+)
+
+var AllActionStatus = []ActionStatus{
+	ActionStatusApplied,
+	ActionStatusQueued,
+	ActionStatusUnknownAction,
+	ActionStatusFailed,
+}
+
 // AddComponentAddComponent includes the requested fields of the GraphQL type Component.
 // The GraphQL type's documentation follows.
 //
@@ -1396,6 +1417,184 @@ func (v *EndpointInput) GetPort() *int { return v.Port }
 // GetHealthCheck returns EndpointInput.HealthCheck, and is useful for accessing the field via an interface.
 func (v *EndpointInput) GetHealthCheck() *string { return v.HealthCheck }
 
+// ExecuteRulesExecuteRulesRuleExecution includes the requested fields of the GraphQL type RuleExecution.
+// The GraphQL type's documentation follows.
+//
+// The outcome of executing one rule in force (executeRules).
+type ExecuteRulesExecuteRulesRuleExecution struct {
+	// The rule, with its metrics as this execution left them.
+	Rule ExecuteRulesExecuteRulesRuleExecutionRule `json:"rule"`
+	// Whether any weighted condition held; the actions ran only then.
+	Matched bool `json:"matched"`
+	// The sum of the weights of the conditions that held.
+	Score int `json:"score"`
+	// The severity that set_severity (sum_weights) maps the score to, if the rule has one.
+	Severity *string `json:"severity"`
+	// Whether the execution succeeded (counted in successRate): the rule is well-formed and no action is UNKNOWN_ACTION or FAILED.
+	Succeeded bool `json:"succeeded"`
+	// Why the rule could not be evaluated (a malformed rule), or null.
+	Error *string `json:"error"`
+	// What became of each action of a rule that matched, in the rule's order; empty when it did not match or is malformed.
+	Actions []ExecuteRulesExecuteRulesRuleExecutionActionsActionResult `json:"actions"`
+}
+
+// GetRule returns ExecuteRulesExecuteRulesRuleExecution.Rule, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecution) GetRule() ExecuteRulesExecuteRulesRuleExecutionRule {
+	return v.Rule
+}
+
+// GetMatched returns ExecuteRulesExecuteRulesRuleExecution.Matched, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecution) GetMatched() bool { return v.Matched }
+
+// GetScore returns ExecuteRulesExecuteRulesRuleExecution.Score, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecution) GetScore() int { return v.Score }
+
+// GetSeverity returns ExecuteRulesExecuteRulesRuleExecution.Severity, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecution) GetSeverity() *string { return v.Severity }
+
+// GetSucceeded returns ExecuteRulesExecuteRulesRuleExecution.Succeeded, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecution) GetSucceeded() bool { return v.Succeeded }
+
+// GetError returns ExecuteRulesExecuteRulesRuleExecution.Error, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecution) GetError() *string { return v.Error }
+
+// GetActions returns ExecuteRulesExecuteRulesRuleExecution.Actions, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecution) GetActions() []ExecuteRulesExecuteRulesRuleExecutionActionsActionResult {
+	return v.Actions
+}
+
+// ExecuteRulesExecuteRulesRuleExecutionActionsActionResult includes the requested fields of the GraphQL type ActionResult.
+// The GraphQL type's documentation follows.
+//
+// What became of one action of an executed rule.
+type ExecuteRulesExecuteRulesRuleExecutionActionsActionResult struct {
+	// The action's type as written.
+	Type string `json:"type"`
+	// What became of it.
+	Status ActionStatus `json:"status"`
+	// Why it failed or is unknown, or null.
+	Message *string `json:"message"`
+	// The severity a set_severity action computed.
+	Severity *string `json:"severity"`
+	// The channels a notify action named (parameters.channels).
+	Channels []string `json:"channels"`
+	// A notify action's template name (parameters.template).
+	Template *string `json:"template"`
+	// The delivery IDs of the notifications a notify action queued, one per channel.
+	DeliveryIds []string `json:"deliveryIds"`
+}
+
+// GetType returns ExecuteRulesExecuteRulesRuleExecutionActionsActionResult.Type, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionActionsActionResult) GetType() string { return v.Type }
+
+// GetStatus returns ExecuteRulesExecuteRulesRuleExecutionActionsActionResult.Status, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionActionsActionResult) GetStatus() ActionStatus {
+	return v.Status
+}
+
+// GetMessage returns ExecuteRulesExecuteRulesRuleExecutionActionsActionResult.Message, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionActionsActionResult) GetMessage() *string {
+	return v.Message
+}
+
+// GetSeverity returns ExecuteRulesExecuteRulesRuleExecutionActionsActionResult.Severity, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionActionsActionResult) GetSeverity() *string {
+	return v.Severity
+}
+
+// GetChannels returns ExecuteRulesExecuteRulesRuleExecutionActionsActionResult.Channels, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionActionsActionResult) GetChannels() []string {
+	return v.Channels
+}
+
+// GetTemplate returns ExecuteRulesExecuteRulesRuleExecutionActionsActionResult.Template, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionActionsActionResult) GetTemplate() *string {
+	return v.Template
+}
+
+// GetDeliveryIds returns ExecuteRulesExecuteRulesRuleExecutionActionsActionResult.DeliveryIds, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionActionsActionResult) GetDeliveryIds() []string {
+	return v.DeliveryIds
+}
+
+// ExecuteRulesExecuteRulesRuleExecutionRule includes the requested fields of the GraphQL type Rule.
+// The GraphQL type's documentation follows.
+//
+// A configuration rule: weighted conditions and the actions they trigger, executed in `order`.
+type ExecuteRulesExecuteRulesRuleExecutionRule struct {
+	// Global ID: `{capabilityId}/rules/{ruleId}` (a ruleId is unique within its capability only).
+	Id string `json:"id"`
+	// The rule's ID within its capability.
+	RuleId string `json:"ruleId"`
+	// Execution statistics.
+	Metrics *ExecuteRulesExecuteRulesRuleExecutionRuleMetrics `json:"metrics"`
+}
+
+// GetId returns ExecuteRulesExecuteRulesRuleExecutionRule.Id, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionRule) GetId() string { return v.Id }
+
+// GetRuleId returns ExecuteRulesExecuteRulesRuleExecutionRule.RuleId, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionRule) GetRuleId() string { return v.RuleId }
+
+// GetMetrics returns ExecuteRulesExecuteRulesRuleExecutionRule.Metrics, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionRule) GetMetrics() *ExecuteRulesExecuteRulesRuleExecutionRuleMetrics {
+	return v.Metrics
+}
+
+// ExecuteRulesExecuteRulesRuleExecutionRuleMetrics includes the requested fields of the GraphQL type RuleMetrics.
+// The GraphQL type's documentation follows.
+//
+// A rule's execution statistics.
+type ExecuteRulesExecuteRulesRuleExecutionRuleMetrics struct {
+	// Executions.
+	ExecutionCount int `json:"executionCount"`
+	// Average execution time in milliseconds.
+	AverageExecutionTime float64 `json:"averageExecutionTime"`
+	// Success rate in percent.
+	SuccessRate float64 `json:"successRate"`
+	// Last execution.
+	LastExecuted *time.Time `json:"lastExecuted"`
+}
+
+// GetExecutionCount returns ExecuteRulesExecuteRulesRuleExecutionRuleMetrics.ExecutionCount, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionRuleMetrics) GetExecutionCount() int {
+	return v.ExecutionCount
+}
+
+// GetAverageExecutionTime returns ExecuteRulesExecuteRulesRuleExecutionRuleMetrics.AverageExecutionTime, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionRuleMetrics) GetAverageExecutionTime() float64 {
+	return v.AverageExecutionTime
+}
+
+// GetSuccessRate returns ExecuteRulesExecuteRulesRuleExecutionRuleMetrics.SuccessRate, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionRuleMetrics) GetSuccessRate() float64 {
+	return v.SuccessRate
+}
+
+// GetLastExecuted returns ExecuteRulesExecuteRulesRuleExecutionRuleMetrics.LastExecuted, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesExecuteRulesRuleExecutionRuleMetrics) GetLastExecuted() *time.Time {
+	return v.LastExecuted
+}
+
+// ExecuteRulesResponse is returned by ExecuteRules on success.
+type ExecuteRulesResponse struct {
+	// Evaluates the capability's rules in force (of `ruleType`, when given) against `input` as
+	// `evaluateRules` does, carries out the actions of each rule that matched and counts the
+	// execution in each executed rule's `metrics` (executionCount, averageExecutionTime,
+	// successRate, lastExecuted), all in one transaction: concurrent calls each count exactly once.
+	// `set_severity` is APPLIED with the computed severity; `notify` queues one notification per
+	// channel in the outbox (delivered afterwards, see `Capability.notifications`; at most 20 a
+	// call); any other action type is reported UNKNOWN_ACTION. At most 30 rules in force a call
+	// (else BAD_USER_INPUT: narrow with `ruleType`). The same `clientRequestToken` answers with the
+	// first call's executions and executes nothing again.
+	ExecuteRules []ExecuteRulesExecuteRulesRuleExecution `json:"executeRules"`
+}
+
+// GetExecuteRules returns ExecuteRulesResponse.ExecuteRules, and is useful for accessing the field via an interface.
+func (v *ExecuteRulesResponse) GetExecuteRules() []ExecuteRulesExecuteRulesRuleExecution {
+	return v.ExecuteRules
+}
+
 // Fallback.
 type FallbackInput struct {
 	// Strategy.
@@ -1601,6 +1800,171 @@ func (v *MonitoringInput) GetSliEnabled() *bool { return v.SliEnabled }
 
 // GetAlertThreshold returns MonitoringInput.AlertThreshold, and is useful for accessing the field via an interface.
 func (v *MonitoringInput) GetAlertThreshold() *AlertThresholdInput { return v.AlertThreshold }
+
+// The delivery state of a notification.
+type NotificationStatus string
+
+const (
+	// Not delivered yet; the deliverer tries it again with backoff.
+	NotificationStatusPending NotificationStatus = "PENDING"
+	// The receiver answered 2xx.
+	NotificationStatusDelivered NotificationStatus = "DELIVERED"
+	// Given up: the channel is not configured, or every attempt failed.
+	NotificationStatusFailed NotificationStatus = "FAILED"
+)
+
+var AllNotificationStatus = []NotificationStatus{
+	NotificationStatusPending,
+	NotificationStatusDelivered,
+	NotificationStatusFailed,
+}
+
+// NotificationsCapability includes the requested fields of the GraphQL type Capability.
+// The GraphQL type's documentation follows.
+//
+// A business capability: a business functionality delivered by software components.
+type NotificationsCapability struct {
+	// Global ID: `{capabilityId}`, e.g. `CAP-ALERT-MGT-001` (the same as capabilityId).
+	Id string `json:"id"`
+	// The notifications of this capability's outbox (executeRules' notify actions, health alerts), newest first, with their delivery state.
+	Notifications NotificationsCapabilityNotificationsNotificationConnection `json:"notifications"`
+}
+
+// GetId returns NotificationsCapability.Id, and is useful for accessing the field via an interface.
+func (v *NotificationsCapability) GetId() string { return v.Id }
+
+// GetNotifications returns NotificationsCapability.Notifications, and is useful for accessing the field via an interface.
+func (v *NotificationsCapability) GetNotifications() NotificationsCapabilityNotificationsNotificationConnection {
+	return v.Notifications
+}
+
+// NotificationsCapabilityNotificationsNotificationConnection includes the requested fields of the GraphQL type NotificationConnection.
+// The GraphQL type's documentation follows.
+//
+// A page of notifications, newest first.
+type NotificationsCapabilityNotificationsNotificationConnection struct {
+	// The notifications of the page.
+	Nodes []NotificationsCapabilityNotificationsNotificationConnectionNodesNotification `json:"nodes"`
+	// Where the page ends.
+	PageInfo NotificationsCapabilityNotificationsNotificationConnectionPageInfo `json:"pageInfo"`
+}
+
+// GetNodes returns NotificationsCapabilityNotificationsNotificationConnection.Nodes, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnection) GetNodes() []NotificationsCapabilityNotificationsNotificationConnectionNodesNotification {
+	return v.Nodes
+}
+
+// GetPageInfo returns NotificationsCapabilityNotificationsNotificationConnection.PageInfo, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnection) GetPageInfo() NotificationsCapabilityNotificationsNotificationConnectionPageInfo {
+	return v.PageInfo
+}
+
+// NotificationsCapabilityNotificationsNotificationConnectionNodesNotification includes the requested fields of the GraphQL type Notification.
+// The GraphQL type's documentation follows.
+//
+// One delivery of a notification to one channel's webhook, from the outbox.
+type NotificationsCapabilityNotificationsNotificationConnectionNodesNotification struct {
+	// The delivery ID, sent as X-Catalogue-Delivery and in the body: receivers de-duplicate on it (delivery is at least once).
+	DeliveryId string `json:"deliveryId"`
+	// What raised it: rule (a notify action) or health (a health status transition).
+	Kind string `json:"kind"`
+	// The channel (a name configured with NOTIFY_WEBHOOKS).
+	Channel string `json:"channel"`
+	// The delivery state.
+	Status NotificationStatus `json:"status"`
+	// How many times it was posted.
+	Attempts int `json:"attempts"`
+	// Why the last attempt failed (without the webhook URL), or null.
+	LastError *string `json:"lastError"`
+	// When it was queued.
+	CreatedAt time.Time `json:"createdAt"`
+	// When the receiver accepted it.
+	DeliveredAt *time.Time `json:"deliveredAt"`
+	// The rule whose notify action raised it.
+	RuleId *string `json:"ruleId"`
+	// The severity it reports.
+	Severity *string `json:"severity"`
+}
+
+// GetDeliveryId returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.DeliveryId, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetDeliveryId() string {
+	return v.DeliveryId
+}
+
+// GetKind returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.Kind, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetKind() string {
+	return v.Kind
+}
+
+// GetChannel returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.Channel, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetChannel() string {
+	return v.Channel
+}
+
+// GetStatus returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.Status, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetStatus() NotificationStatus {
+	return v.Status
+}
+
+// GetAttempts returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.Attempts, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetAttempts() int {
+	return v.Attempts
+}
+
+// GetLastError returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.LastError, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetLastError() *string {
+	return v.LastError
+}
+
+// GetCreatedAt returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.CreatedAt, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetCreatedAt() time.Time {
+	return v.CreatedAt
+}
+
+// GetDeliveredAt returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.DeliveredAt, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetDeliveredAt() *time.Time {
+	return v.DeliveredAt
+}
+
+// GetRuleId returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.RuleId, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetRuleId() *string {
+	return v.RuleId
+}
+
+// GetSeverity returns NotificationsCapabilityNotificationsNotificationConnectionNodesNotification.Severity, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionNodesNotification) GetSeverity() *string {
+	return v.Severity
+}
+
+// NotificationsCapabilityNotificationsNotificationConnectionPageInfo includes the requested fields of the GraphQL type PageInfo.
+// The GraphQL type's documentation follows.
+//
+// Where a page of a connection ends.
+type NotificationsCapabilityNotificationsNotificationConnectionPageInfo struct {
+	// Whether more items follow this page (false on a page read backwards with `last`).
+	HasNextPage bool `json:"hasNextPage"`
+	// The cursor of the last item of the page: pass it as `after` for the next page. Null on an empty page (but for the change feed, whose empty page may end with the cursor of the buckets it walked).
+	EndCursor *string `json:"endCursor"`
+}
+
+// GetHasNextPage returns NotificationsCapabilityNotificationsNotificationConnectionPageInfo.HasNextPage, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionPageInfo) GetHasNextPage() bool {
+	return v.HasNextPage
+}
+
+// GetEndCursor returns NotificationsCapabilityNotificationsNotificationConnectionPageInfo.EndCursor, and is useful for accessing the field via an interface.
+func (v *NotificationsCapabilityNotificationsNotificationConnectionPageInfo) GetEndCursor() *string {
+	return v.EndCursor
+}
+
+// NotificationsResponse is returned by Notifications on success.
+type NotificationsResponse struct {
+	// The capability with this ID, or null when there is none.
+	Capability *NotificationsCapability `json:"capability"`
+}
+
+// GetCapability returns NotificationsResponse.Capability, and is useful for accessing the field via an interface.
+func (v *NotificationsResponse) GetCapability() *NotificationsCapability { return v.Capability }
 
 // Ownership.
 type OwnershipInput struct {
@@ -2538,6 +2902,26 @@ func (v *__CreateRuleInput) GetCapabilityId() string { return v.CapabilityId }
 // GetInput returns __CreateRuleInput.Input, and is useful for accessing the field via an interface.
 func (v *__CreateRuleInput) GetInput() RuleInput { return v.Input }
 
+// __ExecuteRulesInput is used internally by genqlient
+type __ExecuteRulesInput struct {
+	CapabilityId       string          `json:"capabilityId"`
+	Input              json.RawMessage `json:"input"`
+	RuleType           *RuleType       `json:"ruleType"`
+	ClientRequestToken *string         `json:"clientRequestToken"`
+}
+
+// GetCapabilityId returns __ExecuteRulesInput.CapabilityId, and is useful for accessing the field via an interface.
+func (v *__ExecuteRulesInput) GetCapabilityId() string { return v.CapabilityId }
+
+// GetInput returns __ExecuteRulesInput.Input, and is useful for accessing the field via an interface.
+func (v *__ExecuteRulesInput) GetInput() json.RawMessage { return v.Input }
+
+// GetRuleType returns __ExecuteRulesInput.RuleType, and is useful for accessing the field via an interface.
+func (v *__ExecuteRulesInput) GetRuleType() *RuleType { return v.RuleType }
+
+// GetClientRequestToken returns __ExecuteRulesInput.ClientRequestToken, and is useful for accessing the field via an interface.
+func (v *__ExecuteRulesInput) GetClientRequestToken() *string { return v.ClientRequestToken }
+
 // __ListCapabilitiesInput is used internally by genqlient
 type __ListCapabilitiesInput struct {
 	Domain *string `json:"domain"`
@@ -2553,6 +2937,22 @@ func (v *__ListCapabilitiesInput) GetFirst() *int { return v.First }
 
 // GetAfter returns __ListCapabilitiesInput.After, and is useful for accessing the field via an interface.
 func (v *__ListCapabilitiesInput) GetAfter() *string { return v.After }
+
+// __NotificationsInput is used internally by genqlient
+type __NotificationsInput struct {
+	CapabilityId string  `json:"capabilityId"`
+	First        *int    `json:"first"`
+	After        *string `json:"after"`
+}
+
+// GetCapabilityId returns __NotificationsInput.CapabilityId, and is useful for accessing the field via an interface.
+func (v *__NotificationsInput) GetCapabilityId() string { return v.CapabilityId }
+
+// GetFirst returns __NotificationsInput.First, and is useful for accessing the field via an interface.
+func (v *__NotificationsInput) GetFirst() *int { return v.First }
+
+// GetAfter returns __NotificationsInput.After, and is useful for accessing the field via an interface.
+func (v *__NotificationsInput) GetAfter() *string { return v.After }
 
 // __RuleHistoryInput is used internally by genqlient
 type __RuleHistoryInput struct {
@@ -2957,6 +3357,72 @@ func CreateRule(
 	return data_, err_
 }
 
+// The mutation executed by ExecuteRules.
+const ExecuteRules_Operation = `
+mutation ExecuteRules ($capabilityId: ID!, $input: JSON!, $ruleType: RuleType, $clientRequestToken: String) {
+	executeRules(capabilityId: $capabilityId, input: $input, ruleType: $ruleType, clientRequestToken: $clientRequestToken) {
+		rule {
+			id
+			ruleId
+			metrics {
+				executionCount
+				averageExecutionTime
+				successRate
+				lastExecuted
+			}
+		}
+		matched
+		score
+		severity
+		succeeded
+		error
+		actions {
+			type
+			status
+			message
+			severity
+			channels
+			template
+			deliveryIds
+		}
+	}
+}
+`
+
+// ExecuteRules runs a capability's rules in force against input, carries out the matched rules'
+// actions and counts each execution in the rule's metrics (devops); the same
+// clientRequestToken replays the first result.
+func ExecuteRules(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	capabilityId string,
+	input json.RawMessage,
+	ruleType *RuleType,
+	clientRequestToken *string,
+) (data_ *ExecuteRulesResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "ExecuteRules",
+		Query:  ExecuteRules_Operation,
+		Variables: &__ExecuteRulesInput{
+			CapabilityId:       capabilityId,
+			Input:              input,
+			RuleType:           ruleType,
+			ClientRequestToken: clientRequestToken,
+		},
+	}
+
+	data_ = &ExecuteRulesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
 // The query executed by ListCapabilities.
 const ListCapabilities_Operation = `
 query ListCapabilities ($domain: String, $first: Int, $after: String) {
@@ -2998,6 +3464,63 @@ func ListCapabilities(
 	}
 
 	data_ = &ListCapabilitiesResponse{}
+	resp_ := &graphql.Response{Data: data_}
+
+	err_ = client_.MakeRequest(
+		ctx_,
+		req_,
+		resp_,
+	)
+
+	return data_, err_
+}
+
+// The query executed by Notifications.
+const Notifications_Operation = `
+query Notifications ($capabilityId: ID!, $first: Int, $after: String) {
+	capability(id: $capabilityId) {
+		id
+		notifications(first: $first, after: $after) {
+			nodes {
+				deliveryId
+				kind
+				channel
+				status
+				attempts
+				lastError
+				createdAt
+				deliveredAt
+				ruleId
+				severity
+			}
+			pageInfo {
+				hasNextPage
+				endCursor
+			}
+		}
+	}
+}
+`
+
+// Notifications pages through a capability's outbox, newest first, with each delivery's state.
+func Notifications(
+	ctx_ context.Context,
+	client_ graphql.Client,
+	capabilityId string,
+	first *int,
+	after *string,
+) (data_ *NotificationsResponse, err_ error) {
+	req_ := &graphql.Request{
+		OpName: "Notifications",
+		Query:  Notifications_Operation,
+		Variables: &__NotificationsInput{
+			CapabilityId: capabilityId,
+			First:        first,
+			After:        after,
+		},
+	}
+
+	data_ = &NotificationsResponse{}
 	resp_ := &graphql.Response{Data: data_}
 
 	err_ = client_.MakeRequest(

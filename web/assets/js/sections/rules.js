@@ -1,6 +1,8 @@
 // The rules card: each configuration rule with its weighted conditions and actions, and a form
 // that evaluates the rules in force against a JSON input (one `evaluateRules` operation); the
-// others are listed with why they are not in force.
+// others are listed with why they are not in force. "Run rules" (devops) executes them
+// (`executeRules`: actions carried out, metrics counted, notifications queued), and the
+// capability's notifications are listed with their delivery state.
 import { h, replace, card, field, uid } from '../dom.js';
 import { gql } from '../api.js';
 import { badge, label, mono, json, day } from '../format.js';
@@ -23,6 +25,54 @@ export const EVALUATE = `query EvaluateRules($id: ID!, $input: JSON!, $ruleType:
     }
   }
 }`;
+
+export const EXECUTE = `mutation ExecuteRules($id: ID!, $input: JSON!, $ruleType: RuleType) {
+  executeRules(capabilityId: $id, input: $input, ruleType: $ruleType) {
+    rule { ruleId name metrics { executionCount successRate lastExecuted } }
+    matched score severity succeeded error
+    actions { type status message severity channels deliveryIds }
+  }
+}`;
+
+export const NOTIFICATIONS = `query Notifications($id: ID!) {
+  capability(id: $id) {
+    notifications(first: 20) {
+      nodes { deliveryId kind channel status attempts lastError createdAt deliveredAt ruleId severity }
+    }
+  }
+}`;
+
+const ACTION_BADGE = { APPLIED: 'COMPLETED', QUEUED: 'PENDING', UNKNOWN_ACTION: 'FAILED', FAILED: 'FAILED' };
+const DELIVERY_BADGE = { DELIVERED: 'COMPLETED', PENDING: 'PENDING', FAILED: 'FAILED' };
+
+function executionItem(x) {
+  return h('li', { class: ['evaluation', x.matched ? 'matched' : 'unmatched'], dataset: { rule: x.rule.ruleId, testid: 'execution' } },
+    h('div', { class: 'evaluation-head' },
+      h('strong', {}, x.rule.name),
+      x.matched ? badge('COMPLETED', { text: 'Matched' }) : badge('CANCELLED', { text: 'No match' }),
+      h('span', { class: 'score' }, 'Score ', h('strong', {}, String(x.score))),
+      x.severity ? h('span', { class: 'severity' }, 'Severity ', badge(x.severity, { kind: 'severity', text: x.severity })) : null,
+      x.succeeded ? null : badge('FAILED', { text: 'Not succeeded' })),
+    x.error ? h('p', { class: 'text-bad' }, x.error) : null,
+    x.actions.length ? h('ul', { class: 'actions' }, x.actions.map((a) => h('li', { dataset: { action: a.type, status: a.status } },
+      mono(a.type), ' ', badge(ACTION_BADGE[a.status] || 'CANCELLED', { text: label(a.status) }),
+      a.severity ? [' ', badge(a.severity, { kind: 'severity', text: a.severity })] : null,
+      a.channels.length ? h('span', { class: 'muted' }, ` to ${a.channels.join(', ')}`) : null,
+      a.deliveryIds.length ? h('span', { class: 'muted' }, ` · ${a.deliveryIds.length} queued`) : null,
+      a.message ? h('span', { class: 'text-bad' }, ` — ${a.message}`) : null))) : null,
+    x.rule.metrics ? h('p', { class: 'muted' }, `Executions ${x.rule.metrics.executionCount} · success ${x.rule.metrics.successRate.toFixed(2)}%`) : null);
+}
+
+function notificationRow(n) {
+  return h('tr', { dataset: { delivery: n.deliveryId, status: n.status } },
+    h('td', {}, mono(n.channel)),
+    h('td', {}, badge(DELIVERY_BADGE[n.status] || 'CANCELLED', { text: label(n.status) })),
+    h('td', {}, n.kind === 'health' ? 'health' : mono(n.ruleId || '')),
+    h('td', {}, n.severity ? badge(n.severity, { kind: 'severity', text: n.severity }) : ''),
+    h('td', { class: 'num' }, String(n.attempts)),
+    h('td', {}, n.lastError ? h('span', { class: 'text-bad' }, n.lastError) : h('span', { class: 'muted' }, '—')),
+    h('td', {}, day(n.deliveredAt || n.createdAt)));
+}
 
 const RULE_TYPES = ['BUSINESS', 'SECURITY', 'COMPLIANCE', 'OPERATIONAL', 'ROUTING', 'TRANSFORMATION'];
 
@@ -138,7 +188,7 @@ export function rulesSection({ cap, signal }) {
   const out = h('div', { class: 'evaluation-result', 'aria-live': 'polite', dataset: { testid: 'eval-result' } });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Evaluate');
 
-  const evaluate = async () => {
+  const parseInput = () => {
     let parsed;
     try {
       parsed = JSON.parse(input.value);
@@ -151,8 +201,53 @@ export function rulesSection({ cap, signal }) {
       input.setAttribute('aria-invalid', 'true');
       input.setAttribute('aria-errormessage', inputError.id);
       input.focus();
-      return;
+      return undefined;
     }
+    return parsed;
+  };
+
+  const notifications = h('div', { class: 'notifications', 'aria-live': 'polite', dataset: { testid: 'notifications' } });
+  const loadNotifications = async () => {
+    try {
+      const data = await gql(NOTIFICATIONS, { id: cap.capabilityId }, { signal });
+      const ns = data.capability?.notifications?.nodes || [];
+      replace(notifications, ns.length
+        ? h('table', { class: 'table compact' },
+          h('thead', {}, h('tr', {}, ['Channel', 'Delivery', 'Raised by', 'Severity', 'Attempts', 'Last error', 'When'].map((t) => h('th', { scope: 'col' }, t)))),
+          h('tbody', {}, ns.map(notificationRow)))
+        : h('p', { class: 'muted' }, 'No notifications yet.'));
+    } catch (err) {
+      if (err?.name === 'AbortError') return;
+      replace(notifications, inlineError(err));
+    }
+  };
+  loadNotifications();
+
+  const run = h('button', { type: 'button', class: 'btn', title: 'Execute the rules: carry out the matched rules’ actions and count the executions (devops role)', dataset: { testid: 'run-rules' } }, 'Run rules');
+  const execute = async () => {
+    const parsed = parseInput();
+    if (parsed === undefined) return;
+    run.disabled = true;
+    replace(out, h('p', { class: 'loading-inline', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Running…'));
+    try {
+      const data = await gql(EXECUTE, { id: cap.capabilityId, input: parsed, ruleType: typeSel.value || null }, { signal });
+      const xs = data.executeRules || [];
+      replace(out, xs.length
+        ? h('ol', { class: 'evaluations', dataset: { testid: 'executions' } }, xs.map(executionItem))
+        : h('p', { class: 'muted' }, 'No rule of this type in force.'));
+      loadNotifications();
+    } catch (err) {
+      if (err?.name === 'AbortError') return;
+      replace(out, inlineError(err));
+    } finally {
+      run.disabled = false;
+    }
+  };
+  run.addEventListener('click', execute);
+
+  const evaluate = async () => {
+    const parsed = parseInput();
+    if (parsed === undefined) return;
     submit.disabled = true;
     replace(out, h('p', { class: 'loading-inline', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Evaluating…'));
     try {
@@ -182,8 +277,10 @@ export function rulesSection({ cap, signal }) {
       input,
       h('span', { class: 'field-hint', id: `${inputId}-hint` }, 'Conditions read dot paths from this object. Ctrl+Enter evaluates.'),
       inputError),
-    h('div', { class: 'form-row' }, field('Rule type', typeSel), submit),
-    out);
+    h('div', { class: 'form-row' }, field('Rule type', typeSel), submit, run),
+    out,
+    h('h3', {}, 'Notifications'),
+    notifications);
 
   return card({ id: 'rules', title: 'Rules', description: 'Configuration rules in execution order. Only active rules in force are evaluated, the others are listed with the reason; a rule’s score is the sum of the weights of the conditions that hold.' },
     h('div', { class: 'rules-layout' },

@@ -1,0 +1,203 @@
+package dynamo
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// MaxRulesPerExecution bounds the rules in force one executeRules call executes: each adds its
+// metrics update and its change record to the call's transaction (2 × 30, with at most
+// MaxDeliveriesPerExecution notifications and the partition's own items, stays under
+// DynamoDB's 100). A capability with more narrows the call with ruleType.
+const MaxRulesPerExecution = 30
+
+// MaxDeliveriesPerExecution bounds the notifications one executeRules call queues; a notify
+// action past it is reported FAILED.
+const MaxDeliveriesPerExecution = 20
+
+// ExecuteRules evaluates the capability's rules in force (of ruleType, when given) against
+// input as EvaluateRules does, carries out the actions of each rule that matched
+// (catalog.ExecuteRule) and counts one execution in the metrics of every rule executed, all in
+// one transaction: the rules' metrics, a change record per rule and the outbox items of the
+// notify actions (PENDING, delivered later by the deliverer: notify never waits on a
+// receiver). Writers of the capability are serialised by its WriteSeq, so concurrent calls
+// each count exactly once. With a token, a retry answers with the first call's executions and
+// executes nothing again.
+func (s *Store) ExecuteRules(ctx context.Context, capabilityID string, input map[string]any, ruleType *catalog.RuleType, idem Idempotency) ([]*catalog.RuleExecution, error) {
+	rec, err := s.mutate(ctx, capabilityID, SegRules, idem, func(st *partitionState, now time.Time) (*plan, error) {
+		capability, err := st.existing(capabilityID)
+		if err != nil {
+			return nil, err
+		}
+		p := &plan{capability: capability}
+		evs := catalog.EvaluateRules(st.Rules, input, ruleType, now)
+		execs := []*catalog.RuleExecution{}
+		deliveries := 0
+		for _, ev := range evs {
+			if !ev.InForce {
+				continue
+			}
+			if len(execs) == MaxRulesPerExecution {
+				return nil, catalog.Invalid("ruleType", "capability %s has more than %d rules in force: execute them a rule type at a time", capabilityID, MaxRulesPerExecution)
+			}
+			start := time.Now()
+			ev := catalog.EvaluateRule(ev.Rule, input)
+			x, planned := catalog.ExecuteRule(ev, time.Since(start), now)
+			for _, pn := range planned {
+				if deliveries == MaxDeliveriesPerExecution {
+					pn.Action.Status = catalog.ActionFailed
+					pn.Action.Message = strPtr(fmt.Sprintf("over %d notifications in one call: not sent", MaxDeliveriesPerExecution))
+					x.Succeeded = false
+					continue
+				}
+				deliveries++
+				n := &catalog.Notification{DeliveryID: newDeliveryID(), CapabilityID: capabilityID, Kind: catalog.NotificationRule,
+					Channel: pn.Channel, Status: catalog.NotificationPending, CreatedAt: catalog.NewTimestamp(now),
+					RuleID: strPtr(pn.Rule.RuleID), RuleName: strPtr(pn.Rule.Name), Severity: pn.Severity, Score: &pn.Score,
+					InputSummary: catalog.SummariseInput(input)}
+				if pn.Template != "" {
+					n.Template = strPtr(pn.Template)
+				}
+				ni, err := notificationItem(n, now)
+				if err != nil {
+					return nil, err
+				}
+				p.put(ni, notExists, nil)
+				pn.Action.DeliveryIDs = append(pn.Action.DeliveryIDs, n.DeliveryID)
+			}
+			old := ev.Rule
+			n, err := clone(old)
+			if err != nil {
+				return nil, err
+			}
+			n.Meta = old.Meta
+			n.Metrics = catalog.CountExecution(old.Metrics, x)
+			// An update of Data.metrics alone, under the rule's revision: the revision, updatedAt
+			// and the writer of the rule's revision (its history's actor) stay, since metrics
+			// are not an edit of the rule.
+			mv, err := encodeData(n.Metrics)
+			if err != nil {
+				return nil, err
+			}
+			p.actions = append(p.actions, types.TransactWriteItem{Update: &types.Update{
+				Key:                      keyOf(capabilityPK(capabilityID), ruleSK(old.Order, old.RuleID)),
+				UpdateExpression:         aws.String("SET #d.#m = :m"),
+				ConditionExpression:      aws.String("Revision = :rev"),
+				ExpressionAttributeNames: map[string]string{"#d": attrData, "#m": "metrics"},
+				ExpressionAttributeValues: map[string]types.AttributeValue{
+					":m": &types.AttributeValueMemberM{Value: mv}, ":rev": num(old.Revision),
+				},
+			}})
+			p.record(catalog.ChangeRule, old.RuleID, catalog.ChangeUpdated, []string{"metrics"})
+			x.Rule = n
+			execs = append(execs, x)
+		}
+		res, err := executionsResult(idem.Token, execs, now)
+		if err != nil {
+			return nil, err
+		}
+		p.result = res
+		return p, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("execute rules of %s: %w", capabilityID, err)
+	}
+	return decodeExecutions(rec)
+}
+
+// executionsResult is the item that carries the executions of a call (and, with a token, is
+// recorded with it): their JSON in one attribute.
+func executionsResult(token string, execs []*catalog.RuleExecution, now time.Time) (*item, error) {
+	metas := make([]ruleMeta, len(execs))
+	for i, x := range execs {
+		metas[i] = ruleMeta{x.Rule.Revision, x.Rule.CreatedAt, x.Rule.UpdatedAt}
+	}
+	b, err := json.Marshal(executionsJSON{execs, metas})
+	if err != nil {
+		return nil, fmt.Errorf("encode executions: %w", err)
+	}
+	return &item{PK: tokenPK(token), SK: resultSK, EntityType: entityResult, CreatedAt: now, UpdatedAt: now, Revision: 1,
+		Data: map[string]types.AttributeValue{"executions": &types.AttributeValueMemberS{Value: string(b)}}}, nil
+}
+
+// executionsJSON is how executionsResult stores executions: the rules' envelope (Meta) is not
+// part of their JSON, so it goes alongside.
+type executionsJSON struct {
+	Executions []*catalog.RuleExecution `json:"executions"`
+	Metas      []ruleMeta               `json:"metas"`
+}
+
+type ruleMeta struct {
+	Revision  int               `json:"revision"`
+	CreatedAt catalog.Timestamp `json:"createdAt"`
+	UpdatedAt catalog.Timestamp `json:"updatedAt"`
+}
+
+func decodeExecutions(it *item) ([]*catalog.RuleExecution, error) {
+	var v executionsJSON
+	if err := json.Unmarshal([]byte(str(it.Data["executions"])), &v); err != nil {
+		return nil, fmt.Errorf("decode executions: %w", err)
+	}
+	if v.Executions == nil {
+		v.Executions = []*catalog.RuleExecution{}
+	}
+	for i, x := range v.Executions {
+		if i < len(v.Metas) && x.Rule != nil {
+			m := v.Metas[i]
+			x.Rule.Meta = catalog.Meta{Revision: m.Revision, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+		}
+	}
+	return v.Executions, nil
+}
+
+// newDeliveryID returns a new notification's delivery ID: "ntf-" and 32 random hex digits.
+func newDeliveryID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	return "ntf-" + hex.EncodeToString(b[:])
+}
+
+func strPtr(s string) *string { return &s }
+
+// notificationItem is the outbox item of n: in its capability's partition, and, while it is
+// PENDING, in the GSI1 partition of pending deliveries by when it is due next.
+func notificationItem(n *catalog.Notification, now time.Time) (*item, error) {
+	sk := notifySK(n.CreatedAt.Time, n.DeliveryID)
+	d, err := encodeData(n)
+	if err != nil {
+		return nil, fmt.Errorf("notification %s: %w", n.DeliveryID, err)
+	}
+	it := &item{PK: capabilityPK(n.CapabilityID), SK: sk, EntityType: entityNotify, CreatedAt: n.CreatedAt.Time, UpdatedAt: now,
+		Revision: 1 + n.Attempts, Data: d}
+	if n.Status == catalog.NotificationPending {
+		due := n.CreatedAt.Time
+		if n.NextAttemptAt != nil {
+			due = n.NextAttemptAt.Time
+		}
+		it.GSI1PK, it.GSI1SK = outboxPK, outboxGSI1SK(due, n.CapabilityID, sk)
+	}
+	return it, nil
+}
+
+func toNotification(it *item) (*catalog.Notification, error) {
+	n := &catalog.Notification{}
+	var err error
+	if it.raw != nil {
+		err = decodeJSON(it.raw, n)
+	} else {
+		err = decodeData(it.Data, n)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("decode notification %s: %w", it.SK, err)
+	}
+	return n, nil
+}
