@@ -1,0 +1,55 @@
+package graph_test
+
+import (
+	"testing"
+	"time"
+)
+
+// Regression tests of the defects a probe found in the deployment gates and the automatic
+// rollback (issue 21, section 1).
+
+// jobChangeDetails returns the details of the capability's job change records naming jobID.
+func (h *harness) jobChangeDetails(t *testing.T, cap, jobID string) []string {
+	t.Helper()
+	var feed struct {
+		Capability struct {
+			Changes struct {
+				Nodes []struct {
+					Entity, EntityID string
+					Detail           *string
+				}
+			}
+		}
+	}
+	h.ok(t, `query($id: ID!) { capability(id: $id) { changes(first: 100, entities: [JOB]) { nodes { entity entityId detail } } } }`, map[string]any{"id": cap}, &feed)
+	var out []string
+	for _, c := range feed.Capability.Changes.Nodes {
+		if c.EntityID == jobID && c.Detail != nil {
+			out = append(out, *c.Detail)
+		}
+	}
+	return out
+}
+
+func (h *harness) jobStatus(t *testing.T, id string) deployJob {
+	t.Helper()
+	var out struct{ Job deployJob }
+	h.ok(t, `query($id: ID!) { job(id: $id) { `+jobView+` } }`, map[string]any{"id": id}, &out)
+	return out.Job
+}
+
+// F4: a breaching sample timestamped before a job's startTime does not roll it back; one after
+// it does.
+func TestBreachIgnoresSamplesBeforeStart(t *testing.T) {
+	h := deployHarness(t, "CAP-F4-001")
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-F4-001", "in": deployInput("CAP-F4-001", "JOB-F4-1", "DEPLOYMENT", "RUNNING", passedPre, nil, true)}, nil)
+	h.ok(t, recordMetrics, map[string]any{"in": []any{perfSample("CAP-F4-001", "cap-f4-001-a", testNow.Add(-30*24*time.Hour), 50, 5000)}}, nil)
+	if j := h.jobStatus(t, "JOB-F4-1"); j.Status != "RUNNING" || j.Revision != 1 {
+		t.Fatalf("a sample 30 days before the job started moved it: %s revision %d", j.Status, j.Revision)
+	}
+	h.ok(t, recordMetrics, map[string]any{"in": []any{perfSample("CAP-F4-001", "cap-f4-001-a", testNow, 50, 5000)}}, nil)
+	if j := h.jobStatus(t, "JOB-F4-1"); j.Status != "ROLLED_BACK" {
+		t.Errorf("a sample at the job's start left it %s", j.Status)
+	}
+	h.check(t, "CAP-F4-001")
+}
