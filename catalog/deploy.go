@@ -116,7 +116,7 @@ func SettleGatedJob(old, n *Job) (automatic bool, err error) {
 		return false, nil
 	}
 	if len(n.TargetComponents) > MaxGatedTargets {
-		return false, Invalid("targetComponents", "a %s job targets at most %d components, got %d", n.JobType, MaxGatedTargets, len(n.TargetComponents))
+		return false, checkTargets(n)
 	}
 	normalizeGates(n)
 	pre, post := PreGates(n), PostGates(n)

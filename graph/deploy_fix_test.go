@@ -53,3 +53,32 @@ func TestBreachIgnoresSamplesBeforeStart(t *testing.T) {
 	}
 	h.check(t, "CAP-F4-001")
 }
+
+// F5: a job naming one component twice among its targets is refused (it would count the
+// component once per target in deploymentsCompleted and totalArtifactsDeployed), by startJob and
+// by updateJob, naming the duplicate, and nothing is written.
+func TestDeploymentDuplicateTargetsRefused(t *testing.T) {
+	h := deployHarness(t, "CAP-F5-001")
+	targets := make([]any, 40)
+	for i := range targets {
+		targets[i] = map[string]any{"componentId": "cap-f5-001-a", "fromVersion": "1.0", "toVersion": "2.0"}
+	}
+	in := deployInput("CAP-F5-001", "JOB-F5-1", "DEPLOYMENT", "RUNNING", passedPre, nil, false)
+	in["targetComponents"] = targets
+	resp := h.do(t, deployStart, map[string]any{"cap": "CAP-F5-001", "in": in})
+	if resp.code(0) != "BAD_USER_INPUT" || resp.Errors[0].Extensions["field"] != "targetComponents[1].componentId" || h.writes() != 0 {
+		t.Fatalf("40 targets of one component = %s (%d writes)", resp.Body, h.writes())
+	}
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-F5-001", "in": deployInput("CAP-F5-001", "JOB-F5-2", "DEPLOYMENT", "RUNNING", passedPre, nil, false)}, nil)
+	resp = h.do(t, deployUpdate, map[string]any{"id": "JOB-F5-2", "rev": 1, "in": map[string]any{"status": "COMPLETED", "targetComponents": []any{
+		map[string]any{"componentId": "cap-f5-001-b", "toVersion": "2.0"}, map[string]any{"componentId": "cap-f5-001-a", "toVersion": "2.0"}, map[string]any{"componentId": "cap-f5-001-b", "toVersion": "3.0"}}}})
+	if resp.code(0) != "BAD_USER_INPUT" || resp.Errors[0].Extensions["field"] != "targetComponents[2].componentId" || h.writes() != 0 {
+		t.Fatalf("updateJob with a duplicate target = %s (%d writes)", resp.Body, h.writes())
+	}
+	if j := h.jobStatus(t, "JOB-F5-2"); j.Status != "RUNNING" || j.Revision != 1 {
+		t.Errorf("after the refusal the job is %s revision %d", j.Status, j.Revision)
+	}
+	if v := h.versions(t, "CAP-F5-001"); v["cap-f5-001-a"] != "1.0" || v["cap-f5-001-b"] != "1.0" {
+		t.Errorf("versions after the refusals = %v", v)
+	}
+}
