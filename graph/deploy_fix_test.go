@@ -1,6 +1,7 @@
 package graph_test
 
 import (
+	"strings"
 	"testing"
 	"time"
 )
@@ -81,4 +82,56 @@ func TestDeploymentDuplicateTargetsRefused(t *testing.T) {
 	if v := h.versions(t, "CAP-F5-001"); v["cap-f5-001-a"] != "1.0" || v["cap-f5-001-b"] != "1.0" {
 		t.Errorf("versions after the refusals = %v", v)
 	}
+}
+
+// F3: rolling back a deployment (a breach, a failed gate or a client) restores a target's
+// fromVersion only while the component still has the job's toVersion: a RUNNING deployment
+// rolled back after another job moved its component leaves the newer version, and its change
+// record says so. A rollback job completing still sets fromVersion.
+func TestRollbackKeepsNewerVersion(t *testing.T) {
+	h := deployHarness(t, "CAP-F3-001")
+	one := func(comp, from, to string) []any {
+		return []any{map[string]any{"componentId": comp, "fromVersion": from, "toVersion": to}}
+	}
+	a := deployInput("CAP-F3-001", "JOB-F3-A", "DEPLOYMENT", "RUNNING", passedPre, nil, true)
+	a["targetComponents"], a["startTime"] = one("cap-f3-001-a", "0.0.1", "2.0"), testNow.Add(-time.Hour).Format(time.RFC3339)
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-F3-001", "in": a}, nil)
+	b := deployInput("CAP-F3-001", "JOB-F3-B", "DEPLOYMENT", "RUNNING", passedPre, nil, false)
+	b["targetComponents"] = one("cap-f3-001-a", "1.0", "7.0")
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-F3-001", "in": b}, nil)
+	h.ok(t, deployUpdate, map[string]any{"id": "JOB-F3-B", "rev": 1, "in": map[string]any{"status": "COMPLETED"}}, nil)
+	if v := h.versions(t, "CAP-F3-001"); v["cap-f3-001-a"] != "7.0" {
+		t.Fatalf("versions after job B = %v", v)
+	}
+	// A breach of A's target: A is rolled back, the component keeps B's 7.0.
+	h.ok(t, recordMetrics, map[string]any{"in": []any{perfSample("CAP-F3-001", "cap-f3-001-a", testNow, 50, 5000)}}, nil)
+	if j := h.jobStatus(t, "JOB-F3-A"); j.Status != "ROLLED_BACK" || j.TargetComponents[0].Status != "rolled_back" {
+		t.Errorf("job A after the breach: %+v", j)
+	}
+	if v := h.versions(t, "CAP-F3-001"); v["cap-f3-001-a"] != "7.0" {
+		t.Errorf("the automatic rollback of a RUNNING job moved the component: %v, want 7.0", v)
+	}
+	if d := strings.Join(h.jobChangeDetails(t, "CAP-F3-001", "JOB-F3-A"), "\n"); !strings.Contains(d, "automatic rollback: ") || !strings.Contains(d, "cap-f3-001-a left at 7.0") {
+		t.Errorf("job A's change details = %q", d)
+	}
+	// A client rolls back a RUNNING deployment of b (at 1.0, the job's toVersion 2.0): b stays.
+	c := deployInput("CAP-F3-001", "JOB-F3-C", "DEPLOYMENT", "RUNNING", passedPre, nil, false)
+	c["targetComponents"] = one("cap-f3-001-b", "0.0.1", "2.0")
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-F3-001", "in": c}, nil)
+	resp := h.ok(t, deployUpdate, map[string]any{"id": "JOB-F3-C", "rev": 1, "in": map[string]any{"status": "ROLLED_BACK"}}, nil)
+	if n := resp.Extensions.DynamoDB.Requests; n != 5 {
+		t.Errorf("updateJob to ROLLED_BACK: %d requests, want 5 (%v)", n, resp.Extensions.DynamoDB.Operations)
+	}
+	if v := h.versions(t, "CAP-F3-001"); v["cap-f3-001-b"] != "1.0" {
+		t.Errorf("a client's rollback of a RUNNING job moved the component: %v, want 1.0", v)
+	}
+	// A rollback job completing sets fromVersion whatever the component has.
+	d := deployInput("CAP-F3-001", "JOB-F3-D", "ROLLBACK", "RUNNING", nil, nil, false)
+	d["targetComponents"] = one("cap-f3-001-a", "0.0.9", "5.0")
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-F3-001", "in": d}, nil)
+	h.ok(t, deployUpdate, map[string]any{"id": "JOB-F3-D", "rev": 1, "in": map[string]any{"status": "COMPLETED"}}, nil)
+	if v := h.versions(t, "CAP-F3-001"); v["cap-f3-001-a"] != "0.0.9" {
+		t.Errorf("versions after the rollback job = %v, want a 0.0.9", v)
+	}
+	h.check(t, "CAP-F3-001")
 }
