@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -189,6 +190,15 @@ func findComponent(cs []*Component, id string) *Component {
 // ValidateJob checks a job's fields, their bounds included, that no component is a target twice
 // and that its target components belong to its capability.
 func ValidateJob(j *Job, components []*Component) error {
+	return ValidateJobUpdate(nil, j, components)
+}
+
+// ValidateJobUpdate is ValidateJob of j, old as changed, except that a target carried over from
+// old unchanged (same componentId, fromVersion and toVersion) is not looked up among
+// components: a job whose target component was removed since it started can still be moved on
+// (cancelled, failed, finished). A target the change adds or changes must name a component of
+// the capability. old is nil for a new job.
+func ValidateJobUpdate(old, j *Job, components []*Component) error {
 	if err := firstErr(checkBounds(j), enumErr("jobType", j.JobType.Valid(), j.JobType), enumErr("status", j.Status.Valid(), j.Status)); err != nil {
 		return err
 	}
@@ -205,7 +215,10 @@ func ValidateJob(j *Job, components []*Component) error {
 		return err
 	}
 	for i, t := range j.TargetComponents {
-		if findComponent(components, t.ComponentID) == nil {
+		carried := old != nil && slices.ContainsFunc(old.TargetComponents, func(o TargetComponent) bool {
+			return o.ComponentID == t.ComponentID && o.FromVersion == t.FromVersion && o.ToVersion == t.ToVersion
+		})
+		if !carried && findComponent(components, t.ComponentID) == nil {
 			return Invalid(fmt.Sprintf("targetComponents[%d].componentId", i), "component %s is not part of capability %s", t.ComponentID, j.CapabilityID)
 		}
 	}

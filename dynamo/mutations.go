@@ -583,7 +583,7 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 			if err := catalog.CheckJobTransition(old.Status, n.Status); err != nil {
 				return err
 			}
-			if err := catalog.ValidateJob(n, st.Components); err != nil {
+			if err := catalog.ValidateJobUpdate(old, n, st.Components); err != nil {
 				return err
 			}
 			if n.Status.Terminal() && !old.Status.Terminal() {
@@ -628,7 +628,8 @@ func finishJob(capability *catalog.Capability, n *catalog.Job, automatic bool, n
 // its next revision, conditioned on the one read, with a change record naming the job. detail,
 // when set, is the job change's detail (why the server moved it). A guarded move (a rolled-back
 // deployment's restore) is skipped when the component no longer has the job's toVersion, and
-// the job change's detail says so.
+// the job change's detail says so; so is the move of a component that no longer exists (removed
+// while the job ran: it is not written back).
 func planJobMove(st *partitionState, capability *catalog.Capability, old, n *catalog.Job, cur *item, moves []catalog.VersionMove, detail string, now time.Time) (*plan, error) {
 	catalog.MoveActiveJob(&capability.Aggregates, old.JobType, old.Status, n.JobType, n.Status)
 	ji, err := jobItem(n, now)
@@ -648,6 +649,11 @@ func planJobMove(st *partitionState, capability *catalog.Capability, old, n *cat
 	seen := map[string]bool{}
 	for _, m := range moves {
 		i := indexOf(st.Components, m.ComponentID)
+		if i < 0 && !seen[m.ComponentID] {
+			seen[m.ComponentID] = true
+			notes = append(notes, fmt.Sprintf("%s no longer exists: version %s not set", m.ComponentID, m.Version))
+			continue
+		}
 		if i < 0 || seen[m.ComponentID] || st.Components[i].Version == m.Version {
 			continue
 		}

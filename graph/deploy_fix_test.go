@@ -135,3 +135,64 @@ func TestRollbackKeepsNewerVersion(t *testing.T) {
 	}
 	h.check(t, "CAP-F3-001")
 }
+
+// F6: a job whose target component was removed can still be moved on: cancelled, failed,
+// completed, rolled back by a client or by a failed gate. The removed component is not written
+// back (the job's change detail says it was skipped), and check holds. A target the update adds
+// or changes must still name a component of the capability.
+func TestJobOfRemovedComponentCloses(t *testing.T) {
+	h := deployHarness(t, "CAP-F6-001")
+	for _, j := range []struct {
+		id        string
+		automatic bool
+	}{{"JOB-F6-X", false}, {"JOB-F6-Y", false}, {"JOB-F6-Z", false}, {"JOB-F6-W", true}, {"JOB-F6-V", false}} {
+		h.ok(t, deployStart, map[string]any{"cap": "CAP-F6-001", "in": deployInput("CAP-F6-001", j.id, "DEPLOYMENT", "RUNNING", passedPre, nil, j.automatic)}, nil)
+	}
+	h.ok(t, `mutation { removeComponent(capabilityId: "CAP-F6-001", componentId: "cap-f6-001-b", cascade: true) }`, nil, nil)
+	target := func(comp, to string) map[string]any {
+		return map[string]any{"componentId": comp, "fromVersion": "1.0", "toVersion": to, "status": "pending"}
+	}
+	// Adding a target of a component that is not there, or changing the removed one's: refused.
+	for _, tt := range []struct {
+		targets []any
+		field   string
+	}{
+		{[]any{target("cap-f6-001-a", "2.0"), target("cap-f6-001-b", "2.0"), target("cap-f6-001-ghost", "2.0")}, "targetComponents[2].componentId"},
+		{[]any{target("cap-f6-001-a", "2.0"), target("cap-f6-001-b", "3.0")}, "targetComponents[1].componentId"},
+	} {
+		resp := h.do(t, deployUpdate, map[string]any{"id": "JOB-F6-V", "rev": 1, "in": map[string]any{"targetComponents": tt.targets}})
+		if resp.code(0) != "BAD_USER_INPUT" || resp.Errors[0].Extensions["field"] != tt.field || h.writes() != 0 {
+			t.Errorf("updateJob with targets %v = %s (%d writes)", tt.targets, resp.Body, h.writes())
+		}
+	}
+	for _, tt := range []struct {
+		id   string
+		in   map[string]any
+		want string
+	}{
+		{"JOB-F6-X", map[string]any{"status": "CANCELLED"}, "CANCELLED"},
+		{"JOB-F6-V", map[string]any{"status": "FAILED", "targetComponents": []any{target("cap-f6-001-a", "2.0"), target("cap-f6-001-b", "2.0")}}, "FAILED"},
+		{"JOB-F6-Z", map[string]any{"status": "ROLLED_BACK"}, "ROLLED_BACK"},
+		{"JOB-F6-W", map[string]any{"validation": map[string]any{"preDeployment": passedPre, "postDeployment": map[string]any{"functionalTests": "failed"}}}, "ROLLED_BACK"},
+		{"JOB-F6-Y", map[string]any{"status": "COMPLETED"}, "COMPLETED"},
+	} {
+		var out struct{ UpdateJob deployJob }
+		resp := h.ok(t, deployUpdate, map[string]any{"id": tt.id, "rev": 1, "in": tt.in}, &out)
+		if out.UpdateJob.Status != tt.want {
+			t.Errorf("%s: status %s, want %s", tt.id, out.UpdateJob.Status, tt.want)
+		}
+		if n := resp.Extensions.DynamoDB.Requests; n != 5 {
+			t.Errorf("%s: %d requests, want 5 (%v)", tt.id, n, resp.Extensions.DynamoDB.Operations)
+		}
+		if v := h.versions(t, "CAP-F6-001"); len(v) != 1 {
+			t.Errorf("after %s the components are %v: the removed one is back", tt.id, v)
+		}
+	}
+	if v := h.versions(t, "CAP-F6-001"); v["cap-f6-001-a"] != "2.0" {
+		t.Errorf("versions = %v, want a 2.0 (job Y completed last)", v)
+	}
+	if d := strings.Join(h.jobChangeDetails(t, "CAP-F6-001", "JOB-F6-Y"), "\n"); !strings.Contains(d, "cap-f6-001-b no longer exists") {
+		t.Errorf("job Y's change details = %q", d)
+	}
+	h.check(t, "CAP-F6-001")
+}
