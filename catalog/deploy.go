@@ -213,7 +213,7 @@ func FinishGatedJob(n *Job, automatic bool) []VersionMove {
 			}
 		case n.Status == JobRolledBack && n.JobType == JobDeployment:
 			t.Status = TargetRolledBack
-			if t.FromVersion != "" {
+			if t.FromVersion != "" && t.ToVersion != "" { // without a toVersion the job put nothing there
 				moves = append(moves, VersionMove{ComponentID: t.ComponentID, Version: t.FromVersion, IfAt: t.ToVersion, Guard: true})
 			}
 		case n.Status == JobFailed || n.Status == JobRolledBack:

@@ -59,7 +59,7 @@ func TestFinishGatedJob(t *testing.T) {
 	}{
 		{JobDeployment, JobCompleted, false, []VersionMove{{"a", "2", "", false}}, TargetCompleted, JobMetrics{DeploymentsCompleted: 2, TotalArtifactsDeployed: 1}},
 		{JobRollback, JobCompleted, false, []VersionMove{{"a", "1", "", false}, {"b", "1", "", false}}, TargetCompleted, JobMetrics{DeploymentsCompleted: 2, TotalArtifactsDeployed: 2}},
-		{JobDeployment, JobRolledBack, true, []VersionMove{{"a", "1", "2", true}, {"b", "1", "", true}}, TargetRolledBack, JobMetrics{RollbacksTriggered: 1}},
+		{JobDeployment, JobRolledBack, true, []VersionMove{{"a", "1", "2", true}}, TargetRolledBack, JobMetrics{RollbacksTriggered: 1}},
 		{JobDeployment, JobFailed, false, nil, TargetFailed, JobMetrics{}},
 		{JobScaling, JobCompleted, false, nil, "", JobMetrics{}},
 	} {
