@@ -116,7 +116,7 @@ func SettleGatedJob(old, n *Job) (automatic bool, err error) {
 		return false, nil
 	}
 	if len(n.TargetComponents) > MaxGatedTargets {
-		return false, Invalid("targetComponents", "a %s job targets at most %d components, got %d", n.JobType, MaxGatedTargets, len(n.TargetComponents))
+		return false, checkTargets(n)
 	}
 	normalizeGates(n)
 	pre, post := PreGates(n), PostGates(n)
@@ -168,14 +168,20 @@ func SettleGatedJob(old, n *Job) (automatic bool, err error) {
 type VersionMove struct {
 	ComponentID string
 	Version     string
+	// IfAt, for a rolled-back deployment's restore, is the version the job put there (the
+	// target's toVersion): the component moves only while it still has it. A deployment that
+	// never moved it (it was RUNNING), or that another job moved on since, leaves it alone.
+	IfAt  string
+	Guard bool // IfAt applies
 }
 
 // FinishGatedJob sets what the server maintains on a gated job n that has just finished
 // (COMPLETED, FAILED or ROLLED_BACK; n.Status is the new status): the targets' statuses,
 // metrics.deploymentsCompleted and metrics.totalArtifactsDeployed (and rollbacksTriggered + 1
 // when automatic), and returns the component versions to set: a completed deployment installs
-// each target's toVersion, a completed rollback and a rolled-back deployment restore each
-// target's fromVersion. Targets without the version in question are not moved.
+// each target's toVersion, a completed rollback sets each target's fromVersion, and a
+// rolled-back deployment restores each target's fromVersion only while the component has the
+// target's toVersion (VersionMove.IfAt). Targets without the version in question are not moved.
 func FinishGatedJob(n *Job, automatic bool) []VersionMove {
 	if !Gated(n.JobType) {
 		return nil
@@ -207,8 +213,8 @@ func FinishGatedJob(n *Job, automatic bool) []VersionMove {
 			}
 		case n.Status == JobRolledBack && n.JobType == JobDeployment:
 			t.Status = TargetRolledBack
-			if t.FromVersion != "" {
-				moves = append(moves, VersionMove{ComponentID: t.ComponentID, Version: t.FromVersion})
+			if t.FromVersion != "" && t.ToVersion != "" { // without a toVersion the job put nothing there
+				moves = append(moves, VersionMove{ComponentID: t.ComponentID, Version: t.FromVersion, IfAt: t.ToVersion, Guard: true})
 			}
 		case n.Status == JobFailed || n.Status == JobRolledBack:
 			t.Status = TargetFailed

@@ -57,9 +57,9 @@ func TestFinishGatedJob(t *testing.T) {
 		target    string
 		metrics   JobMetrics
 	}{
-		{JobDeployment, JobCompleted, false, []VersionMove{{"a", "2"}}, TargetCompleted, JobMetrics{DeploymentsCompleted: 2, TotalArtifactsDeployed: 1}},
-		{JobRollback, JobCompleted, false, []VersionMove{{"a", "1"}, {"b", "1"}}, TargetCompleted, JobMetrics{DeploymentsCompleted: 2, TotalArtifactsDeployed: 2}},
-		{JobDeployment, JobRolledBack, true, []VersionMove{{"a", "1"}, {"b", "1"}}, TargetRolledBack, JobMetrics{RollbacksTriggered: 1}},
+		{JobDeployment, JobCompleted, false, []VersionMove{{"a", "2", "", false}}, TargetCompleted, JobMetrics{DeploymentsCompleted: 2, TotalArtifactsDeployed: 1}},
+		{JobRollback, JobCompleted, false, []VersionMove{{"a", "1", "", false}, {"b", "1", "", false}}, TargetCompleted, JobMetrics{DeploymentsCompleted: 2, TotalArtifactsDeployed: 2}},
+		{JobDeployment, JobRolledBack, true, []VersionMove{{"a", "1", "2", true}}, TargetRolledBack, JobMetrics{RollbacksTriggered: 1}},
 		{JobDeployment, JobFailed, false, nil, TargetFailed, JobMetrics{}},
 		{JobScaling, JobCompleted, false, nil, "", JobMetrics{}},
 	} {

@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"time"
 )
@@ -186,9 +187,18 @@ func findComponent(cs []*Component, id string) *Component {
 	return nil
 }
 
-// ValidateJob checks a job's fields, their bounds included, and that its target components
-// belong to its capability.
+// ValidateJob checks a job's fields, their bounds included, that no component is a target twice
+// and that its target components belong to its capability.
 func ValidateJob(j *Job, components []*Component) error {
+	return ValidateJobUpdate(nil, j, components)
+}
+
+// ValidateJobUpdate is ValidateJob of j, old as changed, except that a target carried over from
+// old unchanged (same componentId, fromVersion and toVersion) is not looked up among
+// components: a job whose target component was removed since it started can still be moved on
+// (cancelled, failed, finished). A target the change adds or changes must name a component of
+// the capability. old is nil for a new job.
+func ValidateJobUpdate(old, j *Job, components []*Component) error {
 	if err := firstErr(checkBounds(j), enumErr("jobType", j.JobType.Valid(), j.JobType), enumErr("status", j.Status.Valid(), j.Status)); err != nil {
 		return err
 	}
@@ -201,10 +211,33 @@ func ValidateJob(j *Job, components []*Component) error {
 	if j.EndTime != nil && j.EndTime.Before(j.StartTime.Time) {
 		return Invalid("endTime", "must not be before startTime")
 	}
+	if err := checkTargets(j); err != nil {
+		return err
+	}
 	for i, t := range j.TargetComponents {
-		if findComponent(components, t.ComponentID) == nil {
+		carried := old != nil && slices.ContainsFunc(old.TargetComponents, func(o TargetComponent) bool {
+			return o.ComponentID == t.ComponentID && o.FromVersion == t.FromVersion && o.ToVersion == t.ToVersion
+		})
+		if !carried && findComponent(components, t.ComponentID) == nil {
 			return Invalid(fmt.Sprintf("targetComponents[%d].componentId", i), "component %s is not part of capability %s", t.ComponentID, j.CapabilityID)
 		}
+	}
+	return nil
+}
+
+// checkTargets checks a job's targets before their components are looked at: a gated job has
+// at most MaxGatedTargets, and no component is a target twice (finishing would count it once
+// per target in the maintained metrics and move it twice).
+func checkTargets(j *Job) error {
+	if Gated(j.JobType) && len(j.TargetComponents) > MaxGatedTargets {
+		return Invalid("targetComponents", "a %s job targets at most %d components, got %d", j.JobType, MaxGatedTargets, len(j.TargetComponents))
+	}
+	seen := make(map[string]int, len(j.TargetComponents))
+	for i, t := range j.TargetComponents {
+		if first, ok := seen[t.ComponentID]; ok {
+			return Invalid(fmt.Sprintf("targetComponents[%d].componentId", i), "component %s is already targetComponents[%d]: a component is a job's target once", t.ComponentID, first)
+		}
+		seen[t.ComponentID] = i
 	}
 	return nil
 }

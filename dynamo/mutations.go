@@ -583,7 +583,7 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 			if err := catalog.CheckJobTransition(old.Status, n.Status); err != nil {
 				return err
 			}
-			if err := catalog.ValidateJob(n, st.Components); err != nil {
+			if err := catalog.ValidateJobUpdate(old, n, st.Components); err != nil {
 				return err
 			}
 			if n.Status.Terminal() && !old.Status.Terminal() {
@@ -626,7 +626,10 @@ func finishJob(capability *catalog.Capability, n *catalog.Job, automatic bool, n
 // planJobMove plans writing job n (read as cur, decoded as old) at its next revision with the
 // version moves of its target components: each component whose version changes is written at
 // its next revision, conditioned on the one read, with a change record naming the job. detail,
-// when set, is the job change's detail (why the server moved it).
+// when set, is the job change's detail (why the server moved it). A guarded move (a rolled-back
+// deployment's restore) is skipped when the component no longer has the job's toVersion, and
+// the job change's detail says so; so is the move of a component that no longer exists (removed
+// while the job ran: it is not written back).
 func planJobMove(st *partitionState, capability *catalog.Capability, old, n *catalog.Job, cur *item, moves []catalog.VersionMove, detail string, now time.Time) (*plan, error) {
 	catalog.MoveActiveJob(&capability.Aggregates, old.JobType, old.Status, n.JobType, n.Status)
 	ji, err := jobItem(n, now)
@@ -640,11 +643,22 @@ func planJobMove(st *partitionState, capability *catalog.Capability, old, n *cat
 	if n.Status != old.Status {
 		action = catalog.ChangeTransitioned
 	}
+	jobChange := len(p.changes)
 	p.changes = append(p.changes, changeSpec{entity: catalog.ChangeJob, entityID: n.JobID, action: action, fields: fieldsChanged(cur, ji), detail: detail})
+	var notes []string
 	seen := map[string]bool{}
 	for _, m := range moves {
 		i := indexOf(st.Components, m.ComponentID)
+		if i < 0 && !seen[m.ComponentID] {
+			seen[m.ComponentID] = true
+			notes = append(notes, fmt.Sprintf("%s no longer exists: version %s not set", m.ComponentID, m.Version))
+			continue
+		}
 		if i < 0 || seen[m.ComponentID] || st.Components[i].Version == m.Version {
+			continue
+		}
+		if m.Guard && st.Components[i].Version != m.IfAt {
+			notes = append(notes, fmt.Sprintf("%s left at %s (not %s, the version the job put there): %s not restored", m.ComponentID, st.Components[i].Version, m.IfAt, m.Version))
 			continue
 		}
 		seen[m.ComponentID] = true
@@ -664,6 +678,9 @@ func planJobMove(st *partitionState, capability *catalog.Capability, old, n *cat
 		p.put(ci, cond, vals)
 		p.changes = append(p.changes, changeSpec{entity: catalog.ChangeComponent, entityID: m.ComponentID, action: catalog.ChangeUpdated,
 			fields: fieldsChanged(st.items[ci.SK], ci), detail: fmt.Sprintf("version %s -> %s by job %s (%s)", c.Version, m.Version, n.JobID, strings.ToUpper(string(n.Status)))})
+	}
+	if len(notes) > 0 {
+		p.changes[jobChange].detail = strings.Join(append(slices.DeleteFunc([]string{detail}, func(s string) bool { return s == "" }), notes...), "; ")
 	}
 	return p, nil
 }

@@ -12,7 +12,8 @@ import (
 
 // Automatic rollback (docs/design.md, "Deployments"): while a deployment job with
 // strategy.rollback.automatic is RUNNING, a recordMetrics performance sample of one of its
-// target components that breaches strategy.rollback.threshold moves the job to ROLLED_BACK,
+// target components, timestamped at or after the job's startTime, that breaches
+// strategy.rollback.threshold moves the job to ROLLED_BACK,
 // adds one to metrics.rollbacksTriggered and restores each target's fromVersion.
 //
 // It is the transaction that follows the one recording the samples' health (applyHealth,
@@ -65,12 +66,16 @@ func (s *Store) rollbackOnBreach(ctx context.Context, capabilityID string, ms []
 }
 
 // breachOf returns the first sample of ms that breaches j's rollback threshold on one of its
-// targets, when j is a RUNNING deployment that rolls back automatically.
+// targets, when j is a RUNNING deployment that rolls back automatically. A sample timestamped
+// before the job's startTime says nothing about what the job deployed and is ignored.
 func breachOf(j *catalog.Job, ms []*catalog.Metric) (breach, bool) {
 	if j.JobType != catalog.JobDeployment || j.Status != catalog.JobRunning || !catalog.AutomaticRollback(j) {
 		return breach{}, false
 	}
 	for _, m := range ms {
+		if m.Timestamp.Before(j.StartTime.Time) {
+			continue
+		}
 		if !slices.ContainsFunc(j.TargetComponents, func(t catalog.TargetComponent) bool { return t.ComponentID == m.ComponentID }) {
 			continue
 		}

@@ -283,6 +283,7 @@ func TestBreachRollsBackOnce(t *testing.T) {
 		t.Errorf("recordMetrics without a deployment: %d requests, want 6 (%v)", n, resp.Extensions.DynamoDB.Operations)
 	}
 	in := deployInput("CAP-R-001", "JOB-R-1", "DEPLOYMENT", "RUNNING", passedPre, nil, true)
+	in["startTime"] = testNow.Add(-time.Hour).Format(time.RFC3339) // the samples below are after it
 	h.ok(t, deployStart, map[string]any{"cap": "CAP-R-001", "in": in}, nil)
 	// The canary is out: component a runs 2.0.
 	h.ok(t, `mutation { updateComponent(capabilityId: "CAP-R-001", componentId: "cap-r-001-a", expectedRevision: 1, input: {version: "2.0"}) { version } }`, nil, nil)
@@ -382,7 +383,9 @@ func TestBreachRollsBackOnce(t *testing.T) {
 // it back through updateJob, restoring fromVersion and counting the rollback.
 func TestRollbackRetriesAndGateRollback(t *testing.T) {
 	h := deployHarness(t, "CAP-T-001")
-	h.ok(t, deployStart, map[string]any{"cap": "CAP-T-001", "in": deployInput("CAP-T-001", "JOB-T-9", "DEPLOYMENT", "RUNNING", passedPre, nil, true)}, nil)
+	started := deployInput("CAP-T-001", "JOB-T-9", "DEPLOYMENT", "RUNNING", passedPre, nil, true)
+	started["startTime"] = testNow.Add(-time.Hour).Format(time.RFC3339) // the sample below is after it
+	h.ok(t, deployStart, map[string]any{"cap": "CAP-T-001", "in": started}, nil)
 	h.ok(t, `mutation { updateComponent(capabilityId: "CAP-T-001", componentId: "cap-t-001-b", expectedRevision: 1, input: {version: "2.0"}) { version } }`, nil, nil)
 	call := map[string]any{"in": []any{perfSample("CAP-T-001", "cap-t-001-b", testNow.Add(-5*time.Minute), 20, 100)}, "tok": "retry-breach-1"}
 	const withToken = `mutation($in: [MetricInput!]!, $tok: String) { recordMetrics(inputs: $in, clientRequestToken: $tok) { recorded } }`
