@@ -21,54 +21,17 @@ import (
 // CATALOGUE_BIN names a server binary to test instead of building one; TEST_OUTPUT_DIR is where
 // the screenshots go (default: catalogue-web-screenshots under the OS temp dir).
 func TestBrowser(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser tests skipped in -short mode")
-	}
-	chromium := os.Getenv("CHROMIUM_PATH")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	var missing []string
-	if _, err := os.Stat(chromium); err != nil {
-		missing = append(missing, chromium)
-	}
-	if _, err := os.Stat(filepath.Join("node_modules", "playwright-core", "package.json")); err != nil {
-		missing = append(missing, "web/node_modules/playwright-core")
-	}
-	node, err := exec.LookPath("node")
-	if err != nil {
-		missing = append(missing, "node")
-	}
-	if len(missing) > 0 {
-		msg := fmt.Sprintf("browser tests did not run: chromium or playwright-core missing; .ci/run installs them (missing %s; web/install.sh installs them)", strings.Join(missing, ", "))
-		if os.Getenv("REQUIRE_BROWSER_TESTS") == "1" {
-			t.Fatal(msg)
-		}
-		t.Skip(msg)
-	}
-
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recordInputs(t, root)
+	node, chromium, root := browserTools(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 
-	bin := os.Getenv("CATALOGUE_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "catalogue")
-		build := exec.CommandContext(ctx, goTool(), "build", "-o", bin, ".")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build of the server: %v\n%s", err, out)
-		}
-	}
+	bin := serverBinary(ctx, t, root)
 	outDir := os.Getenv("TEST_OUTPUT_DIR")
 	if outDir == "" {
 		outDir = filepath.Join(os.TempDir(), "catalogue-web-screenshots")
 	}
-	if outDir, err = filepath.Abs(outDir); err != nil {
+	outDir, err := filepath.Abs(outDir)
+	if err != nil {
 		t.Fatal(err)
 	}
 
@@ -176,4 +139,56 @@ func (l *lineLogger) flush() {
 		l.t.Log(l.buf.String())
 		l.buf.Reset()
 	}
+}
+
+// browserTools returns node, Chromium and the repository's root for a browser test, or skips
+// the test without them (fails it with REQUIRE_BROWSER_TESTS=1; web/install.sh installs them).
+// It records the test's inputs for the test cache.
+func browserTools(t *testing.T) (node, chromium, root string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser tests skipped in -short mode")
+	}
+	chromium = os.Getenv("CHROMIUM_PATH")
+	if chromium == "" {
+		chromium = "/usr/bin/chromium"
+	}
+	var missing []string
+	if _, err := os.Stat(chromium); err != nil {
+		missing = append(missing, chromium)
+	}
+	if _, err := os.Stat(filepath.Join("node_modules", "playwright-core", "package.json")); err != nil {
+		missing = append(missing, "web/node_modules/playwright-core")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		missing = append(missing, "node")
+	}
+	if len(missing) > 0 {
+		msg := fmt.Sprintf("browser tests did not run: chromium or playwright-core missing; .ci/run installs them (missing %s; web/install.sh installs them)", strings.Join(missing, ", "))
+		if os.Getenv("REQUIRE_BROWSER_TESTS") == "1" {
+			t.Fatal(msg)
+		}
+		t.Skip(msg)
+	}
+	if root, err = filepath.Abs(".."); err != nil {
+		t.Fatal(err)
+	}
+	recordInputs(t, root)
+	return node, chromium, root
+}
+
+// serverBinary is $CATALOGUE_BIN, else the server built from root into the test's directory.
+func serverBinary(ctx context.Context, t *testing.T, root string) string {
+	t.Helper()
+	if bin := os.Getenv("CATALOGUE_BIN"); bin != "" {
+		return bin
+	}
+	bin := filepath.Join(t.TempDir(), "catalogue")
+	build := exec.CommandContext(ctx, goTool(), "build", "-o", bin, ".")
+	build.Dir = root
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build of the server: %v\n%s", err, out)
+	}
+	return bin
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,47 +15,19 @@ import (
 // code exchanged, the JWKS fetched by the server to verify the token. It skips as TestBrowser
 // does without Chromium or playwright-core.
 func TestBrowserSignIn(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser tests skipped in -short mode")
-	}
-	chromium := os.Getenv("CHROMIUM_PATH")
-	if chromium == "" {
-		chromium = "/usr/bin/chromium"
-	}
-	node, err := exec.LookPath("node")
-	_, errChromium := os.Stat(chromium)
-	_, errPlaywright := os.Stat(filepath.Join("node_modules", "playwright-core", "package.json"))
-	if err != nil || errChromium != nil || errPlaywright != nil {
-		if os.Getenv("REQUIRE_BROWSER_TESTS") == "1" {
-			t.Fatal("browser tests did not run: node, chromium or playwright-core missing (web/install.sh installs them)")
-		}
-		t.Skip("node, chromium or playwright-core missing (web/install.sh installs them)")
-	}
-	root, err := filepath.Abs("..")
-	if err != nil {
-		t.Fatal(err)
-	}
-	recordInputs(t, root)
+	node, chromium, root := browserTools(t)
 	idp := oidctest.New(t)
 	idp.SignInAs("catalogue-api", map[string]any{"sub": "alice-sub", "preferred_username": "alice", "catalogue_role": "admin"})
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	bin := os.Getenv("CATALOGUE_BIN")
-	if bin == "" {
-		bin = filepath.Join(t.TempDir(), "catalogue")
-		build := exec.CommandContext(ctx, goTool(), "build", "-o", bin, ".")
-		build.Dir = root
-		if out, err := build.CombinedOutput(); err != nil {
-			t.Fatalf("go build of the server: %v\n%s", err, out)
-		}
-	}
+	bin := serverBinary(ctx, t, root)
 	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "web/test/signin.test.mjs")
 	cmd.Dir = root
 	cmd.Env = append(os.Environ(), "CATALOGUE_BIN="+bin, "CHROMIUM_PATH="+chromium, "OIDC_TEST_ISSUER="+idp.Issuer, "NO_COLOR=1", "FORCE_COLOR=0")
 	logw := &lineLogger{t: t}
 	cmd.Stdout, cmd.Stderr = logw, logw
 	cmd.WaitDelay = 10 * time.Second
-	err = cmd.Run()
+	err := cmd.Run()
 	logw.flush()
 	if err != nil {
 		t.Fatalf("sign-in browser test failed: %v", err)
