@@ -183,7 +183,7 @@ export function rulesSection({ cap, signal }) {
   });
   input.value = JSON.stringify(exampleInput(rules), null, 2);
   input.rows = Math.min(14, Math.max(5, input.value.split('\n').length + 1));
-  const typeSel = h('select', { name: 'ruleType' }, h('option', { value: '' }, 'Every rule type'), RULE_TYPES.map((t) => h('option', { value: t }, label(t))));
+  const typeSel = h('select', { name: 'ruleType', dataset: { testid: 'eval-type' } }, h('option', { value: '' }, 'Every rule type'), RULE_TYPES.map((t) => h('option', { value: t }, label(t))));
   const inputError = h('p', { class: 'field-error', id: `${inputId}-error`, hidden: true });
   const out = h('div', { class: 'evaluation-result', 'aria-live': 'polite', dataset: { testid: 'eval-result' } });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Evaluate');
@@ -286,4 +286,19 @@ export function rulesSection({ cap, signal }) {
     h('div', { class: 'rules-layout' },
       h('div', { class: 'rules-list' }, rules.length ? rules.map(ruleCard) : h('p', { class: 'empty' }, 'No rules.')),
       form));
+}
+
+// keepRulesState carries what the user did in a rules card into the card rebuilt from a live
+// refresh (a change of the rules, such as the executions counted by the user's own "Run rules"):
+// the input, the rule type, and the result shown — the element itself, so that an evaluation or a
+// run still in flight lands in the new card. The notifications are the new card's own.
+export function keepRulesState(from, to) {
+  const pick = (el, id) => el.querySelector(`[data-testid=${id}]`);
+  const [input, type, out] = ['eval-input', 'eval-type', 'eval-result'].map((id) => [pick(from, id), pick(to, id)]);
+  if (input[0] && input[1]) {
+    input[1].value = input[0].value;
+    input[1].rows = input[0].rows;
+  }
+  if (type[0] && type[1]) type[1].value = type[0].value;
+  if (out[0] && out[1]) out[1].replaceWith(out[0]);
 }
