@@ -400,6 +400,15 @@ test('Run rules executes the matched rules: actions with their status, execution
     assert.equal(row.cells[4], '0');
     assert.equal(row.cells[5], 'channel not configured');
   }
+  // The table stays inside the evaluate form's column (it ran past the card), and at 390 px
+  // inside the viewport.
+  const [wrapRight, formRight] = await page.evaluate(() => [
+    document.querySelector('[data-testid=notifications] .table-wrap').getBoundingClientRect().right,
+    document.querySelector('form.evaluate').getBoundingClientRect().right]);
+  assert.ok(wrapRight <= formRight, `the notifications table ends at ${wrapRight}px, the form at ${formRight}px`);
+  await open(`#/capability/${ALERT}`, NARROW);
+  await page.waitForSelector('[data-testid=notifications] tbody tr');
+  await noHorizontalOverflow('the capability page with notifications at 390 px');
 });
 
 test('jobs are newest first and load more with a cursor', async () => {

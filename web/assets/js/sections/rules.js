@@ -65,13 +65,13 @@ function executionItem(x) {
 
 function notificationRow(n) {
   return h('tr', { dataset: { delivery: n.deliveryId, status: n.status } },
-    h('td', {}, mono(n.channel)),
-    h('td', {}, badge(DELIVERY_BADGE[n.status] || 'CANCELLED', { text: label(n.status) })),
-    h('td', {}, n.kind === 'health' ? 'health' : mono(n.ruleId || '')),
-    h('td', {}, n.severity ? badge(n.severity, { kind: 'severity', text: n.severity }) : ''),
-    h('td', { class: 'num' }, String(n.attempts)),
-    h('td', {}, n.lastError ? h('span', { class: 'text-bad' }, n.lastError) : h('span', { class: 'muted' }, '—')),
-    h('td', {}, day(n.deliveredAt || n.createdAt)));
+    h('td', { 'data-label': 'Channel' }, mono(n.channel)),
+    h('td', { 'data-label': 'Delivery' }, badge(DELIVERY_BADGE[n.status] || 'CANCELLED', { text: label(n.status) })),
+    h('td', { 'data-label': 'Raised by' }, n.kind === 'health' ? 'health' : mono(n.ruleId || '')),
+    h('td', { 'data-label': 'Severity' }, n.severity ? badge(n.severity, { kind: 'severity', text: n.severity }) : ''),
+    h('td', { 'data-label': 'Attempts', class: 'num' }, String(n.attempts)),
+    h('td', { 'data-label': 'Last error' }, n.lastError ? h('span', { class: 'text-bad' }, n.lastError) : h('span', { class: 'muted' }, '—')),
+    h('td', { 'data-label': 'When' }, day(n.deliveredAt || n.createdAt)));
 }
 
 const RULE_TYPES = ['BUSINESS', 'SECURITY', 'COMPLIANCE', 'OPERATIONAL', 'ROUTING', 'TRANSFORMATION'];
@@ -212,9 +212,9 @@ export function rulesSection({ cap, signal }) {
       const data = await gql(NOTIFICATIONS, { id: cap.capabilityId }, { signal });
       const ns = data.capability?.notifications?.nodes || [];
       replace(notifications, ns.length
-        ? h('table', { class: 'table compact' },
+        ? h('div', { class: 'table-wrap' }, h('table', { class: 'table compact responsive' },
           h('thead', {}, h('tr', {}, ['Channel', 'Delivery', 'Raised by', 'Severity', 'Attempts', 'Last error', 'When'].map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, ns.map(notificationRow)))
+          h('tbody', {}, ns.map(notificationRow))))
         : h('p', { class: 'muted' }, 'No notifications yet.'));
     } catch (err) {
       if (err?.name === 'AbortError') return;
