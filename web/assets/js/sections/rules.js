@@ -34,11 +34,13 @@ export const EXECUTE = `mutation ExecuteRules($id: ID!, $input: JSON!, $ruleType
   }
 }`;
 
+// The capability page reads the notifications with the page (CapabilityPage); NOTIFICATIONS
+// reads them again after "Run rules".
+export const NOTIFICATION_FIELDS = `deliveryId kind channel status attempts lastError createdAt deliveredAt ruleId severity`;
+
 export const NOTIFICATIONS = `query Notifications($id: ID!) {
   capability(id: $id) {
-    notifications(first: 20) {
-      nodes { deliveryId kind channel status attempts lastError createdAt deliveredAt ruleId severity }
-    }
+    notifications(first: 20) { nodes { ${NOTIFICATION_FIELDS} } }
   }
 }`;
 
@@ -207,21 +209,23 @@ export function rulesSection({ cap, signal }) {
   };
 
   const notifications = h('div', { class: 'notifications', 'aria-live': 'polite', dataset: { testid: 'notifications' } });
+  const showNotifications = (ns) => {
+    replace(notifications, ns.length
+      ? h('div', { class: 'table-wrap' }, h('table', { class: 'table compact responsive' },
+        h('thead', {}, h('tr', {}, ['Channel', 'Delivery', 'Raised by', 'Severity', 'Attempts', 'Last error', 'When'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, ns.map(notificationRow))))
+      : h('p', { class: 'muted' }, 'No notifications yet.'));
+  };
+  showNotifications(cap.notifications?.nodes || []);
   const loadNotifications = async () => {
     try {
       const data = await gql(NOTIFICATIONS, { id: cap.capabilityId }, { signal });
-      const ns = data.capability?.notifications?.nodes || [];
-      replace(notifications, ns.length
-        ? h('div', { class: 'table-wrap' }, h('table', { class: 'table compact responsive' },
-          h('thead', {}, h('tr', {}, ['Channel', 'Delivery', 'Raised by', 'Severity', 'Attempts', 'Last error', 'When'].map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, ns.map(notificationRow))))
-        : h('p', { class: 'muted' }, 'No notifications yet.'));
+      showNotifications(data.capability?.notifications?.nodes || []);
     } catch (err) {
       if (err?.name === 'AbortError') return;
       replace(notifications, inlineError(err));
     }
   };
-  loadNotifications();
 
   const run = h('button', { type: 'button', class: 'btn', title: 'Execute the rules: carry out the matched rules’ actions and count the executions (devops role)', dataset: { testid: 'run-rules' } }, 'Run rules');
   const execute = async () => {

@@ -9,7 +9,7 @@ import { listHash } from './capabilities.js';
 import { graphSection } from '../sections/graph.js';
 import { metricsSection, WINDOWS, DEFAULT_WINDOW, METRICS_FIRST, METRIC_FIELDS } from '../sections/metrics.js';
 import { jobsSection, JOB_FIELDS, JOBS_FIRST } from '../sections/jobs.js';
-import { rulesSection, keepRulesState, RULE_FIELDS } from '../sections/rules.js';
+import { rulesSection, keepRulesState, RULE_FIELDS, NOTIFICATION_FIELDS } from '../sections/rules.js';
 import { liveSection, liveCursor, coalescer, CAPABILITY_CHANGES } from '../sections/live.js';
 
 export const CAPABILITY_PAGE = `query CapabilityPage($id: ID!, $from: DateTime!, $metricsFirst: Int!, $jobsFirst: Int!) {
@@ -42,6 +42,7 @@ export const CAPABILITY_PAGE = `query CapabilityPage($id: ID!, $from: DateTime!,
     }
     jobs(first: $jobsFirst) {${JOB_FIELDS}}
     rules {${RULE_FIELDS}}
+    notifications(first: 20) { nodes { ${NOTIFICATION_FIELDS} } }
     metrics(metricType: PERFORMANCE, from: $from, first: $metricsFirst) {${METRIC_FIELDS}}
   }
 }`;
