@@ -294,6 +294,123 @@ test('evaluating the seed rule shows severity critical', async () => {
   assert.match(await page.textContent('form.evaluate .field-error'), /Not valid input/);
 });
 
+// Both in-force rules of the seed match this input: the severity rule (set_severity APPLIED,
+// notify QUEUED to pagerduty and slack) and the escalation rule (escalate UNKNOWN_ACTION, notify
+// QUEUED to slack).
+const RUN_INPUT = { source: 'production', error_count: 150, customer_impact: 'high', alert: { severity: 'critical', unacknowledged_minutes: 30 } };
+const RULE_METRICS = 'query($id: ID!) { capability(id: $id) { rules { ruleId metrics { executionCount } } notifications(first: 50) { nodes { deliveryId channel status attempts lastError ruleId } } } }';
+
+async function rulesState() {
+  const { capability } = await api(RULE_METRICS, { id: ALERT });
+  return {
+    counts: Object.fromEntries(capability.rules.map((r) => [r.ruleId, r.metrics?.executionCount ?? 0])),
+    notifications: capability.notifications.nodes,
+  };
+}
+
+const notificationRows = () => page.locator('[data-testid=notifications] tbody tr').evaluateAll((trs) => trs.map((tr) => ({
+  id: tr.dataset.delivery, status: tr.dataset.status, cells: [...tr.cells].map((td) => td.textContent.trim()),
+})));
+
+test('Run rules executes the matched rules: actions with their status, executions counted, notifications listed; Evaluate changes nothing', async () => {
+  await open(`#/capability/${ALERT}`);
+  const start = await rulesState();
+  await page.waitForSelector('[data-testid=notifications] :is(table, p)');
+  assert.equal((await notificationRows()).length, start.notifications.length, 'the notifications table lists what the API has');
+
+  // Evaluate alone writes nothing: no execution counted, no notification queued.
+  await page.fill('[data-testid=eval-input]', JSON.stringify(RUN_INPUT));
+  const sent = graphqlRequests.length;
+  await page.click('form.evaluate button[type=submit]');
+  await page.locator('.evaluation[data-rule="rule-alert-escalation-timeout"].matched').waitFor();
+  assert.ok(!graphqlRequests.slice(sent).some((r) => r.body.includes('executeRules')), 'Evaluate sent executeRules');
+  assert.deepEqual(await rulesState(), start, 'evaluateRules changed the rules\' metrics or the notifications');
+
+  // Run rules: one executeRules mutation, then the notifications again.
+  await page.click('[data-testid=run-rules]');
+  const executions = page.locator('[data-testid=executions] > [data-testid=execution]');
+  await executions.first().waitFor();
+  assert.ok(graphqlRequests.slice(sent).some((r) => r.body.includes('executeRules')), 'Run rules sent no executeRules');
+  assert.match(await page.textContent('#op-status'), /ExecuteRules|Notifications/);
+  // The executions counted are a change of the rules: the live subscription refetches the page
+  // and rebuilds the rules card, which keeps the input and the result on screen (it lost both).
+  await page.waitForFunction(() => Number(document.querySelector('[data-testid=live]')?.dataset.refreshes) >= 1, null, { timeout: 20_000 });
+  assert.match(await page.textContent('[data-testid=live]'), /rule/);
+  assert.equal(await page.inputValue('[data-testid=eval-input]'), JSON.stringify(RUN_INPUT), 'the refresh reset the input');
+  assert.ok(await executions.count() >= 2, 'the refresh wiped the executions');
+  const after = await rulesState();
+
+  const sev = page.locator('[data-testid=execution][data-rule="rule-alert-severity-mapping"]');
+  assert.deepEqual(await sev.evaluate((li) => [...li.classList]), ['evaluation', 'matched']);
+  const actions = (li) => li.locator('.actions > li').evaluateAll((as) => as.map((a) => [a.dataset.action, a.dataset.status]));
+  assert.deepEqual(await actions(sev), [['set_severity', 'APPLIED'], ['notify', 'QUEUED']]);
+  const sevText = await sev.textContent();
+  assert.match(sevText, /critical/);
+  assert.match(sevText, /to pagerduty, slack · 2 queued/);
+  assert.doesNotMatch(sevText, /Not succeeded/);
+  assert.match(sevText, new RegExp(`Executions ${start.counts['rule-alert-severity-mapping'] + 1} `));
+
+  const esc = page.locator('[data-testid=execution][data-rule="rule-alert-escalation-timeout"]');
+  assert.deepEqual(await actions(esc), [['escalate', 'UNKNOWN_ACTION'], ['notify', 'QUEUED']]);
+  const escText = await esc.textContent();
+  assert.match(escText, /Not succeeded/, 'an UNKNOWN_ACTION leaves the execution not succeeded');
+  assert.match(await esc.locator('.actions > li[data-action=escalate]').textContent(), /Unknown action.* — \S/);
+  assert.match(escText, /to slack · 1 queued/);
+  assert.match(escText, new RegExp(`Executions ${start.counts['rule-alert-escalation-timeout'] + 1} `));
+
+  // The rules in force were counted once each, the others not at all.
+  const inForce = await executions.evaluateAll((lis) => lis.map((li) => li.dataset.rule));
+  for (const [id, n] of Object.entries(start.counts)) assert.equal(after.counts[id], n + (inForce.includes(id) ? 1 : 0), `${id}: executionCount`);
+
+  // Three notifications queued (pagerduty and slack for the severity rule, slack for the
+  // escalation), listed with their delivery state.
+  const before = new Set(start.notifications.map((n) => n.deliveryId));
+  const queued = after.notifications.filter((n) => !before.has(n.deliveryId));
+  assert.deepEqual(queued.map((n) => `${n.ruleId}:${n.channel}`).sort(),
+    ['rule-alert-escalation-timeout:slack', 'rule-alert-severity-mapping:pagerduty', 'rule-alert-severity-mapping:slack']);
+  await page.waitForFunction((n) => document.querySelectorAll('[data-testid=notifications] tbody tr').length >= n, after.notifications.length);
+  let rows = await notificationRows();
+  for (const n of queued) {
+    const row = rows.find((r) => r.id === n.deliveryId);
+    assert.ok(row, `notification ${n.deliveryId} is not listed`);
+    // The deliverer may have passed already: queued PENDING, or FAILED (no webhook configured).
+    assert.ok(['PENDING', 'FAILED'].includes(row.status), row.status);
+    assert.equal(row.cells[0], n.channel);
+    assert.equal(row.cells[2], n.ruleId);
+  }
+  await shot('rules-run', WIDE);
+
+  // The test's server configures no webhook: the deliverer gives each one up, FAILED "channel
+  // not configured" with no attempt, and the page lists them so.
+  let settled;
+  for (let i = 0; i < 100; i++) {
+    settled = (await rulesState()).notifications.filter((n) => queued.some((q) => q.deliveryId === n.deliveryId));
+    if (settled.every((n) => n.status !== 'PENDING')) break;
+    await page.waitForTimeout(200);
+  }
+  for (const n of settled) assert.deepEqual([n.status, n.lastError, n.attempts], ['FAILED', 'channel not configured', 0], n.deliveryId);
+  await open(`#/capability/${ALERT}`);
+  await page.waitForSelector('[data-testid=notifications] tbody tr');
+  rows = await notificationRows();
+  for (const n of queued) {
+    const row = rows.find((r) => r.id === n.deliveryId);
+    assert.ok(row, `notification ${n.deliveryId} is not listed after a reload`);
+    assert.equal(row.status, 'FAILED');
+    assert.equal(row.cells[1], 'Failed');
+    assert.equal(row.cells[4], '0');
+    assert.equal(row.cells[5], 'channel not configured');
+  }
+  // The table stays inside the evaluate form's column (it ran past the card), and at 390 px
+  // inside the viewport.
+  const [wrapRight, formRight] = await page.evaluate(() => [
+    document.querySelector('[data-testid=notifications] .table-wrap').getBoundingClientRect().right,
+    document.querySelector('form.evaluate').getBoundingClientRect().right]);
+  assert.ok(wrapRight <= formRight, `the notifications table ends at ${wrapRight}px, the form at ${formRight}px`);
+  await open(`#/capability/${ALERT}`, NARROW);
+  await page.waitForSelector('[data-testid=notifications] tbody tr');
+  await noHorizontalOverflow('the capability page with notifications at 390 px');
+});
+
 test('jobs are newest first and load more with a cursor', async () => {
   await open(`#/capability/${ALERT}`);
   const jobs = page.locator('[data-testid=jobs] > li');

@@ -34,11 +34,13 @@ export const EXECUTE = `mutation ExecuteRules($id: ID!, $input: JSON!, $ruleType
   }
 }`;
 
+// The capability page reads the notifications with the page (CapabilityPage); NOTIFICATIONS
+// reads them again after "Run rules".
+export const NOTIFICATION_FIELDS = `deliveryId kind channel status attempts lastError createdAt deliveredAt ruleId severity`;
+
 export const NOTIFICATIONS = `query Notifications($id: ID!) {
   capability(id: $id) {
-    notifications(first: 20) {
-      nodes { deliveryId kind channel status attempts lastError createdAt deliveredAt ruleId severity }
-    }
+    notifications(first: 20) { nodes { ${NOTIFICATION_FIELDS} } }
   }
 }`;
 
@@ -65,13 +67,13 @@ function executionItem(x) {
 
 function notificationRow(n) {
   return h('tr', { dataset: { delivery: n.deliveryId, status: n.status } },
-    h('td', {}, mono(n.channel)),
-    h('td', {}, badge(DELIVERY_BADGE[n.status] || 'CANCELLED', { text: label(n.status) })),
-    h('td', {}, n.kind === 'health' ? 'health' : mono(n.ruleId || '')),
-    h('td', {}, n.severity ? badge(n.severity, { kind: 'severity', text: n.severity }) : ''),
-    h('td', { class: 'num' }, String(n.attempts)),
-    h('td', {}, n.lastError ? h('span', { class: 'text-bad' }, n.lastError) : h('span', { class: 'muted' }, '—')),
-    h('td', {}, day(n.deliveredAt || n.createdAt)));
+    h('td', { 'data-label': 'Channel' }, mono(n.channel)),
+    h('td', { 'data-label': 'Delivery' }, badge(DELIVERY_BADGE[n.status] || 'CANCELLED', { text: label(n.status) })),
+    h('td', { 'data-label': 'Raised by' }, n.kind === 'health' ? 'health' : mono(n.ruleId || '')),
+    h('td', { 'data-label': 'Severity' }, n.severity ? badge(n.severity, { kind: 'severity', text: n.severity }) : ''),
+    h('td', { 'data-label': 'Attempts', class: 'num' }, String(n.attempts)),
+    h('td', { 'data-label': 'Last error' }, n.lastError ? h('span', { class: 'text-bad' }, n.lastError) : h('span', { class: 'muted' }, '—')),
+    h('td', { 'data-label': 'When' }, day(n.deliveredAt || n.createdAt)));
 }
 
 const RULE_TYPES = ['BUSINESS', 'SECURITY', 'COMPLIANCE', 'OPERATIONAL', 'ROUTING', 'TRANSFORMATION'];
@@ -183,7 +185,7 @@ export function rulesSection({ cap, signal }) {
   });
   input.value = JSON.stringify(exampleInput(rules), null, 2);
   input.rows = Math.min(14, Math.max(5, input.value.split('\n').length + 1));
-  const typeSel = h('select', { name: 'ruleType' }, h('option', { value: '' }, 'Every rule type'), RULE_TYPES.map((t) => h('option', { value: t }, label(t))));
+  const typeSel = h('select', { name: 'ruleType', dataset: { testid: 'eval-type' } }, h('option', { value: '' }, 'Every rule type'), RULE_TYPES.map((t) => h('option', { value: t }, label(t))));
   const inputError = h('p', { class: 'field-error', id: `${inputId}-error`, hidden: true });
   const out = h('div', { class: 'evaluation-result', 'aria-live': 'polite', dataset: { testid: 'eval-result' } });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary' }, 'Evaluate');
@@ -207,21 +209,23 @@ export function rulesSection({ cap, signal }) {
   };
 
   const notifications = h('div', { class: 'notifications', 'aria-live': 'polite', dataset: { testid: 'notifications' } });
+  const showNotifications = (ns) => {
+    replace(notifications, ns.length
+      ? h('div', { class: 'table-wrap' }, h('table', { class: 'table compact responsive' },
+        h('thead', {}, h('tr', {}, ['Channel', 'Delivery', 'Raised by', 'Severity', 'Attempts', 'Last error', 'When'].map((t) => h('th', { scope: 'col' }, t)))),
+        h('tbody', {}, ns.map(notificationRow))))
+      : h('p', { class: 'muted' }, 'No notifications yet.'));
+  };
+  showNotifications(cap.notifications?.nodes || []);
   const loadNotifications = async () => {
     try {
       const data = await gql(NOTIFICATIONS, { id: cap.capabilityId }, { signal });
-      const ns = data.capability?.notifications?.nodes || [];
-      replace(notifications, ns.length
-        ? h('table', { class: 'table compact' },
-          h('thead', {}, h('tr', {}, ['Channel', 'Delivery', 'Raised by', 'Severity', 'Attempts', 'Last error', 'When'].map((t) => h('th', { scope: 'col' }, t)))),
-          h('tbody', {}, ns.map(notificationRow)))
-        : h('p', { class: 'muted' }, 'No notifications yet.'));
+      showNotifications(data.capability?.notifications?.nodes || []);
     } catch (err) {
       if (err?.name === 'AbortError') return;
       replace(notifications, inlineError(err));
     }
   };
-  loadNotifications();
 
   const run = h('button', { type: 'button', class: 'btn', title: 'Execute the rules: carry out the matched rules’ actions and count the executions (devops role)', dataset: { testid: 'run-rules' } }, 'Run rules');
   const execute = async () => {
@@ -286,4 +290,19 @@ export function rulesSection({ cap, signal }) {
     h('div', { class: 'rules-layout' },
       h('div', { class: 'rules-list' }, rules.length ? rules.map(ruleCard) : h('p', { class: 'empty' }, 'No rules.')),
       form));
+}
+
+// keepRulesState carries what the user did in a rules card into the card rebuilt from a live
+// refresh (a change of the rules, such as the executions counted by the user's own "Run rules"):
+// the input, the rule type, and the result shown — the element itself, so that an evaluation or a
+// run still in flight lands in the new card. The notifications are the new card's own.
+export function keepRulesState(from, to) {
+  const pick = (el, id) => el.querySelector(`[data-testid=${id}]`);
+  const [input, type, out] = ['eval-input', 'eval-type', 'eval-result'].map((id) => [pick(from, id), pick(to, id)]);
+  if (input[0] && input[1]) {
+    input[1].value = input[0].value;
+    input[1].rows = input[0].rows;
+  }
+  if (type[0] && type[1]) type[1].value = type[0].value;
+  if (out[0] && out[1]) out[1].replaceWith(out[0]);
 }

@@ -9,7 +9,7 @@ import { listHash } from './capabilities.js';
 import { graphSection } from '../sections/graph.js';
 import { metricsSection, WINDOWS, DEFAULT_WINDOW, METRICS_FIRST, METRIC_FIELDS } from '../sections/metrics.js';
 import { jobsSection, JOB_FIELDS, JOBS_FIRST } from '../sections/jobs.js';
-import { rulesSection, RULE_FIELDS } from '../sections/rules.js';
+import { rulesSection, keepRulesState, RULE_FIELDS, NOTIFICATION_FIELDS } from '../sections/rules.js';
 import { liveSection, liveCursor, coalescer, CAPABILITY_CHANGES } from '../sections/live.js';
 
 export const CAPABILITY_PAGE = `query CapabilityPage($id: ID!, $from: DateTime!, $metricsFirst: Int!, $jobsFirst: Int!) {
@@ -42,13 +42,15 @@ export const CAPABILITY_PAGE = `query CapabilityPage($id: ID!, $from: DateTime!,
     }
     jobs(first: $jobsFirst) {${JOB_FIELDS}}
     rules {${RULE_FIELDS}}
+    notifications(first: 20) { nodes { ${NOTIFICATION_FIELDS} } }
     metrics(metricType: PERFORMANCE, from: $from, first: $metricsFirst) {${METRIC_FIELDS}}
   }
 }`;
 
 // Which parts of the page a change of each entity can alter; the hero, key figures, components
 // and details follow every refetch. The other cards keep what the user did in them (an impact
-// shown, a metrics window, rule input) unless a change of theirs came.
+// shown, a metrics window, rule input) unless a change of theirs came; the rules card keeps its
+// input, rule type and result even then (keepRulesState): running the rules changes them.
 const REBUILD = {
   COMPONENT: ['graph', 'metrics'],
   DEPENDENCY: ['graph'],
@@ -89,6 +91,7 @@ export async function render(root, { args, params, signal }) {
     const keys = new Set(ALWAYS);
     for (const e of entities) for (const k of REBUILD[e] || []) keys.add(k);
     for (const k of keys) {
+      if (k === 'rules') keepRulesState(parts.el[k], fresh.el[k]);
       parts.el[k].replaceWith(fresh.el[k]);
       parts.el[k] = fresh.el[k];
     }
