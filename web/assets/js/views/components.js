@@ -3,7 +3,8 @@
 import { h, replace, field } from '../dom.js';
 import { gql } from '../api.js';
 import { badge, healthBadge, label, mono, pct, ms, timeEl } from '../format.js';
-import { inlineError, partialNotice } from '../errors.js';
+import { partialNotice } from '../errors.js';
+import { loadMore } from '../pager.js';
 
 export const BY_TYPE = `query ComponentsByType($type: String!, $first: Int!, $after: String) {
   componentsByType(type: $type, first: $first, after: $after) {
@@ -42,31 +43,12 @@ export async function render(root, { args, signal }) {
   h('div', { class: 'type-other' }, field('Other type', input), h('button', { type: 'submit', class: 'btn' }, 'Show')));
 
   const tbody = h('tbody');
-  const add = (nodes) => nodes.forEach((c) => tbody.appendChild(row(c)));
-  add(conn.nodes);
-  let count = conn.nodes.length;
   const summary = h('p', { class: 'list-summary', role: 'status' });
-  const more = h('div', { class: 'load-more' });
-  const foot = (info) => {
-    summary.textContent = `${count} ${type} component${count === 1 ? '' : 's'} shown${info.hasNextPage ? ', more available' : ''}.`;
-    replace(more, info.hasNextPage ? h('button', {
-      type: 'button', class: 'btn',
-      async onclick(e) {
-        e.currentTarget.disabled = true;
-        try {
-          const next = (await fetchPage(info.endCursor)).componentsByType;
-          const firstNew = tbody.children.length;
-          add(next.nodes);
-          count += next.nodes.length;
-          foot(next.pageInfo);
-          tbody.children[firstNew]?.querySelector('a')?.focus();
-        } catch (err) {
-          if (err?.name !== 'AbortError') replace(more, inlineError(err));
-        }
-      },
-    }, `Load ${PAGE} more`) : null);
-  };
-  foot(conn.pageInfo);
+  const more = loadMore({
+    tbody, row, conn, label: `Load ${PAGE} more`,
+    next: async (after) => (await fetchPage(after)).componentsByType,
+    describe: (count, info) => { summary.textContent = `${count} ${type} component${count === 1 ? '' : 's'} shown${info.hasNextPage ? ', more available' : ''}.`; },
+  });
 
   replace(root,
     h('div', { class: 'page-head' },

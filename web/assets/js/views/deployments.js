@@ -4,7 +4,8 @@
 import { h, replace } from '../dom.js';
 import { gql } from '../api.js';
 import { badge, label, mono, timeEl, date } from '../format.js';
-import { inlineError, partialNotice } from '../errors.js';
+import { partialNotice } from '../errors.js';
+import { loadMore } from '../pager.js';
 
 export const JOB_TYPES = ['DEPLOYMENT', 'ROLLBACK', 'CONFIGURATION', 'SCALING', 'MAINTENANCE', 'EMERGENCY'];
 const PAGE = 25;
@@ -58,31 +59,12 @@ export async function render(root, { params, signal }) {
       types.length ? h('a', { class: 'btn btn-ghost btn-small', href: '#/deployments' }, 'Every type') : null));
 
   const tbody = h('tbody');
-  const add = (nodes) => nodes.forEach((j) => tbody.appendChild(row(j)));
-  add(conn.nodes);
-  let count = conn.nodes.length;
   const summary = h('p', { class: 'list-summary', role: 'status', dataset: { testid: 'jobs-count', total: conn.totalCount } });
-  const more = h('div', { class: 'load-more' });
-  const foot = (info) => {
-    summary.textContent = `${count} of ${conn.totalCount} active job${conn.totalCount === 1 ? '' : 's'}.`;
-    replace(more, info.hasNextPage ? h('button', {
-      type: 'button', class: 'btn', dataset: { testid: 'load-more' },
-      async onclick(e) {
-        e.currentTarget.disabled = true;
-        try {
-          const next = (await fetchPage(info.endCursor)).activeJobs;
-          const firstNew = tbody.children.length;
-          add(next.nodes);
-          count += next.nodes.length;
-          foot(next.pageInfo);
-          tbody.children[firstNew]?.querySelector('a')?.focus();
-        } catch (err) {
-          if (err?.name !== 'AbortError') replace(more, inlineError(err));
-        }
-      },
-    }, `Load ${PAGE} more`) : null);
-  };
-  foot(conn.pageInfo);
+  const more = loadMore({
+    tbody, row, conn, label: `Load ${PAGE} more`, testid: 'load-more',
+    next: async (after) => (await fetchPage(after)).activeJobs,
+    describe: (count) => { summary.textContent = `${count} of ${conn.totalCount} active job${conn.totalCount === 1 ? '' : 's'}.`; },
+  });
 
   replace(root,
     h('div', { class: 'page-head' },

@@ -4,7 +4,8 @@
 import { h, replace } from '../dom.js';
 import { gql } from '../api.js';
 import { badge, healthBadge, mono } from '../format.js';
-import { inlineError, partialNotice } from '../errors.js';
+import { partialNotice } from '../errors.js';
+import { loadMore } from '../pager.js';
 import { listHash } from './capabilities.js';
 
 const PAGE = 25;
@@ -43,31 +44,11 @@ export const ownerHash = (name) => `#/owner/${encodeURIComponent(name)}`;
 // pagedTable is a table with a footer "N of TOTAL" and "load more" by cursor.
 function pagedTable({ testid, caption, head, conn, rowOf, more, noun }) {
   const tbody = h('tbody');
-  const add = (nodes) => nodes.forEach((n) => tbody.appendChild(rowOf(n)));
-  add(conn.nodes);
-  let count = conn.nodes.length;
   const summary = h('p', { class: 'list-summary', role: 'status', dataset: { testid: `${testid}-count`, total: conn.totalCount } });
-  const btn = h('div', { class: 'load-more' });
-  const foot = (info) => {
-    summary.textContent = `${count} of ${conn.totalCount} ${noun}.`;
-    replace(btn, info.hasNextPage ? h('button', {
-      type: 'button', class: 'btn',
-      async onclick(e) {
-        e.currentTarget.disabled = true;
-        try {
-          const next = await more(info.endCursor);
-          const firstNew = tbody.children.length;
-          add(next.nodes);
-          count += next.nodes.length;
-          foot(next.pageInfo);
-          tbody.children[firstNew]?.querySelector('a')?.focus();
-        } catch (err) {
-          if (err?.name !== 'AbortError') replace(btn, inlineError(err));
-        }
-      },
-    }, `Load ${PAGE} more`) : null);
-  };
-  foot(conn.pageInfo);
+  const btn = loadMore({
+    tbody, row: rowOf, conn, next: more, label: `Load ${PAGE} more`,
+    describe: (count) => { summary.textContent = `${count} of ${conn.totalCount} ${noun}.`; },
+  });
   return [
     conn.nodes.length
       ? h('div', { class: 'table-wrap' }, h('table', { class: 'table responsive middle', dataset: { testid } },
