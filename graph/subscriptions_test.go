@@ -842,7 +842,11 @@ func TestSubscriptionPartitionReadFails(t *testing.T) {
 // opened after an idle spell gets what is written after it, not what was written while nobody
 // listened (the hub's marks from before the spell are stale; it starts afresh).
 func TestSubscriptionIdleHubSendsNothing(t *testing.T) {
-	h := newSubsHarness(t, subsConfig{run: true, hub: graph.HubOptions{Overlap: 20 * time.Millisecond}})
+	// The overlap must outlast the time a write takes from its change's stamp to its commit,
+	// or the poll that reads past the stamp before the commit never rings for it: 20 ms did
+	// not on a loaded CI machine (the component written after the idle spell never came).
+	const overlap = 400 * time.Millisecond
+	h := newSubsHarness(t, subsConfig{run: true, hub: graph.HubOptions{Overlap: overlap}})
 	idle := func(what string) {
 		t.Helper()
 		before := h.a.hub.Requests()
@@ -870,7 +874,7 @@ func TestSubscriptionIdleHubSendsNothing(t *testing.T) {
 	idle("after the last subscription ended")
 
 	mustWrite(t, h.b, "", writesFeed(capID)[1]) // while nobody listens
-	time.Sleep(60 * time.Millisecond)           // past the overlap window
+	time.Sleep(overlap + 200*time.Millisecond)  // past the overlap window
 	c2 := connect(t, h.a, "")
 	c2.subscribe("s2", `subscription { changes(capabilityId: "`+capID+`") { entity action } }`, nil)
 	waitSubscribed(t, h.a.hub, 1)
