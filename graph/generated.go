@@ -315,6 +315,7 @@ type ComplexityRoot struct {
 		Health        func(childComplexity int) int
 		ID            func(childComplexity int) int
 		Layer         func(childComplexity int) int
+		MetricRollups func(childComplexity int, metricType *catalog.MetricType, interval model.RollupInterval, from catalog.Timestamp, to *catalog.Timestamp) int
 		Metrics       func(childComplexity int, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) int
 		Name          func(childComplexity int) int
 		Order         func(childComplexity int) int
@@ -324,6 +325,7 @@ type ComplexityRoot struct {
 		Sla           func(childComplexity int) int
 		Status        func(childComplexity int) int
 		Technology    func(childComplexity int) int
+		Trends        func(childComplexity int, window *string) int
 		UpdatedAt     func(childComplexity int) int
 		Version       func(childComplexity int) int
 	}
@@ -359,6 +361,14 @@ type ComplexityRoot struct {
 		ResponseTime    func(childComplexity int) int
 		ResponseTimeMet func(childComplexity int) int
 		Target          func(childComplexity int) int
+	}
+
+	ComponentTrends struct {
+		Availability func(childComplexity int) int
+		Errors       func(childComplexity int) int
+		Latency      func(childComplexity int) int
+		Throughput   func(childComplexity int) int
+		Window       func(childComplexity int) int
 	}
 
 	ComponentTypeCount struct {
@@ -491,6 +501,7 @@ type ComplexityRoot struct {
 		Artifacts        func(childComplexity int) int
 		Capability       func(childComplexity int) int
 		CapabilityID     func(childComplexity int) int
+		ComponentMetrics func(childComplexity int, margin *string, metricType *catalog.MetricType, first *int, after *string) int
 		Components       func(childComplexity int) int
 		CreatedAt        func(childComplexity int) int
 		Duration         func(childComplexity int) int
@@ -585,6 +596,20 @@ type ComplexityRoot struct {
 	MetricEdge struct {
 		Cursor func(childComplexity int) int
 		Node   func(childComplexity int) int
+	}
+
+	MetricRollup struct {
+		Availability func(childComplexity int) int
+		CPU          func(childComplexity int) int
+		Count        func(childComplexity int) int
+		End          func(childComplexity int) int
+		ErrorRate    func(childComplexity int) int
+		LatencyP50   func(childComplexity int) int
+		LatencyP95   func(childComplexity int) int
+		LatencyP99   func(childComplexity int) int
+		Memory       func(childComplexity int) int
+		Start        func(childComplexity int) int
+		Throughput   func(childComplexity int) int
 	}
 
 	MetricValues struct {
@@ -880,6 +905,13 @@ type ComplexityRoot struct {
 		WeakestChain          func(childComplexity int) int
 	}
 
+	Stat struct {
+		Avg  func(childComplexity int) int
+		Last func(childComplexity int) int
+		Max  func(childComplexity int) int
+		Min  func(childComplexity int) int
+	}
+
 	Strategy struct {
 		Canary   func(childComplexity int) int
 		Rollback func(childComplexity int) int
@@ -958,6 +990,8 @@ type ComponentResolver interface {
 	DependsOn(ctx context.Context, obj *catalog.Component) ([]*catalog.Component, error)
 	Dependents(ctx context.Context, obj *catalog.Component) ([]*catalog.Component, error)
 	Metrics(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, from *catalog.Timestamp, to *catalog.Timestamp, first *int, after *string) (*model.Connection[*catalog.Metric], error)
+	MetricRollups(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, interval model.RollupInterval, from catalog.Timestamp, to *catalog.Timestamp) ([]*model.MetricRollup, error)
+	Trends(ctx context.Context, obj *catalog.Component, window *string) (*model.ComponentTrends, error)
 }
 type DependencyResolver interface {
 	Source(ctx context.Context, obj *catalog.Dependency) (*catalog.Component, error)
@@ -968,6 +1002,7 @@ type JobResolver interface {
 
 	Capability(ctx context.Context, obj *catalog.Job) (*catalog.Capability, error)
 	Components(ctx context.Context, obj *catalog.Job) ([]*catalog.Component, error)
+	ComponentMetrics(ctx context.Context, obj *catalog.Job, margin *string, metricType *catalog.MetricType, first *int, after *string) (*model.Connection[*catalog.Metric], error)
 }
 type MetricResolver interface {
 	ComponentName(ctx context.Context, obj *catalog.Metric) (*string, error)
@@ -2234,6 +2269,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Component.Layer(childComplexity), true
+	case "Component.metricRollups":
+		if e.ComplexityRoot.Component.MetricRollups == nil {
+			break
+		}
+
+		args, err := ec.field_Component_metricRollups_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Component.MetricRollups(childComplexity, args["metricType"].(*catalog.MetricType), args["interval"].(model.RollupInterval), args["from"].(catalog.Timestamp), args["to"].(*catalog.Timestamp)), true
 	case "Component.metrics":
 		if e.ComplexityRoot.Component.Metrics == nil {
 			break
@@ -2293,6 +2339,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Component.Technology(childComplexity), true
+	case "Component.trends":
+		if e.ComplexityRoot.Component.Trends == nil {
+			break
+		}
+
+		args, err := ec.field_Component_trends_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Component.Trends(childComplexity, args["window"].(*string)), true
 	case "Component.updatedAt":
 		if e.ComplexityRoot.Component.UpdatedAt == nil {
 			break
@@ -2435,6 +2492,37 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.ComponentSla.Target(childComplexity), true
+
+	case "ComponentTrends.availability":
+		if e.ComplexityRoot.ComponentTrends.Availability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentTrends.Availability(childComplexity), true
+	case "ComponentTrends.errors":
+		if e.ComplexityRoot.ComponentTrends.Errors == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentTrends.Errors(childComplexity), true
+	case "ComponentTrends.latency":
+		if e.ComplexityRoot.ComponentTrends.Latency == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentTrends.Latency(childComplexity), true
+	case "ComponentTrends.throughput":
+		if e.ComplexityRoot.ComponentTrends.Throughput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentTrends.Throughput(childComplexity), true
+	case "ComponentTrends.window":
+		if e.ComplexityRoot.ComponentTrends.Window == nil {
+			break
+		}
+
+		return e.ComplexityRoot.ComponentTrends.Window(childComplexity), true
 
 	case "ComponentTypeCount.count":
 		if e.ComplexityRoot.ComponentTypeCount.Count == nil {
@@ -2938,6 +3026,17 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Job.CapabilityID(childComplexity), true
+	case "Job.componentMetrics":
+		if e.ComplexityRoot.Job.ComponentMetrics == nil {
+			break
+		}
+
+		args, err := ec.field_Job_componentMetrics_args(ctx, rawArgs)
+		if err != nil {
+			return 0, false
+		}
+
+		return e.ComplexityRoot.Job.ComponentMetrics(childComplexity, args["margin"].(*string), args["metricType"].(*catalog.MetricType), args["first"].(*int), args["after"].(*string)), true
 	case "Job.components":
 		if e.ComplexityRoot.Job.Components == nil {
 			break
@@ -3315,6 +3414,73 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.MetricEdge.Node(childComplexity), true
+
+	case "MetricRollup.availability":
+		if e.ComplexityRoot.MetricRollup.Availability == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.Availability(childComplexity), true
+	case "MetricRollup.cpu":
+		if e.ComplexityRoot.MetricRollup.CPU == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.CPU(childComplexity), true
+	case "MetricRollup.count":
+		if e.ComplexityRoot.MetricRollup.Count == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.Count(childComplexity), true
+	case "MetricRollup.end":
+		if e.ComplexityRoot.MetricRollup.End == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.End(childComplexity), true
+	case "MetricRollup.errorRate":
+		if e.ComplexityRoot.MetricRollup.ErrorRate == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.ErrorRate(childComplexity), true
+	case "MetricRollup.latencyP50":
+		if e.ComplexityRoot.MetricRollup.LatencyP50 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.LatencyP50(childComplexity), true
+	case "MetricRollup.latencyP95":
+		if e.ComplexityRoot.MetricRollup.LatencyP95 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.LatencyP95(childComplexity), true
+	case "MetricRollup.latencyP99":
+		if e.ComplexityRoot.MetricRollup.LatencyP99 == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.LatencyP99(childComplexity), true
+	case "MetricRollup.memory":
+		if e.ComplexityRoot.MetricRollup.Memory == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.Memory(childComplexity), true
+	case "MetricRollup.start":
+		if e.ComplexityRoot.MetricRollup.Start == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.Start(childComplexity), true
+	case "MetricRollup.throughput":
+		if e.ComplexityRoot.MetricRollup.Throughput == nil {
+			break
+		}
+
+		return e.ComplexityRoot.MetricRollup.Throughput(childComplexity), true
 
 	case "MetricValues.availability":
 		if e.ComplexityRoot.MetricValues.Availability == nil {
@@ -4711,6 +4877,31 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 
 		return e.ComplexityRoot.SlaReport.WeakestChain(childComplexity), true
 
+	case "Stat.avg":
+		if e.ComplexityRoot.Stat.Avg == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stat.Avg(childComplexity), true
+	case "Stat.last":
+		if e.ComplexityRoot.Stat.Last == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stat.Last(childComplexity), true
+	case "Stat.max":
+		if e.ComplexityRoot.Stat.Max == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stat.Max(childComplexity), true
+	case "Stat.min":
+		if e.ComplexityRoot.Stat.Min == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Stat.Min(childComplexity), true
+
 	case "Strategy.canary":
 		if e.ComplexityRoot.Strategy.Canary == nil {
 			break
@@ -5952,6 +6143,86 @@ type Component implements Node {
   dependents: [Component!]! @reads(segments: [COMPONENTS, DEPENDENCIES])
   "This component's metric samples in time order (same arguments as Capability.metrics)."
   metrics(metricType: MetricType, from: DateTime, to: DateTime, first: Int = 100, after: String): MetricConnection! @reads(segments: [])
+  """
+  This component's samples of one type aggregated into buckets of the interval, oldest first, from the bucket holding ` + "`" + `from` + "`" + `
+  to the one holding ` + "`" + `to` + "`" + ` (default now); buckets without samples are left out. HOUR and DAY read rollups kept as samples are
+  recorded (exact, and kept after the samples are archived); FIVE_MINUTES aggregates the raw samples, from the table and the archive.
+  """
+  metricRollups(metricType: MetricType = PERFORMANCE, interval: RollupInterval!, from: DateTime!, to: DateTime): [MetricRollup!]! @reads(segments: [])
+  "The direction of this component's performance over a window before now (` + "`" + `1d` + "`" + `..` + "`" + `90d` + "`" + ` or hours such as ` + "`" + `36h` + "`" + `), computed from its rollups; the seed's reported ` + "`" + `trends` + "`" + ` of a sample stay as reported."
+  trends(window: String = "7d"): ComponentTrends! @reads(segments: [])
+}
+
+"The width of a metric rollup's buckets."
+enum RollupInterval {
+  "Five minutes: aggregated from the raw samples."
+  FIVE_MINUTES
+  "One hour (UTC), kept for the metric retention."
+  HOUR
+  "One day (UTC), kept for at least two years."
+  DAY
+}
+
+"Statistics of one measured value over the samples of a bucket that carry it."
+type Stat {
+  "The smallest value."
+  min: Float
+  "The largest value."
+  max: Float
+  "The mean value."
+  avg: Float
+  "The value of the newest sample."
+  last: Float
+}
+
+"A component's samples of one type aggregated over one bucket of time; a value no sample of the bucket carries is null."
+type MetricRollup {
+  "The bucket's start (inclusive)."
+  start: DateTime!
+  "The bucket's end (exclusive)."
+  end: DateTime!
+  "The samples in the bucket."
+  count: Int!
+  "Availability in percent."
+  availability: Stat
+  "Latency p50 in ms."
+  latencyP50: Stat
+  "Latency p95 in ms."
+  latencyP95: Stat
+  "Latency p99 in ms."
+  latencyP99: Stat
+  "Error rate in percent."
+  errorRate: Stat
+  "Requests per second."
+  throughput: Stat
+  "CPU utilisation in percent."
+  cpu: Stat
+  "Memory utilisation in percent."
+  memory: Stat
+}
+
+"The direction of a series over a window."
+enum Trend {
+  "Getting better: availability or throughput rising, latency or errors falling, beyond the dead band."
+  IMPROVING
+  "Within the dead band (the fitted change over the window is within ±2 % of the window's mean), or too few points to say."
+  STABLE
+  "Getting worse: availability or throughput falling, latency or errors rising, beyond the dead band."
+  DEGRADING
+}
+
+"A component's trends over a window, from the least-squares slope of its rollups (daily, or hourly for windows under 3 days)."
+type ComponentTrends {
+  "Availability."
+  availability: Trend
+  "Latency (p95)."
+  latency: Trend
+  "Throughput."
+  throughput: Trend
+  "Error rate."
+  errors: Trend
+  "The window, as given (e.g. 7d)."
+  window: String!
 }
 
 "A component's technology stack."
@@ -6220,6 +6491,8 @@ type Job implements Node {
   capability: Capability! @reads(segments: [])
   "The components it changes, resolved."
   components: [Component!]! @reads(segments: [COMPONENTS])
+  "The target components' samples from startTime - margin to endTime + margin (now while the job runs), by time then component; one Query per target component, all at once."
+  componentMetrics(margin: String = "15m", metricType: MetricType, first: Int = 100, after: String): MetricConnection! @reads(segments: [])
 }
 
 "An object stored for a job: s3://{bucket}/capabilities/{capability_id}/jobs/{job_id}/{name}."
@@ -8394,6 +8667,10 @@ func (ec *executionContext) childFields_Component(ctx context.Context, field gra
 		return ec.fieldContext_Component_dependents(ctx, field)
 	case "metrics":
 		return ec.fieldContext_Component_metrics(ctx, field)
+	case "metricRollups":
+		return ec.fieldContext_Component_metricRollups(ctx, field)
+	case "trends":
+		return ec.fieldContext_Component_trends(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Component", field.Name)
 }
@@ -8462,6 +8739,22 @@ func (ec *executionContext) childFields_ComponentSla(ctx context.Context, field 
 		return ec.fieldContext_ComponentSla_met(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type ComponentSla", field.Name)
+}
+
+func (ec *executionContext) childFields_ComponentTrends(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "availability":
+		return ec.fieldContext_ComponentTrends_availability(ctx, field)
+	case "latency":
+		return ec.fieldContext_ComponentTrends_latency(ctx, field)
+	case "throughput":
+		return ec.fieldContext_ComponentTrends_throughput(ctx, field)
+	case "errors":
+		return ec.fieldContext_ComponentTrends_errors(ctx, field)
+	case "window":
+		return ec.fieldContext_ComponentTrends_window(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type ComponentTrends", field.Name)
 }
 
 func (ec *executionContext) childFields_ComponentTypeCount(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -8760,6 +9053,8 @@ func (ec *executionContext) childFields_Job(ctx context.Context, field graphql.C
 		return ec.fieldContext_Job_capability(ctx, field)
 	case "components":
 		return ec.fieldContext_Job_components(ctx, field)
+	case "componentMetrics":
+		return ec.fieldContext_Job_componentMetrics(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type Job", field.Name)
 }
@@ -8916,6 +9211,34 @@ func (ec *executionContext) childFields_MetricEdge(ctx context.Context, field gr
 		return ec.fieldContext_MetricEdge_node(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type MetricEdge", field.Name)
+}
+
+func (ec *executionContext) childFields_MetricRollup(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "start":
+		return ec.fieldContext_MetricRollup_start(ctx, field)
+	case "end":
+		return ec.fieldContext_MetricRollup_end(ctx, field)
+	case "count":
+		return ec.fieldContext_MetricRollup_count(ctx, field)
+	case "availability":
+		return ec.fieldContext_MetricRollup_availability(ctx, field)
+	case "latencyP50":
+		return ec.fieldContext_MetricRollup_latencyP50(ctx, field)
+	case "latencyP95":
+		return ec.fieldContext_MetricRollup_latencyP95(ctx, field)
+	case "latencyP99":
+		return ec.fieldContext_MetricRollup_latencyP99(ctx, field)
+	case "errorRate":
+		return ec.fieldContext_MetricRollup_errorRate(ctx, field)
+	case "throughput":
+		return ec.fieldContext_MetricRollup_throughput(ctx, field)
+	case "cpu":
+		return ec.fieldContext_MetricRollup_cpu(ctx, field)
+	case "memory":
+		return ec.fieldContext_MetricRollup_memory(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type MetricRollup", field.Name)
 }
 
 func (ec *executionContext) childFields_MetricValues(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9422,6 +9745,20 @@ func (ec *executionContext) childFields_SlaReport(ctx context.Context, field gra
 		return ec.fieldContext_SlaReport_breached(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type SlaReport", field.Name)
+}
+
+func (ec *executionContext) childFields_Stat(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "min":
+		return ec.fieldContext_Stat_min(ctx, field)
+	case "max":
+		return ec.fieldContext_Stat_max(ctx, field)
+	case "avg":
+		return ec.fieldContext_Stat_avg(ctx, field)
+	case "last":
+		return ec.fieldContext_Stat_last(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Stat", field.Name)
 }
 
 func (ec *executionContext) childFields_Strategy(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -9974,6 +10311,44 @@ func (ec *executionContext) field_Capability_rules_args(ctx context.Context, raw
 	return args, nil
 }
 
+func (ec *executionContext) field_Component_metricRollups_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "metricType",
+		func(ctx context.Context, v any) (*catalog.MetricType, error) {
+			return ec.unmarshalOMetricType2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricType(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["metricType"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "interval",
+		func(ctx context.Context, v any) (model.RollupInterval, error) {
+			return ec.unmarshalNRollupInterval2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRollupInterval(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["interval"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "from",
+		func(ctx context.Context, v any) (catalog.Timestamp, error) {
+			return ec.unmarshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["from"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "to",
+		func(ctx context.Context, v any) (*catalog.Timestamp, error) {
+			return ec.unmarshalODateTime2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["to"] = arg3
+	return args, nil
+}
+
 func (ec *executionContext) field_Component_metrics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
 	var err error
 	args := map[string]any{}
@@ -10017,6 +10392,58 @@ func (ec *executionContext) field_Component_metrics_args(ctx context.Context, ra
 		return nil, err
 	}
 	args["after"] = arg4
+	return args, nil
+}
+
+func (ec *executionContext) field_Component_trends_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "window",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["window"] = arg0
+	return args, nil
+}
+
+func (ec *executionContext) field_Job_componentMetrics_args(ctx context.Context, rawArgs map[string]any) (map[string]any, error) {
+	var err error
+	args := map[string]any{}
+	arg0, err := graphql.ProcessArgField(ctx, rawArgs, "margin",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["margin"] = arg0
+	arg1, err := graphql.ProcessArgField(ctx, rawArgs, "metricType",
+		func(ctx context.Context, v any) (*catalog.MetricType, error) {
+			return ec.unmarshalOMetricType2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricType(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["metricType"] = arg1
+	arg2, err := graphql.ProcessArgField(ctx, rawArgs, "first",
+		func(ctx context.Context, v any) (*int, error) {
+			return ec.unmarshalOInt2ᚖint(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["first"] = arg2
+	arg3, err := graphql.ProcessArgField(ctx, rawArgs, "after",
+		func(ctx context.Context, v any) (*string, error) {
+			return ec.unmarshalOString2ᚖstring(ctx, v)
+		})
+	if err != nil {
+		return nil, err
+	}
+	args["after"] = arg3
 	return args, nil
 }
 
@@ -16387,6 +16814,94 @@ func (ec *executionContext) fieldContext_Component_metrics(ctx context.Context, 
 	return fc, nil
 }
 
+func (ec *executionContext) _Component_metricRollups(ctx context.Context, field graphql.CollectedField, obj *catalog.Component) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Component_metricRollups(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Component().MetricRollups(ctx, obj, fc.Args["metricType"].(*catalog.MetricType), fc.Args["interval"].(model.RollupInterval), fc.Args["from"].(catalog.Timestamp), fc.Args["to"].(*catalog.Timestamp))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []*model.MetricRollup) graphql.Marshaler {
+			return ec.marshalNMetricRollup2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricRollupᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Component_metricRollups(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Component",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetricRollup(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Component_metricRollups_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _Component_trends(ctx context.Context, field graphql.CollectedField, obj *catalog.Component) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Component_trends(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Component().Trends(ctx, obj, fc.Args["window"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.ComponentTrends) graphql.Marshaler {
+			return ec.marshalNComponentTrends2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentTrends(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Component_trends(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Component",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_ComponentTrends(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Component_trends_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _ComponentConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Component]) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -16922,6 +17437,121 @@ func (ec *executionContext) _ComponentSla_met(ctx context.Context, field graphql
 }
 func (ec *executionContext) fieldContext_ComponentSla_met(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("ComponentSla", field, false, false, "Boolean")
+}
+
+func (ec *executionContext) _ComponentTrends_availability(ctx context.Context, field graphql.CollectedField, obj *model.ComponentTrends) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentTrends_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Availability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Trend) graphql.Marshaler {
+			return ec.marshalOTrend2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐTrend(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentTrends_availability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentTrends", field, false, false, "Trend")
+}
+
+func (ec *executionContext) _ComponentTrends_latency(ctx context.Context, field graphql.CollectedField, obj *model.ComponentTrends) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentTrends_latency(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Latency, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Trend) graphql.Marshaler {
+			return ec.marshalOTrend2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐTrend(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentTrends_latency(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentTrends", field, false, false, "Trend")
+}
+
+func (ec *executionContext) _ComponentTrends_throughput(ctx context.Context, field graphql.CollectedField, obj *model.ComponentTrends) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentTrends_throughput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Throughput, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Trend) graphql.Marshaler {
+			return ec.marshalOTrend2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐTrend(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentTrends_throughput(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentTrends", field, false, false, "Trend")
+}
+
+func (ec *executionContext) _ComponentTrends_errors(ctx context.Context, field graphql.CollectedField, obj *model.ComponentTrends) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentTrends_errors(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Errors, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Trend) graphql.Marshaler {
+			return ec.marshalOTrend2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐTrend(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentTrends_errors(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentTrends", field, false, false, "Trend")
+}
+
+func (ec *executionContext) _ComponentTrends_window(ctx context.Context, field graphql.CollectedField, obj *model.ComponentTrends) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_ComponentTrends_window(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Window, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_ComponentTrends_window(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("ComponentTrends", field, false, false, "String")
 }
 
 func (ec *executionContext) _ComponentTypeCount_type(ctx context.Context, field graphql.CollectedField, obj *model.ComponentTypeCount) (ret graphql.Marshaler) {
@@ -19435,6 +20065,50 @@ func (ec *executionContext) fieldContext_Job_components(_ context.Context, field
 	return fc, nil
 }
 
+func (ec *executionContext) _Job_componentMetrics(ctx context.Context, field graphql.CollectedField, obj *catalog.Job) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Job_componentMetrics(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			fc := graphql.GetFieldContext(ctx)
+			return ec.Resolvers.Job().ComponentMetrics(ctx, obj, fc.Args["margin"].(*string), fc.Args["metricType"].(*catalog.MetricType), fc.Args["first"].(*int), fc.Args["after"].(*string))
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Connection[*catalog.Metric]) graphql.Marshaler {
+			return ec.marshalNMetricConnection2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐConnection(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Job_componentMetrics(ctx context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Job",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_MetricConnection(ctx, field)
+		},
+	}
+	defer func() {
+		if r := recover(); r != nil {
+			err = ec.Recover(ctx, r)
+			ec.Error(ctx, err)
+		}
+	}()
+	ctx = graphql.WithFieldContext(ctx, fc)
+	if fc.Args, err = ec.field_Job_componentMetrics_args(ctx, field.ArgumentMap(ec.Variables)); err != nil {
+		ec.Error(ctx, err)
+		return fc, err
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _JobArtifacts_deploymentPlan(ctx context.Context, field graphql.CollectedField, obj *catalog.JobArtifacts) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -20568,6 +21242,331 @@ func (ec *executionContext) fieldContext_MetricEdge_node(_ context.Context, fiel
 		IsResolver: false,
 		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
 			return ec.childFields_Metric(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MetricRollup_start(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_start(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Start, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_start(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricRollup", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _MetricRollup_end(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_end(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.End, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v catalog.Timestamp) graphql.Marshaler {
+			return ec.marshalNDateTime2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTimestamp(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_end(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricRollup", field, false, false, "DateTime")
+}
+
+func (ec *executionContext) _MetricRollup_count(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_count(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Count, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v int) graphql.Marshaler {
+			return ec.marshalNInt2int(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_count(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("MetricRollup", field, false, false, "Int")
+}
+
+func (ec *executionContext) _MetricRollup_availability(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_availability(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Availability, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+			return ec.marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_availability(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricRollup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MetricRollup_latencyP50(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_latencyP50(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatencyP50, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+			return ec.marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_latencyP50(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricRollup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MetricRollup_latencyP95(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_latencyP95(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatencyP95, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+			return ec.marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_latencyP95(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricRollup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MetricRollup_latencyP99(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_latencyP99(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.LatencyP99, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+			return ec.marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_latencyP99(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricRollup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MetricRollup_errorRate(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_errorRate(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.ErrorRate, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+			return ec.marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_errorRate(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricRollup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MetricRollup_throughput(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_throughput(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Throughput, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+			return ec.marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_throughput(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricRollup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MetricRollup_cpu(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_cpu(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.CPU, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+			return ec.marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_cpu(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricRollup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stat(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
+func (ec *executionContext) _MetricRollup_memory(ctx context.Context, field graphql.CollectedField, obj *model.MetricRollup) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_MetricRollup_memory(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Memory, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+			return ec.marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_MetricRollup_memory(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "MetricRollup",
+		Field:      field,
+		IsMethod:   false,
+		IsResolver: false,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Stat(ctx, field)
 		},
 	}
 	return fc, nil
@@ -26633,6 +27632,98 @@ func (ec *executionContext) _SlaReport_breached(ctx context.Context, field graph
 }
 func (ec *executionContext) fieldContext_SlaReport_breached(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("SlaReport", field, false, false, "Int")
+}
+
+func (ec *executionContext) _Stat_min(ctx context.Context, field graphql.CollectedField, obj *model.Stat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stat_min(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Min, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stat_min(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stat", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Stat_max(ctx context.Context, field graphql.CollectedField, obj *model.Stat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stat_max(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Max, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stat_max(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stat", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Stat_avg(ctx context.Context, field graphql.CollectedField, obj *model.Stat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stat_avg(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Avg, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stat_avg(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stat", field, false, false, "Float")
+}
+
+func (ec *executionContext) _Stat_last(ctx context.Context, field graphql.CollectedField, obj *model.Stat) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Stat_last(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Last, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *float64) graphql.Marshaler {
+			return ec.marshalOFloat2ᚖfloat64(ctx, selections, v)
+		},
+		true,
+		false,
+	)
+}
+func (ec *executionContext) fieldContext_Stat_last(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Stat", field, false, false, "Float")
 }
 
 func (ec *executionContext) _Strategy_type(ctx context.Context, field graphql.CollectedField, obj *catalog.Strategy) (ret graphql.Marshaler) {
@@ -34232,6 +35323,18 @@ func (ec *executionContext) _Component(ctx context.Context, sel ast.SelectionSet
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Component_metrics(ctx, field, obj)
 				})
+		case "metricRollups":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Component_metricRollups(ctx, field, obj)
+				})
+		case "trends":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Component_trends(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -34448,6 +35551,59 @@ func (ec *executionContext) _ComponentSla(ctx context.Context, sel ast.Selection
 		case "met":
 			out.Values[i] = ec._ComponentSla_met(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var componentTrendsImplementors = []string{"ComponentTrends"}
+
+func (ec *executionContext) _ComponentTrends(ctx context.Context, sel ast.SelectionSet, obj *model.ComponentTrends) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, componentTrendsImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("ComponentTrends")
+		case "availability":
+			out.Values[i] = ec._ComponentTrends_availability(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "latency":
+			out.Values[i] = ec._ComponentTrends_latency(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "throughput":
+			out.Values[i] = ec._ComponentTrends_throughput(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errors":
+			out.Values[i] = ec._ComponentTrends_errors(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "window":
+			out.Values[i] = ec._ComponentTrends_window(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
 				out.Invalids++
 			}
 		default:
@@ -35426,6 +36582,12 @@ func (ec *executionContext) _Job(ctx context.Context, sel ast.SelectionSet, obj 
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Job_components(ctx, field, obj)
 				})
+		case "componentMetrics":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Job_componentMetrics(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}
@@ -35955,6 +37117,89 @@ func (ec *executionContext) _MetricEdge(ctx context.Context, sel ast.SelectionSe
 		case "node":
 			out.Values[i] = ec._MetricEdge_node(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
+var metricRollupImplementors = []string{"MetricRollup"}
+
+func (ec *executionContext) _MetricRollup(ctx context.Context, sel ast.SelectionSet, obj *model.MetricRollup) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, metricRollupImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("MetricRollup")
+		case "start":
+			out.Values[i] = ec._MetricRollup_start(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "end":
+			out.Values[i] = ec._MetricRollup_end(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "count":
+			out.Values[i] = ec._MetricRollup_count(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				out.Invalids++
+			}
+		case "availability":
+			out.Values[i] = ec._MetricRollup_availability(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "latencyP50":
+			out.Values[i] = ec._MetricRollup_latencyP50(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "latencyP95":
+			out.Values[i] = ec._MetricRollup_latencyP95(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "latencyP99":
+			out.Values[i] = ec._MetricRollup_latencyP99(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "errorRate":
+			out.Values[i] = ec._MetricRollup_errorRate(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "throughput":
+			out.Values[i] = ec._MetricRollup_throughput(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "cpu":
+			out.Values[i] = ec._MetricRollup_cpu(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "memory":
+			out.Values[i] = ec._MetricRollup_memory(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
 				out.Invalids++
 			}
 		default:
@@ -37941,6 +39186,54 @@ func (ec *executionContext) _SlaReport(ctx context.Context, sel ast.SelectionSet
 	return out
 }
 
+var statImplementors = []string{"Stat"}
+
+func (ec *executionContext) _Stat(ctx context.Context, sel ast.SelectionSet, obj *model.Stat) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, statImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Stat")
+		case "min":
+			out.Values[i] = ec._Stat_min(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "max":
+			out.Values[i] = ec._Stat_max(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "avg":
+			out.Values[i] = ec._Stat_avg(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		case "last":
+			out.Values[i] = ec._Stat_last(ctx, field, obj)
+			if out.Values[i] == graphql.RequiredNull {
+				out.Invalids++
+			}
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var strategyImplementors = []string{"Strategy"}
 
 func (ec *executionContext) _Strategy(ctx context.Context, sel ast.SelectionSet, obj *catalog.Strategy) graphql.Marshaler {
@@ -39160,6 +40453,14 @@ func (ec *executionContext) marshalNComponentStatus2githubᚗcomᚋcapcatᚋcata
 	return v
 }
 
+func (ec *executionContext) marshalNComponentTrends2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentTrends(ctx context.Context, sel ast.SelectionSet, v *model.ComponentTrends) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "ComponentTrends!")
+		return graphql.Null
+	}
+	return ec._ComponentTrends(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalNComponentTypeCount2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐComponentTypeCountᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.ComponentTypeCount) graphql.Marshaler {
 	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
 		fc := graphql.GetFieldContext(ctx)
@@ -39793,6 +41094,30 @@ func (ec *executionContext) unmarshalNMetricInput2ᚖgithubᚗcomᚋcapcatᚋcat
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalNMetricRollup2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricRollupᚄ(ctx context.Context, sel ast.SelectionSet, v []*model.MetricRollup) graphql.Marshaler {
+	ret := graphql.MarshalSliceConcurrently(ctx, len(v), 0, false, func(ctx context.Context, i int) graphql.Marshaler {
+		fc := graphql.GetFieldContext(ctx)
+		fc.Result = &v[i]
+		return ec.marshalNMetricRollup2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricRollup(ctx, sel, v[i])
+	})
+
+	for _, e := range ret {
+		if e == graphql.Null {
+			return graphql.Null
+		}
+	}
+
+	return ret
+}
+
+func (ec *executionContext) marshalNMetricRollup2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐMetricRollup(ctx context.Context, sel ast.SelectionSet, v *model.MetricRollup) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "MetricRollup!")
+		return graphql.Null
+	}
+	return ec._MetricRollup(ctx, sel, v)
+}
+
 func (ec *executionContext) unmarshalNMetricType2githubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐMetricType(ctx context.Context, v any) (catalog.MetricType, error) {
 	var res catalog.MetricType
 	err := res.UnmarshalGQL(v)
@@ -39992,6 +41317,16 @@ func (ec *executionContext) unmarshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋg
 }
 
 func (ec *executionContext) marshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx context.Context, sel ast.SelectionSet, v Role) graphql.Marshaler {
+	return v
+}
+
+func (ec *executionContext) unmarshalNRollupInterval2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRollupInterval(ctx context.Context, v any) (model.RollupInterval, error) {
+	var res model.RollupInterval
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalNRollupInterval2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐRollupInterval(ctx context.Context, sel ast.SelectionSet, v model.RollupInterval) graphql.Marshaler {
 	return v
 }
 
@@ -41744,6 +43079,13 @@ func (ec *executionContext) unmarshalOSlaInput2ᚖgithubᚗcomᚋcapcatᚋcatalo
 	return &res, graphql.ErrorOnPath(ctx, err)
 }
 
+func (ec *executionContext) marshalOStat2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐStat(ctx context.Context, sel ast.SelectionSet, v *model.Stat) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return ec._Stat(ctx, sel, v)
+}
+
 func (ec *executionContext) marshalOStrategy2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐStrategy(ctx context.Context, sel ast.SelectionSet, v *catalog.Strategy) graphql.Marshaler {
 	if v == nil {
 		return graphql.Null
@@ -41886,6 +43228,22 @@ func (ec *executionContext) unmarshalOThroughputValueInput2ᚖgithubᚗcomᚋcap
 	}
 	res, err := ec.unmarshalInputThroughputValueInput(ctx, v)
 	return &res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) unmarshalOTrend2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐTrend(ctx context.Context, v any) (*model.Trend, error) {
+	if v == nil {
+		return nil, nil
+	}
+	var res = new(model.Trend)
+	err := res.UnmarshalGQL(v)
+	return res, graphql.ErrorOnPath(ctx, err)
+}
+
+func (ec *executionContext) marshalOTrend2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚋmodelᚐTrend(ctx context.Context, sel ast.SelectionSet, v *model.Trend) graphql.Marshaler {
+	if v == nil {
+		return graphql.Null
+	}
+	return v
 }
 
 func (ec *executionContext) marshalOTrends2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐTrends(ctx context.Context, sel ast.SelectionSet, v *catalog.Trends) graphql.Marshaler {

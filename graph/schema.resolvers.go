@@ -7,6 +7,7 @@ package graph
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
@@ -180,6 +181,14 @@ func (r *componentResolver) Metrics(ctx context.Context, obj *catalog.Component,
 	return connection(p), nil
 }
 
+func (r *componentResolver) MetricRollups(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, interval model.RollupInterval, from catalog.Timestamp, to *catalog.Timestamp) ([]*model.MetricRollup, error) {
+	return nil, fmt.Errorf("not implemented yet: MetricRollups - metricRollups")
+}
+
+func (r *componentResolver) Trends(ctx context.Context, obj *catalog.Component, window *string) (*model.ComponentTrends, error) {
+	return nil, fmt.Errorf("not implemented yet: Trends - trends")
+}
+
 func (r *dependencyResolver) Source(ctx context.Context, obj *catalog.Dependency) (*catalog.Component, error) {
 	return componentByID(ctx, obj.CapabilityID, obj.SourceComponentID)
 }
@@ -206,6 +215,10 @@ func (r *jobResolver) Components(ctx context.Context, obj *catalog.Job) ([]*cata
 		targets[t.ComponentID] = true
 	}
 	return filter(p.Components, func(c *catalog.Component) bool { return targets[c.ComponentID] }), nil
+}
+
+func (r *jobResolver) ComponentMetrics(ctx context.Context, obj *catalog.Job, margin *string, metricType *catalog.MetricType, first *int, after *string) (*model.Connection[*catalog.Metric], error) {
+	return nil, fmt.Errorf("not implemented yet: ComponentMetrics - componentMetrics")
 }
 
 func (r *metricResolver) ComponentName(ctx context.Context, obj *catalog.Metric) (*string, error) {

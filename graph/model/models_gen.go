@@ -85,6 +85,20 @@ type ComponentFilter struct {
 	Team *string `json:"team,omitempty"`
 }
 
+// A component's trends over a window, from the least-squares slope of its rollups (daily, or hourly for windows under 3 days).
+type ComponentTrends struct {
+	// Availability.
+	Availability *Trend `json:"availability,omitempty"`
+	// Latency (p95).
+	Latency *Trend `json:"latency,omitempty"`
+	// Throughput.
+	Throughput *Trend `json:"throughput,omitempty"`
+	// Error rate.
+	Errors *Trend `json:"errors,omitempty"`
+	// The window, as given (e.g. 7d).
+	Window string `json:"window"`
+}
+
 // How many components are of one type.
 type ComponentTypeCount struct {
 	// The component type.
@@ -115,6 +129,32 @@ type JobTypeCount struct {
 	JobType catalog.JobType `json:"jobType"`
 	// Its active jobs.
 	Count int `json:"count"`
+}
+
+// A component's samples of one type aggregated over one bucket of time; a value no sample of the bucket carries is null.
+type MetricRollup struct {
+	// The bucket's start (inclusive).
+	Start catalog.Timestamp `json:"start"`
+	// The bucket's end (exclusive).
+	End catalog.Timestamp `json:"end"`
+	// The samples in the bucket.
+	Count int `json:"count"`
+	// Availability in percent.
+	Availability *Stat `json:"availability,omitempty"`
+	// Latency p50 in ms.
+	LatencyP50 *Stat `json:"latencyP50,omitempty"`
+	// Latency p95 in ms.
+	LatencyP95 *Stat `json:"latencyP95,omitempty"`
+	// Latency p99 in ms.
+	LatencyP99 *Stat `json:"latencyP99,omitempty"`
+	// Error rate in percent.
+	ErrorRate *Stat `json:"errorRate,omitempty"`
+	// Requests per second.
+	Throughput *Stat `json:"throughput,omitempty"`
+	// CPU utilisation in percent.
+	CPU *Stat `json:"cpu,omitempty"`
+	// Memory utilisation in percent.
+	Memory *Stat `json:"memory,omitempty"`
 }
 
 // Changes to the catalogue. Each mutation is one DynamoDB transaction: the entity, the capability's
@@ -157,6 +197,18 @@ type RecordMetricsPayload struct {
 	Recorded int `json:"recorded"`
 	// The components whose health the samples updated.
 	Components []*catalog.Component `json:"components"`
+}
+
+// Statistics of one measured value over the samples of a bucket that carry it.
+type Stat struct {
+	// The smallest value.
+	Min *float64 `json:"min,omitempty"`
+	// The largest value.
+	Max *float64 `json:"max,omitempty"`
+	// The mean value.
+	Avg *float64 `json:"avg,omitempty"`
+	// The value of the newest sample.
+	Last *float64 `json:"last,omitempty"`
 }
 
 // Live updates over a WebSocket at `/graphql` (the graphql-transport-ws protocol; the API key in
@@ -288,6 +340,67 @@ func (e OrderDirection) MarshalJSON() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
+// The width of a metric rollup's buckets.
+type RollupInterval string
+
+const (
+	// Five minutes: aggregated from the raw samples.
+	RollupIntervalFiveMinutes RollupInterval = "FIVE_MINUTES"
+	// One hour (UTC), kept for the metric retention.
+	RollupIntervalHour RollupInterval = "HOUR"
+	// One day (UTC), kept for at least two years.
+	RollupIntervalDay RollupInterval = "DAY"
+)
+
+var AllRollupInterval = []RollupInterval{
+	RollupIntervalFiveMinutes,
+	RollupIntervalHour,
+	RollupIntervalDay,
+}
+
+func (e RollupInterval) IsValid() bool {
+	switch e {
+	case RollupIntervalFiveMinutes, RollupIntervalHour, RollupIntervalDay:
+		return true
+	}
+	return false
+}
+
+func (e RollupInterval) String() string {
+	return string(e)
+}
+
+func (e *RollupInterval) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = RollupInterval(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid RollupInterval", str)
+	}
+	return nil
+}
+
+func (e RollupInterval) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *RollupInterval) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e RollupInterval) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
 // A segment of a capability's partition: the items of one entity, one sort-key range.
 type Segment string
 
@@ -344,6 +457,67 @@ func (e *Segment) UnmarshalJSON(b []byte) error {
 }
 
 func (e Segment) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	e.MarshalGQL(&buf)
+	return buf.Bytes(), nil
+}
+
+// The direction of a series over a window.
+type Trend string
+
+const (
+	// Getting better: availability or throughput rising, latency or errors falling, beyond the dead band.
+	TrendImproving Trend = "IMPROVING"
+	// Within the dead band (the fitted change over the window is within ±2 % of the window's mean), or too few points to say.
+	TrendStable Trend = "STABLE"
+	// Getting worse: availability or throughput falling, latency or errors rising, beyond the dead band.
+	TrendDegrading Trend = "DEGRADING"
+)
+
+var AllTrend = []Trend{
+	TrendImproving,
+	TrendStable,
+	TrendDegrading,
+}
+
+func (e Trend) IsValid() bool {
+	switch e {
+	case TrendImproving, TrendStable, TrendDegrading:
+		return true
+	}
+	return false
+}
+
+func (e Trend) String() string {
+	return string(e)
+}
+
+func (e *Trend) UnmarshalGQL(v any) error {
+	str, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("enums must be strings")
+	}
+
+	*e = Trend(str)
+	if !e.IsValid() {
+		return fmt.Errorf("%s is not a valid Trend", str)
+	}
+	return nil
+}
+
+func (e Trend) MarshalGQL(w io.Writer) {
+	_, _ = fmt.Fprint(w, strconv.Quote(e.String()))
+}
+
+func (e *Trend) UnmarshalJSON(b []byte) error {
+	s, err := strconv.Unquote(string(b))
+	if err != nil {
+		return err
+	}
+	return e.UnmarshalGQL(s)
+}
+
+func (e Trend) MarshalJSON() ([]byte, error) {
 	var buf bytes.Buffer
 	e.MarshalGQL(&buf)
 	return buf.Bytes(), nil
