@@ -133,6 +133,7 @@ func floorHandler(d *floorData) http.Handler {
 type floorRoot struct{ d *floorData }
 
 func (r *floorRoot) ArtifactUpload() graph.ArtifactUploadResolver { return nil }
+func (r *floorRoot) Caller() graph.CallerResolver                 { return nil }
 func (r *floorRoot) Capability() graph.CapabilityResolver         { return floorCapability{d: r.d} }
 func (r *floorRoot) Change() graph.ChangeResolver                 { return nil }
 func (r *floorRoot) Component() graph.ComponentResolver           { return floorComponent{d: r.d} }

@@ -15,6 +15,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/99designs/gqlgen/graphql"
@@ -106,6 +107,43 @@ func CallerFrom(ctx context.Context) Caller {
 	}
 	return Caller{Name: "local", Role: RoleAdmin}
 }
+
+// allowedMutations returns the mutations a caller with role may call, in the schema's order:
+// those whose @hasRole asks for no more than role (a mutation without one is open to every
+// role). Read from the parsed schema once per role.
+func allowedMutations(role Role) []string {
+	mutationsOnce.Do(func() {
+		mutationsByRole = map[Role][]string{}
+		for _, r := range []Role{RoleNone, RoleViewer, RoleDevops, RoleAdmin} {
+			out := []string{}
+			for _, f := range parsedSchema.Mutation.Fields {
+				need := RoleNone
+				if d := f.Directives.ForName("hasRole"); d != nil {
+					if a := d.Arguments.ForName("role"); a != nil && a.Value != nil {
+						if p, err := ParseRole(strings.ToLower(a.Value.Raw)); err == nil {
+							need = p
+						} else {
+							need = RoleAdmin + 1 // a role the server does not know: nobody
+						}
+					}
+				}
+				if r >= need && r != RoleNone {
+					out = append(out, f.Name)
+				}
+			}
+			mutationsByRole[r] = out
+		}
+	})
+	if out, ok := mutationsByRole[role]; ok {
+		return out
+	}
+	return []string{}
+}
+
+var (
+	mutationsOnce   sync.Once
+	mutationsByRole map[Role][]string
+)
 
 // ForbiddenError says which role an action needs; it is an ErrForbidden.
 type ForbiddenError struct {

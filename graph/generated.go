@@ -33,6 +33,7 @@ type Config = graphql.Config[ResolverRoot, DirectiveRoot, ComplexityRoot]
 
 type ResolverRoot interface {
 	ArtifactUpload() ArtifactUploadResolver
+	Caller() CallerResolver
 	Capability() CapabilityResolver
 	Change() ChangeResolver
 	Component() ComponentResolver
@@ -159,6 +160,12 @@ type ComplexityRoot struct {
 		Rpo              func(childComplexity int) int
 		Rto              func(childComplexity int) int
 		Sla              func(childComplexity int) int
+	}
+
+	Caller struct {
+		AllowedMutations func(childComplexity int) int
+		Name             func(childComplexity int) int
+		Role             func(childComplexity int) int
 	}
 
 	Canary struct {
@@ -743,6 +750,7 @@ type ComplexityRoot struct {
 		Components           func(childComplexity int, filter *model.ComponentFilter, first *int, after *string) int
 		ComponentsByType     func(childComplexity int, typeArg string, first *int, after *string) int
 		Job                  func(childComplexity int, id string) int
+		Me                   func(childComplexity int) int
 		Node                 func(childComplexity int, id string) int
 		Nodes                func(childComplexity int, ids []string) int
 		Owner                func(childComplexity int, name string) int
@@ -966,6 +974,9 @@ type ComplexityRoot struct {
 type ArtifactUploadResolver interface {
 	Headers(ctx context.Context, obj *blob.PresignedRequest) (any, error)
 }
+type CallerResolver interface {
+	AllowedMutations(ctx context.Context, obj *Caller) ([]string, error)
+}
 type CapabilityResolver interface {
 	Components(ctx context.Context, obj *catalog.Capability, typeArg *string, layer *string, status *catalog.ComponentStatus) ([]*catalog.Component, error)
 	Component(ctx context.Context, obj *catalog.Capability, id string) (*catalog.Component, error)
@@ -1037,6 +1048,7 @@ type QueryResolver interface {
 	Node(ctx context.Context, id string) (catalog.Node, error)
 	Nodes(ctx context.Context, ids []string) ([]catalog.Node, error)
 	Capability(ctx context.Context, id string) (*catalog.Capability, error)
+	Me(ctx context.Context) (*Caller, error)
 	Capabilities(ctx context.Context, filter *model.CapabilityFilter, orderBy *model.CapabilityOrder, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error)
 	Components(ctx context.Context, filter *model.ComponentFilter, first *int, after *string) (*model.Connection[*catalog.Component], error)
 	ActiveJobs(ctx context.Context, jobTypes []catalog.JobType, first *int, after *string) (*model.Connection[*catalog.Job], error)
@@ -1511,6 +1523,25 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.BusinessMetrics.Sla(childComplexity), true
+
+	case "Caller.allowedMutations":
+		if e.ComplexityRoot.Caller.AllowedMutations == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Caller.AllowedMutations(childComplexity), true
+	case "Caller.name":
+		if e.ComplexityRoot.Caller.Name == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Caller.Name(childComplexity), true
+	case "Caller.role":
+		if e.ComplexityRoot.Caller.Role == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Caller.Role(childComplexity), true
 
 	case "Canary.duration":
 		if e.ComplexityRoot.Canary.Duration == nil {
@@ -4163,6 +4194,12 @@ func (e *executableSchema) Complexity(ctx context.Context, typeName, field strin
 		}
 
 		return e.ComplexityRoot.Query.Job(childComplexity, args["id"].(string)), true
+	case "Query.me":
+		if e.ComplexityRoot.Query.Me == nil {
+			break
+		}
+
+		return e.ComplexityRoot.Query.Me(childComplexity), true
 	case "Query.node":
 		if e.ComplexityRoot.Query.Node == nil {
 			break
@@ -5302,6 +5339,12 @@ type Query {
   nodes(ids: [ID!]!): [Node]!
   "The capability with this ID, or null when there is none."
   capability(id: ID!): Capability
+  """
+  Who is calling: the caller's name and role, and the mutations that role may call, so that a
+  client shows only the actions it may take. Answered from the request's credentials alone, with
+  no DynamoDB request; a request without credentials gets the server's anonymous role.
+  """
+  me: Caller!
   """
   Find capabilities: every filter of ` + "`" + `filter` + "`" + ` must hold (each list matches any of its values;
   ` + "`" + `tags` + "`" + ` must all be present), ordered by ` + "`" + `orderBy` + "`" + `. Without ` + "`" + `filter` + "`" + ` and ` + "`" + `orderBy` + "`" + `, every
@@ -7770,6 +7813,16 @@ input RuleMetadataInput {
   lastReview: DateTime
 }
 
+"The caller of a request (` + "`" + `me` + "`" + `): who the server takes it to be and what it may do."
+type Caller {
+  "The API key's name; ` + "`" + `oidc:` + "`" + ` and the ` + "`" + `sub` + "`" + ` of an identity provider's token; ` + "`" + `anonymous` + "`" + ` for a caller without credentials; ` + "`" + `local` + "`" + ` where no authentication is configured."
+  name: String!
+  "The role the request acts with; a request without credentials has the anonymous role (` + "`" + `-anonymous` + "`" + `, VIEWER by default)."
+  role: Role!
+  "The mutations this role may call, in the schema's order (each mutation's ` + "`" + `@hasRole` + "`" + `): ` + "`" + `executeRules` + "`" + ` needs DEVOPS, ` + "`" + `createRule` + "`" + ` ADMIN."
+  allowedMutations: [String!]!
+}
+
 "Who made a change."
 type Actor {
   "The API key's name; ` + "`" + `oidc:` + "`" + ` and the ` + "`" + `sub` + "`" + ` of an identity provider's token; ` + "`" + `anonymous` + "`" + ` for a caller without a key; ` + "`" + `system` + "`" + ` for the server's own work (the scheduled archive, a resumed delete); ` + "`" + `unknown` + "`" + ` for versions written before actors were recorded."
@@ -8335,6 +8388,18 @@ func (ec *executionContext) childFields_BusinessMetrics(ctx context.Context, fie
 		return ec.fieldContext_BusinessMetrics_criticalityLevel(ctx, field)
 	}
 	return nil, fmt.Errorf("no field named %q was found under type BusinessMetrics", field.Name)
+}
+
+func (ec *executionContext) childFields_Caller(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+	switch field.Name {
+	case "name":
+		return ec.fieldContext_Caller_name(ctx, field)
+	case "role":
+		return ec.fieldContext_Caller_role(ctx, field)
+	case "allowedMutations":
+		return ec.fieldContext_Caller_allowedMutations(ctx, field)
+	}
+	return nil, fmt.Errorf("no field named %q was found under type Caller", field.Name)
 }
 
 func (ec *executionContext) childFields_Canary(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
@@ -13271,6 +13336,75 @@ func (ec *executionContext) _BusinessMetrics_criticalityLevel(ctx context.Contex
 }
 func (ec *executionContext) fieldContext_BusinessMetrics_criticalityLevel(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
 	return graphql.NewScalarFieldContext("BusinessMetrics", field, false, false, "String")
+}
+
+func (ec *executionContext) _Caller_name(ctx context.Context, field graphql.CollectedField, obj *Caller) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Caller_name(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Name, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v string) graphql.Marshaler {
+			return ec.marshalNString2string(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Caller_name(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Caller", field, false, false, "String")
+}
+
+func (ec *executionContext) _Caller_role(ctx context.Context, field graphql.CollectedField, obj *Caller) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Caller_role(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return obj.Role, nil
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v Role) graphql.Marshaler {
+			return ec.marshalNRole2githubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐRole(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Caller_role(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Caller", field, false, false, "Role")
+}
+
+func (ec *executionContext) _Caller_allowedMutations(ctx context.Context, field graphql.CollectedField, obj *Caller) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Caller_allowedMutations(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Caller().AllowedMutations(ctx, obj)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v []string) graphql.Marshaler {
+			return ec.marshalNString2ᚕstringᚄ(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Caller_allowedMutations(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	return graphql.NewScalarFieldContext("Caller", field, true, true, "String")
 }
 
 func (ec *executionContext) _Canary_enabled(ctx context.Context, field graphql.CollectedField, obj *catalog.Canary) (ret graphql.Marshaler) {
@@ -24259,6 +24393,38 @@ func (ec *executionContext) fieldContext_Query_capability(ctx context.Context, f
 	return fc, nil
 }
 
+func (ec *executionContext) _Query_me(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
+	return graphql.ResolveField(
+		ctx,
+		ec.OperationContext,
+		field,
+		func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.fieldContext_Query_me(ctx, field)
+		},
+		func(ctx context.Context) (any, error) {
+			return ec.Resolvers.Query().Me(ctx)
+		},
+		nil,
+		func(ctx context.Context, selections ast.SelectionSet, v *Caller) graphql.Marshaler {
+			return ec.marshalNCaller2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐCaller(ctx, selections, v)
+		},
+		true,
+		true,
+	)
+}
+func (ec *executionContext) fieldContext_Query_me(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
+	fc = &graphql.FieldContext{
+		Object:     "Query",
+		Field:      field,
+		IsMethod:   true,
+		IsResolver: true,
+		Child: func(ctx context.Context, field graphql.CollectedField) (*graphql.FieldContext, error) {
+			return ec.childFields_Caller(ctx, field)
+		},
+	}
+	return fc, nil
+}
+
 func (ec *executionContext) _Query_capabilities(ctx context.Context, field graphql.CollectedField) (ret graphql.Marshaler) {
 	return graphql.ResolveField(
 		ctx,
@@ -34303,6 +34469,50 @@ func (ec *executionContext) _BusinessMetrics(ctx context.Context, sel ast.Select
 	return out
 }
 
+var callerImplementors = []string{"Caller"}
+
+func (ec *executionContext) _Caller(ctx context.Context, sel ast.SelectionSet, obj *Caller) graphql.Marshaler {
+	fields := graphql.CollectFields(ec.OperationContext, sel, callerImplementors)
+
+	out := graphql.NewFieldSet(fields)
+	deferred := graphql.NewDeferredGroup(ctx)
+	for i, field := range fields {
+		switch field.Name {
+		case "__typename":
+			out.Values[i] = graphql.MarshalString("Caller")
+		case "name":
+			out.Values[i] = ec._Caller_name(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "role":
+			out.Values[i] = ec._Caller_role(ctx, field, obj)
+			if out.Values[i] == graphql.Null {
+				atomic.AddUint32(&out.Invalids, 1)
+			}
+		case "allowedMutations":
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Caller_allowedMutations(ctx, field, obj)
+				})
+		default:
+			panic("unknown field " + strconv.Quote(field.Name))
+		}
+	}
+	out.Dispatch(ctx)
+	if out.Invalids > 0 {
+		return graphql.Null
+	}
+
+	if n := len(deferred.Defers); n > 0 {
+		atomic.AddInt32(&ec.Deferred, int32(min(n, math.MaxInt32)))
+		ec.ProcessDeferredGroup(deferred)
+	}
+
+	return out
+}
+
 var canaryImplementors = []string{"Canary"}
 
 func (ec *executionContext) _Canary(ctx context.Context, sel ast.SelectionSet, obj *catalog.Canary) graphql.Marshaler {
@@ -38088,6 +38298,12 @@ func (ec *executionContext) _Query(ctx context.Context, sel ast.SelectionSet) gr
 				func(ctx context.Context) graphql.Marshaler {
 					return ec._Query_capability(ctx, field)
 				})
+		case "me":
+			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
+				true, true,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Query_me(ctx, field)
+				})
 		case "capabilities":
 			out.ResolveRootConcurrently(innerCtx, ec.OperationContext, i,
 				true, true,
@@ -40100,6 +40316,14 @@ func (ec *executionContext) marshalNBoolean2bool(ctx context.Context, sel ast.Se
 		graphql.AddInvalidNullFromMarshaler(ctx, "Boolean!")
 	}
 	return res
+}
+
+func (ec *executionContext) marshalNCaller2ᚖgithubᚗcomᚋcapcatᚋcatalogueᚋgraphᚐCaller(ctx context.Context, sel ast.SelectionSet, v *Caller) graphql.Marshaler {
+	if v == nil {
+		graphql.AddInvalidNullError(ctx, "Caller!")
+		return graphql.Null
+	}
+	return ec._Caller(ctx, sel, v)
 }
 
 func (ec *executionContext) marshalNCapability2ᚕᚖgithubᚗcomᚋcapcatᚋcatalogueᚋcatalogᚐCapabilityᚄ(ctx context.Context, sel ast.SelectionSet, v []*catalog.Capability) graphql.Marshaler {

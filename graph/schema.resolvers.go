@@ -24,6 +24,10 @@ func (r *artifactUploadResolver) Headers(ctx context.Context, obj *blob.Presigne
 	return headers, nil
 }
 
+func (r *callerResolver) AllowedMutations(ctx context.Context, obj *Caller) ([]string, error) {
+	return allowedMutations(obj.Role), nil
+}
+
 func (r *capabilityResolver) Components(ctx context.Context, obj *catalog.Capability, typeArg *string, layer *string, status *catalog.ComponentStatus) ([]*catalog.Component, error) {
 	p, err := partition(ctx, obj.CapabilityID, dynamo.SegComponents)
 	if err != nil {
@@ -479,6 +483,11 @@ func (r *queryResolver) Capability(ctx context.Context, id string) (*catalog.Cap
 	return capabilityOrNull(ctx, id)
 }
 
+func (r *queryResolver) Me(ctx context.Context) (*Caller, error) {
+	c := CallerFrom(ctx)
+	return &c, nil
+}
+
 func (r *queryResolver) Capabilities(ctx context.Context, filter *model.CapabilityFilter, orderBy *model.CapabilityOrder, domain *string, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
 	if q, ok := capabilityQuery(filter, orderBy, domain); ok {
 		return r.searchCapabilities(ctx, q, first, after)
@@ -636,6 +645,8 @@ func (r *targetComponentResolver) Component(ctx context.Context, obj *catalog.Ta
 
 func (r *Resolver) ArtifactUpload() ArtifactUploadResolver { return &artifactUploadResolver{r} }
 
+func (r *Resolver) Caller() CallerResolver { return &callerResolver{r} }
+
 func (r *Resolver) Capability() CapabilityResolver { return &capabilityResolver{r} }
 
 func (r *Resolver) Change() ChangeResolver { return &changeResolver{r} }
@@ -662,6 +673,7 @@ func (r *Resolver) TargetComponent() TargetComponentResolver { return &targetCom
 
 type (
 	artifactUploadResolver  struct{ *Resolver }
+	callerResolver          struct{ *Resolver }
 	capabilityResolver      struct{ *Resolver }
 	changeResolver          struct{ *Resolver }
 	componentResolver       struct{ *Resolver }
