@@ -1,8 +1,9 @@
 // The rules card: each configuration rule with its weighted conditions and actions, and a form
 // that evaluates the rules in force against a JSON input (one `evaluateRules` operation); the
-// others are listed with why they are not in force. "Run rules" (devops) executes them
-// (`executeRules`: actions carried out, metrics counted, notifications queued), and the
-// capability's notifications are listed with their delivery state.
+// others are listed with why they are not in force. "Run rules" executes them (`executeRules`:
+// actions carried out, metrics counted, notifications queued), shown only to a caller whose role
+// may (`me.allowedMutations`, read in the page's operation); Evaluate and Run rules are never in
+// flight together. The capability's notifications are listed with their delivery state.
 import { h, replace, card, field, uid } from '../dom.js';
 import { gql } from '../api.js';
 import { badge, label, mono, json, day } from '../format.js';
@@ -176,7 +177,13 @@ function evaluationItem(ev) {
     ev.matched && ev.actions?.length ? h('div', { class: 'fire' }, h('span', { class: 'muted' }, 'Actions to fire: '), ev.actions.map((a, i) => [i ? ', ' : '', mono(a?.type || json(a))])) : null);
 }
 
-export function rulesSection({ cap, signal }) {
+// inFlight holds, per capability, the evaluation or run the user started and that has not
+// answered yet: a card rebuilt by a live refresh meanwhile keeps both buttons disabled until it
+// answers.
+const inFlight = new Map();
+
+export function rulesSection({ cap, me, signal }) {
+  const mayRun = (me?.allowedMutations || []).includes('executeRules');
   const rules = cap.rules || [];
   const inputId = uid('eval-input');
   const input = h('textarea', {
@@ -227,14 +234,33 @@ export function rulesSection({ cap, signal }) {
     }
   };
 
-  const run = h('button', { type: 'button', class: 'btn', title: 'Execute the rules: carry out the matched rules’ actions and count the executions (devops role)', dataset: { testid: 'run-rules' } }, 'Run rules');
+  const run = mayRun ? h('button', { type: 'button', class: 'btn', title: 'Execute the rules: carry out the matched rules’ actions and count the executions (devops role)', dataset: { testid: 'run-rules' } }, 'Run rules') : null;
+  // busy disables Evaluate and Run rules while either is in flight (here or in the card this one
+  // replaced), and enables them again once it answered.
+  const setBusy = (on) => {
+    submit.disabled = on;
+    if (run) run.disabled = on;
+  };
+  const busy = (p) => {
+    inFlight.set(cap.capabilityId, p);
+    setBusy(true);
+    p.finally(() => {
+      if (inFlight.get(cap.capabilityId) === p) inFlight.delete(cap.capabilityId);
+      setBusy(false);
+    }).catch(() => {}); // the caller reports the error
+    return p;
+  };
+  if (inFlight.has(cap.capabilityId)) {
+    setBusy(true);
+    inFlight.get(cap.capabilityId).finally(() => setBusy(false)).catch(() => {});
+  }
   const execute = async () => {
+    if (inFlight.has(cap.capabilityId)) return;
     const parsed = parseInput();
     if (parsed === undefined) return;
-    run.disabled = true;
     replace(out, h('p', { class: 'loading-inline', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Running…'));
     try {
-      const data = await gql(EXECUTE, { id: cap.capabilityId, input: parsed, ruleType: typeSel.value || null }, { signal });
+      const data = await busy(gql(EXECUTE, { id: cap.capabilityId, input: parsed, ruleType: typeSel.value || null }, { signal }));
       const xs = data.executeRules || [];
       replace(out, xs.length
         ? h('ol', { class: 'evaluations', dataset: { testid: 'executions' } }, xs.map(executionItem))
@@ -243,19 +269,17 @@ export function rulesSection({ cap, signal }) {
     } catch (err) {
       if (err?.name === 'AbortError') return;
       replace(out, inlineError(err));
-    } finally {
-      run.disabled = false;
     }
   };
-  run.addEventListener('click', execute);
+  run?.addEventListener('click', execute);
 
   const evaluate = async () => {
+    if (inFlight.has(cap.capabilityId)) return;
     const parsed = parseInput();
     if (parsed === undefined) return;
-    submit.disabled = true;
     replace(out, h('p', { class: 'loading-inline', role: 'status' }, h('span', { class: 'spinner', 'aria-hidden': 'true' }), 'Evaluating…'));
     try {
-      const data = await gql(EVALUATE, { id: cap.capabilityId, input: parsed, ruleType: typeSel.value || null }, { signal });
+      const data = await busy(gql(EVALUATE, { id: cap.capabilityId, input: parsed, ruleType: typeSel.value || null }, { signal }));
       const evs = data.capability?.evaluateRules || [];
       replace(out, evs.length
         ? h('ol', { class: 'evaluations' }, evs.map(evaluationItem))
@@ -263,8 +287,6 @@ export function rulesSection({ cap, signal }) {
     } catch (err) {
       if (err?.name === 'AbortError') return;
       replace(out, inlineError(err));
-    } finally {
-      submit.disabled = false;
     }
   };
   input.addEventListener('keydown', (e) => {

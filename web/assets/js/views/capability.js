@@ -13,6 +13,7 @@ import { rulesSection, keepRulesState, RULE_FIELDS, NOTIFICATION_FIELDS } from '
 import { liveSection, liveCursor, coalescer, CAPABILITY_CHANGES } from '../sections/live.js';
 
 export const CAPABILITY_PAGE = `query CapabilityPage($id: ID!, $from: DateTime!, $metricsFirst: Int!, $jobsFirst: Int!) {
+  me { role allowedMutations }
   capability(id: $id) {
     capabilityId name description businessDomain status priority owner createdBy version tags revision createdAt updatedAt
     businessMetrics { sla rto rpo criticalityLevel }
@@ -58,6 +59,7 @@ const REBUILD = {
   JOB: ['jobs'],
   ARTIFACT: ['jobs'],
   RULE: ['rules'],
+  NOTIFICATION: ['rules'],
   CAPABILITY: ['graph', 'metrics', 'jobs', 'rules'],
 };
 const ALWAYS = ['hero', 'partial', 'kpis', 'components', 'details'];
@@ -169,7 +171,7 @@ function build(data, windowKey, signal, onImpact) {
       graph: graph.el,
       metrics: metricsSection({ cap, conn: cap.metrics, windowKey, signal }),
       jobs: jobsSection({ cap, conn: cap.jobs, signal }),
-      rules: rulesSection({ cap, signal }),
+      rules: rulesSection({ cap, me: data.me, signal }),
       details: detailsCard(cap),
     },
   };
