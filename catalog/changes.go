@@ -14,10 +14,13 @@ const (
 	ChangeMetric     ChangeEntity = "metric"
 	ChangeRule       ChangeEntity = "rule"
 	ChangeArtifact   ChangeEntity = "artifact"
+	// ChangeNotification: the deliverer wrote a notification back (delivered, failed, or an
+	// attempt that will be retried); entityId is its delivery ID.
+	ChangeNotification ChangeEntity = "notification"
 )
 
 // ChangeEntities lists every ChangeEntity.
-var ChangeEntities = []ChangeEntity{ChangeCapability, ChangeComponent, ChangeDependency, ChangeJob, ChangeMetric, ChangeRule, ChangeArtifact}
+var ChangeEntities = []ChangeEntity{ChangeCapability, ChangeComponent, ChangeDependency, ChangeJob, ChangeMetric, ChangeRule, ChangeArtifact, ChangeNotification}
 
 // Valid reports whether e is a known entity.
 func (e ChangeEntity) Valid() bool { return contains(ChangeEntities, e) }

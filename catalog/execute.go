@@ -242,6 +242,10 @@ type Notification struct {
 	// InputSummary is the input's top-level scalar fields (at most 20, strings cut at 200
 	// characters), or, for a health alert, the transition.
 	InputSummary map[string]any `json:"inputSummary,omitempty"`
+	// Detached marks a notification whose capability was deleted while it was pending: the
+	// store keeps it outside the partition until the deliverer settled it (not stored: the
+	// store knows it from the item's key).
+	Detached bool `json:"-"`
 }
 
 // SummariseInput returns the top-level scalar fields of input: at most 20, in key order,

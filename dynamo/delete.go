@@ -252,6 +252,26 @@ func (s *Store) deleteRange(ctx context.Context, id, lo, hi string, pending *[]t
 			if it.SK == metadataSK {
 				continue
 			}
+			if it.EntityType == entityNotify {
+				// A pending notification outlives its capability: the alert was real. It moves
+				// out of the partition (with its outbox entry), before the partition's copy
+				// goes, and the deliverer deletes it once settled (SaveNotification).
+				n, err := toNotification(it)
+				if err != nil {
+					return err
+				}
+				if n.Status == catalog.NotificationPending {
+					d, err := detachedNotification(it)
+					if err != nil {
+						return err
+					}
+					av, err := d.av()
+					if err != nil {
+						return err
+					}
+					claims = append(claims, types.WriteRequest{PutRequest: &types.PutRequest{Item: av}})
+				}
+			}
 			if it.EntityType == entityComponent {
 				if _, componentID, err := parseComponentSK(it.SK); err == nil {
 					claims = append(claims, types.WriteRequest{DeleteRequest: &types.DeleteRequest{Key: keyOf(claimPK(componentID), claimSK)}})
@@ -262,8 +282,10 @@ func (s *Store) deleteRange(ctx context.Context, id, lo, hi string, pending *[]t
 		if len(reqs) == 0 {
 			return nil
 		}
-		// The claims go before their components: interrupted in between, a rerun finds the
-		// components and deletes the rest, and no claim outlives its component.
+		// The claims go before their components, and the detached copies of pending
+		// notifications before the partition's: interrupted in between, a rerun finds the
+		// components and notifications and deletes the rest, and no claim outlives its
+		// component. (A rerun copies a notification again: delivered at least once.)
 		if err := s.batchWrite(ctx, claims, 4); err != nil {
 			return err
 		}

@@ -178,6 +178,9 @@ func notificationItem(n *catalog.Notification, now time.Time) (*item, error) {
 	}
 	it := &item{PK: capabilityPK(n.CapabilityID), SK: sk, EntityType: entityNotify, CreatedAt: n.CreatedAt.Time, UpdatedAt: now,
 		Revision: 1 + n.Attempts, Data: d}
+	if n.Detached {
+		it.PK, it.SK = detachedNotifyPK(n.DeliveryID), detachedSK
+	}
 	if n.Status == catalog.NotificationPending {
 		due := n.CreatedAt.Time
 		if n.NextAttemptAt != nil {
@@ -186,6 +189,19 @@ func notificationItem(n *catalog.Notification, now time.Time) (*item, error) {
 		it.GSI1PK, it.GSI1SK = outboxPK, outboxGSI1SK(due, n.CapabilityID, sk)
 	}
 	return it, nil
+}
+
+// detachedNotification is the item of a pending notification it (an item of a capability's
+// partition) once its capability is deleted: the same item under detachedNotifyPK, with its GSI1
+// entry (due time and order) unchanged.
+func detachedNotification(it *item) (*item, error) {
+	deliveryID, ok := notifyDeliveryID(it.SK)
+	if !ok {
+		return nil, fmt.Errorf("detach notification: %q is not a notification key", it.SK)
+	}
+	d := *it
+	d.PK, d.SK = detachedNotifyPK(deliveryID), detachedSK
+	return &d, nil
 }
 
 func toNotification(it *item) (*catalog.Notification, error) {
@@ -199,5 +215,6 @@ func toNotification(it *item) (*catalog.Notification, error) {
 	if err != nil {
 		return nil, fmt.Errorf("decode notification %s: %w", it.SK, err)
 	}
+	n.Detached = isDetachedNotifyPK(it.PK)
 	return n, nil
 }

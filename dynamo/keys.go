@@ -37,6 +37,8 @@ const (
 	counterPrefix    = "COUNTERS#"
 	notifyPrefix     = "NOTIFY#"
 	outboxPK         = "OUTBOX#PENDING"
+	// detachedNotifyPrefix starts the PK of a notification that outlived its capability.
+	detachedNotifyPrefix = "OUTBOX#DETACHED#"
 
 	metadataSK     = "METADATA"
 	tokenSK        = "TOKEN"
@@ -48,6 +50,7 @@ const (
 	healthIndexSK  = "INDEX#HEALTH"
 	capabilitiesPK = "CAPABILITIES"
 	counterSK      = "COUNTER"
+	detachedSK     = "NOTIFICATION"
 
 	dependenciesSuffix = "#DEPENDENCIES"
 	rulesSuffix        = "#RULES"
@@ -677,6 +680,19 @@ func notifySK(at time.Time, deliveryID string) string {
 	return notifyPrefix + keyTime(at) + "#" + deliveryID
 }
 
+// notifyDeliveryID returns the delivery ID of a notification key (notifySK).
+func notifyDeliveryID(sk string) (string, bool) {
+	rest, ok := strings.CutPrefix(sk, notifyPrefix)
+	if !ok {
+		return "", false
+	}
+	i := strings.LastIndexByte(rest, '#')
+	if i < 0 || !catalog.ValidID(rest[i+1:]) {
+		return "", false
+	}
+	return rest[i+1:], true
+}
+
 // notifyRange returns the SK range of a partition's notifications.
 func notifyRange() (lo, hi string) { return notifyPrefix, notifyPrefix + "~" }
 
@@ -686,6 +702,14 @@ func notifyRange() (lo, hi string) { return notifyPrefix, notifyPrefix + "~" }
 func outboxGSI1SK(due time.Time, capabilityID, sk string) string {
 	return keyTime(due) + "#" + capabilityID + "#" + strings.TrimPrefix(sk, notifyPrefix)
 }
+
+// detachedNotifyPK is the key of a pending notification whose capability was deleted before it
+// was delivered: DeleteCapability moves it out of the partition (SK detachedSK), with its
+// GSI1 entry unchanged, so that the deliverer still delivers it; it is deleted once settled.
+func detachedNotifyPK(deliveryID string) string { return detachedNotifyPrefix + deliveryID }
+
+// isDetachedNotifyPK reports whether pk is a detached notification's.
+func isDetachedNotifyPK(pk string) bool { return strings.HasPrefix(pk, detachedNotifyPrefix) }
 
 // outboxDue is the highest GSI1SK of the deliveries due at t.
 func outboxDue(t time.Time) string { return keyTime(t) + "#~" }

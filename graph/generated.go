@@ -7991,6 +7991,8 @@ enum ChangeEntity {
   RULE
   "A job artifact."
   ARTIFACT
+  "A notification of the outbox, written back by the deliverer (entityId: its delivery ID): TRANSITIONED when it was delivered or given up, UPDATED after an attempt that will be retried."
+  NOTIFICATION
 }
 
 "What a change did."

@@ -309,3 +309,135 @@ func TestHealthAlertOncePerTransition(t *testing.T) {
 		t.Errorf("alerts after a sample that moved nothing = %d, want still 1", len(a))
 	}
 }
+
+// check runs the catalogue-wide check and fails on any finding.
+func check(t *testing.T, env *dynamotest.Env) {
+	t.Helper()
+	report, err := env.Store.Check(context.Background(), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range report.Findings {
+		t.Errorf("check: %s", f)
+	}
+}
+
+// notificationChanges returns the capability's NOTIFICATION changes.
+func notificationChanges(t *testing.T, env *dynamotest.Env) []*catalog.ChangeRecord {
+	t.Helper()
+	p, err := env.Store.CapabilityChanges(context.Background(), capID, dynamo.ChangeFilter{Entities: []catalog.ChangeEntity{catalog.ChangeNotification}}, 100, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p.Items
+}
+
+// Every write-back of the deliverer records a change (NOTIFICATION, the delivery ID) in its
+// transaction, so the change feed, the subscriptions and the explorer see the delivery state
+// move: UPDATED after a failed attempt that will be retried, TRANSITIONED when delivered or
+// given up. A pass costs 1 Query and, per notification, a GetItem of METADATA and one
+// TransactWriteItems.
+func TestDeliverRecordsChange(t *testing.T) {
+	f := newFixture(t, 1)
+	ctx := context.Background()
+	ids := map[string]string{}
+	for _, x := range f.execs {
+		for _, a := range x.Actions {
+			for i, ch := range a.Channels {
+				if i < len(a.DeliveryIDs) {
+					ids[ch] = a.DeliveryIDs[i]
+				}
+			}
+		}
+	}
+	if len(notificationChanges(t, f.env)) != 0 {
+		t.Fatal("NOTIFICATION changes before any delivery")
+	}
+	d := f.deliverer(notify.Options{Backoff: func(int) time.Duration { return time.Minute }})
+	f.env.Counter.Reset()
+	if res, err := d.RunOnce(ctx); err != nil || res != (notify.Result{Retried: 1, Failed: 1}) {
+		t.Fatalf("first pass = %+v, %v", res, err)
+	}
+	ops := f.env.Counter.Ops()
+	if f.env.Counter.Total() != 5 || ops["Query"] != 1 || ops["GetItem"] != 2 || ops["TransactWriteItems"] != 2 {
+		t.Errorf("a pass over 2 notifications made %d requests %v, want 5: 1 Query, 2 GetItem, 2 TransactWriteItems", f.env.Counter.Total(), ops)
+	}
+	got := notificationChanges(t, f.env)
+	if len(got) != 2 {
+		t.Fatalf("%d NOTIFICATION changes after the first pass, want 2", len(got))
+	}
+	byID := map[string]*catalog.ChangeRecord{}
+	for _, c := range got {
+		byID[c.EntityID] = c
+	}
+	if c := byID[ids["pagerduty"]]; c == nil || c.Action != catalog.ChangeTransitioned || c.Detail == nil || !strings.Contains(*c.Detail, notify.ErrNotConfigured) {
+		t.Errorf("pagerduty's change = %+v, want TRANSITIONED, channel not configured", c)
+	}
+	if c := byID[ids["slack"]]; c == nil || c.Action != catalog.ChangeUpdated || strings.Join(c.Fields, ",") != "attempts,lastError,nextAttemptAt" || c.Actor.Name != catalog.SystemActor.Name {
+		t.Errorf("slack's change = %+v, want UPDATED attempts,lastError,nextAttemptAt by the system", c)
+	}
+	f.now = f.now.Add(2 * time.Minute)
+	if res, err := d.RunOnce(ctx); err != nil || res != (notify.Result{Delivered: 1}) {
+		t.Fatalf("second pass = %+v, %v", res, err)
+	}
+	got = notificationChanges(t, f.env)
+	if len(got) != 3 || got[2].EntityID != ids["slack"] || got[2].Action != catalog.ChangeTransitioned || got[2].Detail == nil || !strings.Contains(*got[2].Detail, "delivered to slack") {
+		t.Errorf("changes after the delivery = %+v, want slack TRANSITIONED last", got)
+	}
+	// The catalogue-wide feed has them too (the subscriptions' source).
+	all, err := f.env.Store.Changes(ctx, dynamo.ChangeFilter{Entities: []catalog.ChangeEntity{catalog.ChangeNotification}}, 100, "")
+	if err != nil || len(all.Items) != 3 {
+		t.Errorf("catalogue-wide NOTIFICATION changes = %d, %v; want 3", len(all.Items), err)
+	}
+	check(t, f.env)
+}
+
+// A notification queued before its capability is deleted is still delivered: the delete moves
+// the pending ones out of the partition with their outbox entries, the deliverer delivers
+// them (retrying as ever) and deletes each once settled, so nothing is left behind.
+func TestDeliverAfterCapabilityDeleted(t *testing.T) {
+	f := newFixture(t, 1)
+	ctx := context.Background()
+	queued := map[string]string{}
+	for _, n := range f.notifications(t) {
+		queued[n.Channel] = n.DeliveryID
+	}
+	c, err := f.env.Store.Capability(ctx, capID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.env.Counter.Reset()
+	if err := f.env.Store.DeleteCapability(ctx, capID, c.Revision, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("deleteCapability: %d DynamoDB requests %v", f.env.Counter.Total(), f.env.Counter.Ops())
+	d := f.deliverer(notify.Options{Backoff: func(int) time.Duration { return time.Minute }})
+	f.env.Counter.Reset()
+	if res, err := d.RunOnce(ctx); err != nil || res != (notify.Result{Retried: 1, Failed: 1}) {
+		t.Fatalf("first pass = %+v, %v; want slack retried, pagerduty given up", res, err)
+	}
+	ops := f.env.Counter.Ops()
+	if f.env.Counter.Total() != 3 || ops["Query"] != 1 || ops["PutItem"] != 1 || ops["DeleteItem"] != 1 {
+		t.Errorf("a pass over 2 detached notifications made %d requests %v, want 3: 1 Query, 1 PutItem, 1 DeleteItem", f.env.Counter.Total(), ops)
+	}
+	f.now = f.now.Add(2 * time.Minute)
+	if res, err := d.RunOnce(ctx); err != nil || res != (notify.Result{Delivered: 1}) {
+		t.Fatalf("second pass = %+v, %v; want slack delivered", res, err)
+	}
+	if len(f.recv.bad) > 0 || len(f.recv.posts) != 2 {
+		t.Fatalf("receiver got %d posts, rejected %v; want 2 (a failure, then the delivery)", len(f.recv.posts), f.recv.bad)
+	}
+	for _, p := range f.recv.posts {
+		if p.DeliveryID != queued["slack"] || p.Capability != capID || p.Rule == nil || p.Rule.ID != "rule-alert-severity-mapping" {
+			t.Errorf("post = %+v, want slack's delivery %s of the deleted capability's rule", p, queued["slack"])
+		}
+	}
+	if res, err := d.RunOnce(ctx); err != nil || res != (notify.Result{}) {
+		t.Errorf("third pass = %+v, %v; want nothing left", res, err)
+	}
+	due, err := f.env.Store.DueNotifications(ctx, f.now.Add(24*time.Hour), 100)
+	if err != nil || len(due) != 0 {
+		t.Errorf("due after settling = %d, %v; want none", len(due), err)
+	}
+	check(t, f.env)
+}

@@ -389,6 +389,11 @@ test('Run rules executes the matched rules: actions with their status, execution
     await page.waitForTimeout(200);
   }
   for (const n of settled) assert.deepEqual([n.status, n.lastError, n.attempts], ['FAILED', 'channel not configured', 0], n.deliveryId);
+  // Each write-back of the deliverer is a change (NOTIFICATION): the live page shows the
+  // notifications settled without a reload (it kept showing them PENDING).
+  await page.waitForFunction((ids) => ids.every((id) => document.querySelector(`[data-testid=notifications] tr[data-delivery="${id}"]`)?.dataset.status === 'FAILED'),
+    queued.map((n) => n.deliveryId), { timeout: 20_000 });
+  assert.match(await page.textContent('[data-testid=live]'), /notification/);
   await open(`#/capability/${ALERT}`);
   await page.waitForSelector('[data-testid=notifications] tbody tr');
   rows = await notificationRows();

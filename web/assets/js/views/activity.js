@@ -20,7 +20,7 @@ export const ACTIVITY_LIVE = `subscription ActivityLive($capabilityId: ID, $enti
   changes(capabilityId: $capabilityId, entities: $entities, after: $after) { ${CHANGE_FIELDS} }
 }`;
 
-export const ENTITIES = ['CAPABILITY', 'COMPONENT', 'DEPENDENCY', 'JOB', 'METRIC', 'RULE', 'ARTIFACT'];
+export const ENTITIES = ['CAPABILITY', 'COMPONENT', 'DEPENDENCY', 'JOB', 'METRIC', 'RULE', 'ARTIFACT', 'NOTIFICATION'];
 
 // The badge colour of each action (app.css tones).
 const ACTION_TONE = { CREATED: 'good', UPDATED: 'info', DELETED: 'bad', TRANSITIONED: 'warn', RECORDED: 'neutral', ARCHIVED: 'neutral' };
