@@ -2,12 +2,17 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/capcat/catalogue/catalog"
 )
@@ -243,3 +248,109 @@ func compareListing(pk string, got, want []keyRow) string {
 }
 
 func firstN(s []string, n int) []string { return s[:min(n, len(s))] }
+
+// FindingOutbox is a notification whose outbox entry (GSI1 OUTBOX#PENDING) is not what its state
+// asks: a PENDING one without its entry or due at another time, a settled one still listed, a
+// detached one settled and left behind, or an entry that is no notification.
+const FindingOutbox = "outbox"
+
+// checkOutbox checks the outbox index against the notifications of items (every item of the
+// table that is a notification or carries an OUTBOX#PENDING entry): every PENDING notification
+// has its entry with the due time it holds (nextAttemptAt, else when it was queued), no DELIVERED
+// or FAILED one has one, a detached notification (its capability deleted) is PENDING, and the
+// entries are notifications. An entry whose item is missing is CheckIndexes' finding (the index
+// lists an item the table does not hold). It returns the findings, each naming the item's key.
+func checkOutbox(items []*item) []Finding {
+	var out []Finding
+	add := func(it *item, repairable bool, format string, args ...any) {
+		out = append(out, Finding{Kind: FindingOutbox, Subject: it.PK + " " + it.SK, Detail: fmt.Sprintf(format, args...), Repairable: repairable})
+	}
+	for _, it := range items {
+		if it.EntityType != entityNotify {
+			if it.GSI1PK == outboxPK {
+				add(it, false, "listed in %s but it is a %s, not a notification", outboxPK, it.EntityType)
+			}
+			continue
+		}
+		n, err := toNotification(it)
+		if err != nil {
+			add(it, false, "%v", err)
+			continue
+		}
+		want := outboxEntry(it, n)
+		switch {
+		case n.Detached && n.Status != catalog.NotificationPending:
+			add(it, true, "%s notification %s of a deleted capability left behind (settled ones are deleted)", n.Status, n.DeliveryID)
+		case n.Status == catalog.NotificationPending && it.GSI1PK != outboxPK:
+			add(it, true, "PENDING notification %s has no %s entry: it would never be delivered", n.DeliveryID, outboxPK)
+		case n.Status == catalog.NotificationPending && it.GSI1SK != want:
+			add(it, true, "PENDING notification %s is listed in %s as %q, want %q (due at its nextAttemptAt, else when it was queued)", n.DeliveryID, outboxPK, it.GSI1SK, want)
+		case n.Status != catalog.NotificationPending && it.GSI1PK != "":
+			add(it, true, "%s notification %s is still listed in %s", n.Status, n.DeliveryID, it.GSI1PK)
+		}
+	}
+	return out
+}
+
+// outboxEntry is the GSI1SK the outbox entry of it (notification n) must have while n is
+// PENDING: its due time, capability and partition key (a detached notification keeps the key it
+// had in the partition).
+func outboxEntry(it *item, n *catalog.Notification) string {
+	sk := it.SK
+	if n.Detached {
+		sk = notifySK(n.CreatedAt.Time, n.DeliveryID)
+	}
+	due := n.CreatedAt.Time
+	if n.NextAttemptAt != nil {
+		due = n.NextAttemptAt.Time
+	}
+	return outboxGSI1SK(due, n.CapabilityID, sk)
+}
+
+// repairOutbox fixes an outbox finding on the item named subject ("PK SK"): a detached
+// notification settled is deleted, any other notification is put again with the index keys its
+// state asks; each only if the item is still the one read (its Revision and UpdatedAt).
+func (s *Store) repairOutbox(ctx context.Context, subject string) error {
+	pk, sk, ok := strings.Cut(subject, " ")
+	if !ok {
+		return fmt.Errorf("outbox finding %q names no item", subject)
+	}
+	it, err := s.readItem(ctx, pk, sk, true)
+	if IsNotFound(err) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	n, err := toNotification(it)
+	if err != nil {
+		return err
+	}
+	cond := aws.String("Revision = :rev AND #u = :u")
+	names := map[string]string{"#u": attrUpdatedAt}
+	values := map[string]types.AttributeValue{":rev": num(it.Revision), ":u": &types.AttributeValueMemberS{Value: keyTime(it.UpdatedAt)}}
+	if n.Detached && n.Status != catalog.NotificationPending {
+		_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: keyOf(pk, sk),
+			ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values})
+	} else {
+		fixed := *it
+		fixed.GSI1PK, fixed.GSI1SK = "", ""
+		if n.Status == catalog.NotificationPending {
+			fixed.GSI1PK, fixed.GSI1SK = outboxPK, outboxEntry(it, n)
+		}
+		var av map[string]types.AttributeValue
+		if av, err = fixed.av(); err != nil {
+			return err
+		}
+		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{TableName: &s.table, Item: av,
+			ConditionExpression: cond, ExpressionAttributeNames: names, ExpressionAttributeValues: values})
+	}
+	var ccf *types.ConditionalCheckFailedException
+	if errors.As(err, &ccf) {
+		return nil // written meanwhile (the deliverer): the next check looks again
+	}
+	if err != nil {
+		return classify("repair outbox "+subject, err)
+	}
+	return nil
+}

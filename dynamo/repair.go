@@ -63,8 +63,8 @@ type CheckReport struct {
 // Check walks the whole table (a parallel, paginated Scan) and reports what is inconsistent:
 // index listings that differ from the table, partitions whose aggregates or index items differ
 // from a recount, deletes that did not finish, items left without their capability, component
-// IDs without a claim, claims without their component, IDs in two capabilities, and the
-// catalogue's counters where they differ from a recount (or a shard grows near 400 KB). With
+// IDs without a claim, claims without their component, IDs in two capabilities, notifications
+// whose outbox entry is not what their state asks (checkOutbox), and the catalogue's counters where they differ from a recount (or a shard grows near 400 KB). With
 // repair it fixes what can be fixed (resumes deletes, recounts, deletes orphans, puts and
 // deletes claims, corrects the counters last: every repair is conditional or idempotent, so a
 // rerun is safe), then checks
@@ -159,11 +159,15 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 	claims := map[string]string{} // component ID -> capability its claim names
 	now := s.now()
 	risk := map[string]*atRisk{} // capability -> its samples near or past their TTL
+	var outbox []*item           // notifications and outbox entries
 	for _, m := range raw {
 		it, err := readItem(m)
 		if err != nil {
 			add(FindingUnreadableItems, str(m[attrPK])+" "+str(m[attrSK]), false, "%v", err)
 			continue
+		}
+		if it.EntityType == entityNotify || it.GSI1PK == outboxPK {
+			outbox = append(outbox, it)
 		}
 		if it.EntityType == entityMetric && it.TTL > 0 && it.TTL <= now.Add(ArchiveAtRisk).Unix() {
 			id, _ := parseCapabilityPK(it.PK)
@@ -258,6 +262,7 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		}
 		add(FindingUnarchived, id, false, "%d metric samples in no archive %s: run archive-metrics (check -repair does)", r.count, when)
 	}
+	report.Findings = append(report.Findings, checkOutbox(outbox)...)
 	counters, err := s.checkCounters(ctx, raw)
 	if err != nil {
 		return nil, err
@@ -326,6 +331,8 @@ func (s *Store) repair(ctx context.Context, f Finding) error {
 		return err
 	case FindingComponentIndex:
 		return s.repairComponentIndex(ctx, f.Subject)
+	case FindingOutbox:
+		return s.repairOutbox(ctx, f.Subject)
 	}
 	return fmt.Errorf("no repair for %s", f.Kind)
 }
