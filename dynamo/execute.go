@@ -32,7 +32,15 @@ const MaxDeliveriesPerExecution = 20
 // receiver). Writers of the capability are serialised by its WriteSeq, so concurrent calls
 // each count exactly once. With a token, a retry answers with the first call's executions and
 // executes nothing again.
+//
+// The token records only what a replay needs (executionsResult): each execution with its rule's
+// ID, order, revision, name and metrics after the execution, not the rule, so that 30 large rules
+// fit DynamoDB's 400 KB item; a replay reads the rules at those revisions back (replayExecutions).
 func (s *Store) ExecuteRules(ctx context.Context, capabilityID string, input map[string]any, ruleType *catalog.RuleType, idem Idempotency) ([]*catalog.RuleExecution, error) {
+	// The executions of the plan that committed: the answer of a call that executed. A call
+	// answered from its token gets the recorded result instead, and rebuilds them.
+	var planned *item
+	var fresh []*catalog.RuleExecution
 	rec, err := s.mutate(ctx, capabilityID, SegRules, idem, func(st *partitionState, now time.Time) (*plan, error) {
 		capability, err := st.existing(capabilityID)
 		if err != nil {
@@ -105,23 +113,28 @@ func (s *Store) ExecuteRules(ctx context.Context, capabilityID string, input map
 		if err != nil {
 			return nil, err
 		}
-		p.result = res
+		p.result, planned, fresh = res, res, execs
 		return p, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("execute rules of %s: %w", capabilityID, err)
 	}
-	return decodeExecutions(rec)
+	if rec == planned {
+		return fresh, nil
+	}
+	return s.replayExecutions(ctx, capabilityID, rec)
 }
 
-// executionsResult is the item that carries the executions of a call (and, with a token, is
-// recorded with it): their JSON in one attribute.
+// executionsResult is the item that carries the executions of a call, recorded with its token:
+// each execution as it was answered, but its rule only by reference (recordedRule), so that the
+// item stays small whatever the rules hold.
 func executionsResult(token string, execs []*catalog.RuleExecution, now time.Time) (*item, error) {
-	metas := make([]ruleMeta, len(execs))
+	recs := make([]recordedExecution, len(execs))
 	for i, x := range execs {
-		metas[i] = ruleMeta{x.Rule.Revision, x.Rule.CreatedAt, x.Rule.UpdatedAt}
+		recs[i] = recordedExecution{RuleExecution: x, Rule: recordedRule{ID: x.Rule.RuleID, Order: x.Rule.Order,
+			Revision: x.Rule.Revision, Name: x.Rule.Name, Metrics: x.Rule.Metrics}}
 	}
-	b, err := json.Marshal(executionsJSON{execs, metas})
+	b, err := json.Marshal(executionsJSON{Recorded: recs})
 	if err != nil {
 		return nil, fmt.Errorf("encode executions: %w", err)
 	}
@@ -129,11 +142,13 @@ func executionsResult(token string, execs []*catalog.RuleExecution, now time.Tim
 		Data: map[string]types.AttributeValue{"executions": &types.AttributeValueMemberS{Value: string(b)}}}, nil
 }
 
-// executionsJSON is how executionsResult stores executions: the rules' envelope (Meta) is not
-// part of their JSON, so it goes alongside.
+// executionsJSON is how executionsResult stores executions.
 type executionsJSON struct {
-	Executions []*catalog.RuleExecution `json:"executions"`
-	Metas      []ruleMeta               `json:"metas"`
+	Recorded []recordedExecution `json:"recorded"`
+	// Executions and Metas are the form tokens recorded before (the whole rules, their
+	// envelope alongside): such a token, alive for a day after an upgrade, still replays.
+	Executions []*catalog.RuleExecution `json:"executions,omitempty"`
+	Metas      []ruleMeta               `json:"metas,omitempty"`
 }
 
 type ruleMeta struct {
@@ -142,21 +157,82 @@ type ruleMeta struct {
 	UpdatedAt catalog.Timestamp `json:"updatedAt"`
 }
 
-func decodeExecutions(it *item) ([]*catalog.RuleExecution, error) {
+// recordedExecution is an execution with its rule by reference (its "rule" hides the
+// execution's own).
+type recordedExecution struct {
+	*catalog.RuleExecution
+	Rule recordedRule `json:"rule"`
+}
+
+// recordedRule names the rule an execution executed: the revision it was at and its metrics
+// after the execution; its name stands in for a rule whose revision is gone.
+type recordedRule struct {
+	ID       string               `json:"id"`
+	Order    int                  `json:"order"`
+	Revision int                  `json:"revision"`
+	Name     string               `json:"name"`
+	Metrics  *catalog.RuleMetrics `json:"metrics,omitempty"`
+}
+
+// replayExecutions rebuilds the answer recorded in it (a token's result): each rule read back at
+// its recorded revision, the live rule when it is still at it, else its version in the rule's
+// history, with the metrics the execution left. One BatchGetItem of both keys of every rule
+// (nothing for a call that executed no rule). A rule neither holds any more (its history gone
+// with its capability) is answered with what the record keeps: its ID, name, order, revision
+// and metrics.
+func (s *Store) replayExecutions(ctx context.Context, capabilityID string, it *item) ([]*catalog.RuleExecution, error) {
 	var v executionsJSON
 	if err := json.Unmarshal([]byte(str(it.Data["executions"])), &v); err != nil {
 		return nil, fmt.Errorf("decode executions: %w", err)
 	}
-	if v.Executions == nil {
-		v.Executions = []*catalog.RuleExecution{}
-	}
-	for i, x := range v.Executions {
-		if i < len(v.Metas) && x.Rule != nil {
-			m := v.Metas[i]
-			x.Rule.Meta = catalog.Meta{Revision: m.Revision, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+	if v.Recorded == nil && v.Executions != nil {
+		for i, x := range v.Executions {
+			if i < len(v.Metas) && x.Rule != nil {
+				m := v.Metas[i]
+				x.Rule.Meta = catalog.Meta{Revision: m.Revision, CreatedAt: m.CreatedAt, UpdatedAt: m.UpdatedAt}
+			}
 		}
+		return v.Executions, nil
 	}
-	return v.Executions, nil
+	out := make([]*catalog.RuleExecution, 0, len(v.Recorded))
+	if len(v.Recorded) == 0 {
+		return out, nil
+	}
+	pk := capabilityPK(capabilityID)
+	keys := make([][2]string, 0, 2*len(v.Recorded))
+	for _, r := range v.Recorded {
+		keys = append(keys, [2]string{pk, ruleSK(r.Rule.Order, r.Rule.ID)}, [2]string{pk, ruleVersionSK(r.Rule.ID, r.Rule.Revision)})
+	}
+	items, err := s.batchGet(ctx, keys)
+	if err != nil {
+		return nil, fmt.Errorf("replay executions of %s: %w", capabilityID, err)
+	}
+	for i, r := range v.Recorded {
+		x := r.RuleExecution
+		if x == nil {
+			x = &catalog.RuleExecution{}
+		}
+		var rule *catalog.Rule
+		for _, cand := range items[2*i : 2*i+2] {
+			if cand != nil && cand.Revision == r.Rule.Revision {
+				if rule, err = toRule(cand); err != nil {
+					return nil, err
+				}
+				break
+			}
+		}
+		if rule == nil {
+			rule = &catalog.Rule{RuleID: r.Rule.ID, CapabilityID: capabilityID, Name: r.Rule.Name, Order: r.Rule.Order}
+			rule.Meta = catalog.Meta{Revision: r.Rule.Revision}
+		}
+		rule.Metrics = r.Rule.Metrics
+		x.Rule = rule
+		if x.Actions == nil {
+			x.Actions = []*catalog.ActionResult{}
+		}
+		out = append(out, x)
+	}
+	return out, nil
 }
 
 // newDeliveryID returns a new notification's delivery ID: "ntf-" and 32 random hex digits.

@@ -279,3 +279,83 @@ func TestExecuteRulesKeepsTheRuleWriter(t *testing.T) {
 	}
 	t.Fatalf("rule rw-exec not found: %s", resp.Body)
 }
+
+// A token records what a replay needs, not the rules: 30 rules with large conditions (over
+// 400 KB together) execute with a token, and a replay, 2 requests (the token, one BatchGetItem
+// of the rules), answers byte for byte what the first call did, even after a rule was edited
+// since (its revision is read from the rule's history).
+func TestExecuteRulesTokenLargeRules(t *testing.T) {
+	h := newHarness(t)
+	h.env.RequireTransactions(t)
+	const capID = "CAP-FRAUD-DET-001"
+	big := make([]any, 90)
+	for i := range big {
+		big[i] = fmt.Sprintf("%0160d", i) // 90 × 160 characters: about 15 KB a rule
+	}
+	create := `mutation($cap: ID!, $in: RuleInput!) { createRule(capabilityId: $cap, input: $in) { revision } }`
+	for i := range 30 {
+		rule := map[string]any{"ruleId": fmt.Sprintf("big-%02d", i), "name": fmt.Sprintf("Big %d", i), "ruleType": "TRANSFORMATION", "priority": "LOW",
+			"order": 40 + i, "status": "ACTIVE",
+			"conditions": []any{map[string]any{"field": "region", "operator": "in", "values": big, "weight": 2},
+				map[string]any{"field": "x", "operator": "exists", "weight": 1}},
+			"actions": []any{map[string]any{"type": "set_severity", "parameters": map[string]any{"mapping": map[string]any{"0-1": "low", "2+": "high"}}}}}
+		if i%2 == 0 { // 15 notifications: under the 20 a call
+			rule["actions"] = append(rule["actions"].([]any), map[string]any{"type": "notify", "parameters": map[string]any{"channels": []any{"ops"}}})
+		}
+		if resp := h.do(t, create, map[string]any{"cap": capID, "in": rule}); len(resp.Errors) > 0 {
+			t.Fatalf("createRule %d: %s", i, resp.Body)
+		}
+	}
+	const full = `mutation($cap: ID!, $in: JSON!, $tok: String) {
+	executeRules(capabilityId: $cap, input: $in, ruleType: TRANSFORMATION, clientRequestToken: $tok) {
+		rule { id ruleId name revision order createdAt updatedAt conditions { field operator values weight } actions { type parameters }
+			metrics { executionCount averageExecutionTime successRate lastExecuted } }
+		matched score severity succeeded error durationMs executedAt
+		actions { type status message severity channels template deliveryIds }
+	} }`
+	vars := map[string]any{"cap": capID, "in": map[string]any{"region": big[7], "x": 1}, "tok": "big-run-1"}
+	first := h.do(t, full, vars)
+	if len(first.Errors) > 0 {
+		t.Fatalf("executeRules with 30 large rules: %.500s", first.Body)
+	}
+	var out struct{ ExecuteRules []execution }
+	if err := json.Unmarshal(first.Data, &out); err != nil || len(out.ExecuteRules) != 30 {
+		t.Fatalf("executions = %d, %v; want 30", len(out.ExecuteRules), err)
+	}
+	queued := 0
+	for _, x := range out.ExecuteRules {
+		if !x.Matched || x.Severity == nil || *x.Severity != "high" || !x.Succeeded {
+			t.Fatalf("execution = %+v, want matched, high, succeeded", x)
+		}
+		for _, a := range x.Actions {
+			queued += len(a.DeliveryIDs)
+		}
+	}
+	if queued != 15 {
+		t.Errorf("%d notifications queued, want 15", queued)
+	}
+	replay := func(when string) {
+		t.Helper()
+		again := h.do(t, full, vars)
+		if len(again.Errors) > 0 {
+			t.Fatalf("replay %s: %.500s", when, again.Body)
+		}
+		if string(again.Data) != string(first.Data) {
+			t.Errorf("replay %s differs from the first answer:\n%.800s\nwant\n%.800s", when, again.Data, first.Data)
+		}
+		ops := again.Extensions.DynamoDB.Operations
+		if again.Extensions.DynamoDB.Requests != 2 || ops["GetItem"] != 1 || ops["BatchGetItem"] != 1 {
+			t.Errorf("replay %s made %d requests %v, want 2: the token, one BatchGetItem", when, again.Extensions.DynamoDB.Requests, ops)
+		}
+	}
+	replay("at once")
+	// Another execution (metrics move) and an edit of a rule (revision moves): the replay still
+	// answers as the first call did.
+	if resp := h.do(t, executeRules, map[string]any{"cap": capID, "in": map[string]any{"x": 1}, "type": "TRANSFORMATION"}); len(resp.Errors) > 0 {
+		t.Fatalf("second execution: %.300s", resp.Body)
+	}
+	if resp := h.do(t, `mutation { updateRule(capabilityId: "CAP-FRAUD-DET-001", ruleId: "big-03", expectedRevision: 1, input: {name: "Big three"}) { revision } }`, nil); len(resp.Errors) > 0 {
+		t.Fatalf("updateRule: %s", resp.Body)
+	}
+	replay("after another execution and an edit")
+}
