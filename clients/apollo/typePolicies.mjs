@@ -19,7 +19,7 @@
 const mergeTypes = [
   "Action", "ActionResult", "Actor", "Aggregates", "Alert", "AlertThreshold", "Architecture", "ArchiveReport",
   "Artifact", "ArtifactUpload", "AvailabilityChain", "AvailabilityValue", "BusinessMetrics",
-  "Canary", "CapabilityStatusCount", "CatalogueSummary", "Compliance", "ComponentHealth",
+  "Caller", "Canary", "CapabilityStatusCount", "CatalogueSummary", "Compliance", "ComponentHealth",
   "ComponentSla", "ComponentTypeCount", "Condition", "ConditionResult", "Configuration",
   "Contract", "DependencyGraph", "DependencyInterface", "Deployment", "DomainCount", "Endpoint",
   "ErrorsValue", "Fallback", "HealthStatusCount", "Impact", "ImpactedComponent", "JobArtifacts",
