@@ -7820,7 +7820,7 @@ type Caller {
   "The role the request acts with; a request without credentials has the anonymous role (` + "`" + `-anonymous` + "`" + `, VIEWER by default)."
   role: Role!
   "The mutations this role may call, in the schema's order (each mutation's ` + "`" + `@hasRole` + "`" + `): ` + "`" + `executeRules` + "`" + ` needs DEVOPS, ` + "`" + `createRule` + "`" + ` ADMIN."
-  allowedMutations: [String!]!
+  allowedMutations: [String!]! @reads(segments: [])
 }
 
 "Who made a change."
