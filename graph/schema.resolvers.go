@@ -218,7 +218,11 @@ func (r *jobResolver) Components(ctx context.Context, obj *catalog.Job) ([]*cata
 }
 
 func (r *jobResolver) ComponentMetrics(ctx context.Context, obj *catalog.Job, margin *string, metricType *catalog.MetricType, first *int, after *string) (*model.Connection[*catalog.Metric], error) {
-	return nil, fmt.Errorf("not implemented yet: ComponentMetrics - componentMetrics")
+	p, err := r.jobComponentMetrics(ctx, obj, deref(margin, "15m"), deref(metricType, ""), deref(first, 100), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	return connection(p), nil
 }
 
 func (r *metricResolver) ComponentName(ctx context.Context, obj *catalog.Metric) (*string, error) {
