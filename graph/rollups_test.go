@@ -1,12 +1,19 @@
 package graph_test
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/internal/memdyn"
 )
 
 // rollupFields are the Stat fields of MetricRollup, in the order sampleValues returns them.
@@ -353,3 +360,196 @@ func TestMetricRollupsBounds(t *testing.T) {
 	}
 }
 
+
+// Archiving the samples (moved to S3, deleted from the table) changes no rollup: HOUR and DAY
+// answer the same before and after, and so does FIVE_MINUTES, which reads the archive then.
+func TestMetricRollupsSurviveTheArchive(t *testing.T) {
+	const capID, compID = "CAP-RU-004", "ru-d"
+	h := newHybridHarness(t)
+	h.env.RequireTransactions(t)
+	h.createCapability(t, capID)
+	h.ok(t, addComp, map[string]any{"cap": capID, "in": component(compID, 1, "")}, nil)
+	rng := rand.New(rand.NewPCG(22, 4))
+	var all []testSample
+	for i := range 90 {
+		all = append(all, randomSample(rng, testNow.Add(-6*time.Hour).Add(time.Duration(i*4)*time.Minute)))
+	}
+	h.record(t, capID, compID, all[:60])
+	h.record(t, capID, compID, all[60:])
+	from := testNow.Add(-7 * time.Hour)
+	before := map[string][]rollup{}
+	for _, iv := range []string{"HOUR", "DAY", "FIVE_MINUTES"} {
+		before[iv], _ = h.rollups(t, capID, compID, iv, from, testNow)
+	}
+	sameRollups(t, "HOUR", before["HOUR"], bruteRollups(all, time.Hour))
+	sameRollups(t, "DAY", before["DAY"], bruteRollups(all, 24*time.Hour))
+	var rep struct {
+		ArchiveMetrics struct{ ItemsDeleted int }
+	}
+	h.ok(t, `mutation($b: DateTime!) { archiveMetrics(before: $b) { itemsDeleted } }`, map[string]any{"b": testNow.Add(-30 * time.Minute).Format(time.RFC3339)}, &rep)
+	if rep.ArchiveMetrics.ItemsDeleted < 80 {
+		t.Fatalf("archive deleted %d items, want the samples older than 30 minutes", rep.ArchiveMetrics.ItemsDeleted)
+	}
+	for _, iv := range []string{"HOUR", "DAY", "FIVE_MINUTES"} {
+		after, _ := h.rollups(t, capID, compID, iv, from, testNow)
+		sameRollups(t, iv+" after the archive", after, before[iv])
+	}
+}
+
+const trendsQuery = `query($id: ID!, $w: String) { node(id: $id) { ... on Component { trends(window: $w) { availability latency throughput errors window } } } }`
+
+// Trends on constructed series: availability rising (IMPROVING), latency rising (DEGRADING),
+// throughput flat (STABLE), errors noisy within the ±2 % band (STABLE); falling series the other
+// way; too few points STABLE; one request beside the component's read.
+func TestComponentTrends(t *testing.T) {
+	const capID = "CAP-RU-005"
+	h := rollupHarness(t, capID, "ru-up")
+	h.ok(t, addComp, map[string]any{"cap": capID, "in": component("ru-down", 2, "")}, nil)
+	h.ok(t, addComp, map[string]any{"cap": capID, "in": component("ru-few", 3, "")}, nil)
+	day := testNow.Truncate(24 * time.Hour)
+	series := func(sign float64) []testSample {
+		var out []testSample
+		for i := range 8 {
+			at := day.Add(-time.Duration(7-i) * 24 * time.Hour).Add(time.Hour)
+			if at.After(testNow) {
+				at = testNow
+			}
+			noise := []float64{0.01, -0.01, 0.005, -0.005, 0, 0.01, -0.01, 0}[i]
+			x := float64(i)
+			out = append(out, testSample{at: at, vals: map[string]float64{
+				"availability": 97 + sign*0.3*x, "latencyP50": 50, "latencyP95": 200 + sign*20*x, "latencyP99": 400,
+				"errorRate": 1 + noise, "throughput": 100,
+			}})
+		}
+		return out
+	}
+	h.record(t, capID, "ru-up", series(1))
+	h.record(t, capID, "ru-down", series(-1))
+	h.record(t, capID, "ru-few", series(1)[6:])
+	type trends struct{ Availability, Latency, Throughput, Errors, Window string }
+	get := func(comp, window string) (trends, *gqlResponse) {
+		var out struct{ Node struct{ Trends trends } }
+		resp := h.ok(t, trendsQuery, map[string]any{"id": capID + "/components/" + comp, "w": window}, &out)
+		return out.Node.Trends, resp
+	}
+	base := h.do(t, `query($id: ID!) { node(id: $id) { id ... on Component { name } } }`, map[string]any{"id": capID + "/components/ru-up"}).Extensions.DynamoDB.Requests
+	for _, c := range []struct {
+		comp, window string
+		want         trends
+	}{
+		{"ru-up", "7d", trends{"IMPROVING", "DEGRADING", "STABLE", "STABLE", "7d"}},
+		{"ru-down", "7d", trends{"DEGRADING", "IMPROVING", "STABLE", "STABLE", "7d"}},
+		{"ru-up", "", trends{"IMPROVING", "DEGRADING", "STABLE", "STABLE", "7d"}},
+		{"ru-few", "7d", trends{"STABLE", "STABLE", "STABLE", "STABLE", "7d"}},
+		{"ru-up", "36h", trends{"STABLE", "STABLE", "STABLE", "STABLE", "36h"}}, // hourly: 2 points
+	} {
+		var got trends
+		var resp *gqlResponse
+		if c.window == "" {
+			var out struct{ Node struct{ Trends trends } }
+			resp = h.ok(t, `query($id: ID!) { node(id: $id) { ... on Component { trends { availability latency throughput errors window } } } }`, map[string]any{"id": capID + "/components/" + c.comp}, &out)
+			got = out.Node.Trends
+		} else {
+			got, resp = get(c.comp, c.window)
+		}
+		if got != c.want {
+			t.Errorf("%s over %q = %+v, want %+v", c.comp, c.window, got, c.want)
+		}
+		if n := resp.Extensions.DynamoDB.Requests; n != base+1 {
+			t.Errorf("trends of %s: %d requests, want %d + 1 (%v)", c.comp, n, base, resp.Extensions.DynamoDB.Operations)
+		}
+	}
+	for _, w := range []string{"0d", "91d", "73h", "0h", "7w", "d", "07d", "-1d", "1.5d", "100d"} {
+		resp := h.do(t, trendsQuery, map[string]any{"id": capID + "/components/ru-up", "w": w})
+		if resp.code(0) != "BAD_USER_INPUT" || resp.Errors[0].Extensions["field"] != "window" {
+			t.Errorf("window %q: %s", w, resp.Body)
+		}
+	}
+}
+
+// A call with a clientRequestToken that stops after writing its samples, before the rollups
+// (the first TransactWriteItems fails), is completed by its retry: the rollups hold the samples
+// once, and the retry's answer is the call's.
+func TestMetricRollupsRetryWithTokenCompletes(t *testing.T) {
+	const capID, compID = "CAP-RU-006", "ru-f"
+	h := rollupHarness(t, capID, compID)
+	if h.env.Mem == nil {
+		t.Skip("needs memdyn's fault hooks")
+	}
+	rng := rand.New(rand.NewPCG(22, 6))
+	samples := []testSample{randomSample(rng, testNow.Add(-90*time.Minute)), randomSample(rng, testNow.Add(-80*time.Minute))}
+	in := []any{samples[0].input(capID, compID), samples[1].input(capID, compID)}
+	const withToken = `mutation($in: [MetricInput!]!, $tok: String) { recordMetrics(inputs: $in, clientRequestToken: $tok) { recorded } }`
+	h.env.Mem.SetFaults(&memdyn.Faults{Fail: func(op, table, index string) string {
+		if op == "TransactWriteItems" {
+			return "ValidationException"
+		}
+		return ""
+	}})
+	resp := h.do(t, withToken, map[string]any{"in": in, "tok": "rollup-retry-1"})
+	h.env.Mem.SetFaults(nil)
+	if len(resp.Errors) == 0 || resp.Extensions.DynamoDB.Operations["BatchWriteItem"] != 1 {
+		t.Fatalf("the failed attempt: %s", resp.Body)
+	}
+	if got, _ := h.rollups(t, capID, compID, "HOUR", testNow.Add(-2*time.Hour), testNow); len(got) != 0 {
+		t.Fatalf("rollups after the failed attempt: %v", got)
+	}
+	h.ok(t, withToken, map[string]any{"in": in, "tok": "rollup-retry-1"}, nil)
+	got, _ := h.rollups(t, capID, compID, "HOUR", testNow.Add(-2*time.Hour), testNow)
+	sameRollups(t, "HOUR after the retry", got, bruteRollups(samples, time.Hour))
+	// Retried again once recorded: answered from the token, the rollups unchanged.
+	h.ok(t, withToken, map[string]any{"in": in, "tok": "rollup-retry-1"}, nil)
+	got, _ = h.rollups(t, capID, compID, "DAY", testNow.Add(-2*time.Hour), testNow)
+	sameRollups(t, "DAY after the second retry", got, bruteRollups(samples, 24*time.Hour))
+}
+
+// Deleting the capability removes its rollups with its other items (the audit of the table at
+// the test's end finds no item of the partition left but its history).
+func TestMetricRollupsDeletedWithTheCapability(t *testing.T) {
+	const capID, compID = "CAP-RU-007", "ru-g"
+	h := rollupHarness(t, capID, compID)
+	rng := rand.New(rand.NewPCG(22, 7))
+	h.record(t, capID, compID, []testSample{randomSample(rng, testNow.Add(-time.Hour))})
+	count := func() int {
+		n := 0
+		for _, it := range scanAllItems(t, h) {
+			if sk, _ := it["SK"].(string); it["PK"] == "CAPABILITY#"+capID && strings.HasPrefix(sk, "ROLLUP#") {
+				n++
+			}
+		}
+		return n
+	}
+	if n := count(); n != 2 {
+		t.Fatalf("%d rollup items, want an hour and a day", n)
+	}
+	var out struct{ Capability struct{ Revision int } }
+	h.ok(t, `query { capability(id: "`+capID+`") { revision } }`, nil, &out)
+	h.ok(t, `mutation($r: Int!) { deleteCapability(id: "`+capID+`", expectedRevision: $r) }`, map[string]any{"r": out.Capability.Revision}, nil)
+	if n := count(); n != 0 {
+		t.Fatalf("%d rollup items after the delete", n)
+	}
+}
+
+// scanAllItems returns the PK and SK of every item of the table.
+func scanAllItems(t *testing.T, h *harness) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	var start map[string]types.AttributeValue
+	for {
+		page, err := h.env.Client.Scan(context.Background(), &dynamodb.ScanInput{TableName: &h.env.Table, ExclusiveStartKey: start})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page.Items {
+			pk, _ := it["PK"].(*types.AttributeValueMemberS)
+			sk, _ := it["SK"].(*types.AttributeValueMemberS)
+			if pk != nil && sk != nil {
+				out = append(out, map[string]any{"PK": pk.Value, "SK": sk.Value})
+			}
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return out
+		}
+		start = page.LastEvaluatedKey
+	}
+}
