@@ -360,7 +360,6 @@ func TestMetricRollupsBounds(t *testing.T) {
 	}
 }
 
-
 // Archiving the samples (moved to S3, deleted from the table) changes no rollup: HOUR and DAY
 // answer the same before and after, and so does FIVE_MINUTES, which reads the archive then.
 func TestMetricRollupsSurviveTheArchive(t *testing.T) {
