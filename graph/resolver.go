@@ -39,6 +39,7 @@ type Store interface {
 	ComponentMetrics(ctx context.Context, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
 	ComponentOwner(ctx context.Context, componentID string) (string, error)
 	ComponentsMetrics(ctx context.Context, w dynamo.ComponentsWindow, first int, after string) (*dynamo.Page[*catalog.Metric], error)
+	MetricRollups(ctx context.Context, capabilityID, componentID string, t catalog.MetricType, daily bool, from, to time.Time) ([]*dynamo.Rollup, error)
 	ArchiveState(ctx context.Context) (dynamo.ArchiveState, error)
 	Ping(ctx context.Context) error
 

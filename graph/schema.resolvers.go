@@ -7,7 +7,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
@@ -182,11 +181,11 @@ func (r *componentResolver) Metrics(ctx context.Context, obj *catalog.Component,
 }
 
 func (r *componentResolver) MetricRollups(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, interval model.RollupInterval, from catalog.Timestamp, to *catalog.Timestamp) ([]*model.MetricRollup, error) {
-	return nil, fmt.Errorf("not implemented yet: MetricRollups - metricRollups")
+	return r.metricRollups(ctx, obj, deref(metricType, catalog.MetricPerformance), interval, from.Time, to)
 }
 
 func (r *componentResolver) Trends(ctx context.Context, obj *catalog.Component, window *string) (*model.ComponentTrends, error) {
-	return nil, fmt.Errorf("not implemented yet: Trends - trends")
+	return r.trends(ctx, obj, deref(window, trendWindowDefault))
 }
 
 func (r *dependencyResolver) Source(ctx context.Context, obj *catalog.Dependency) (*catalog.Component, error) {
