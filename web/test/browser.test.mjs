@@ -287,24 +287,29 @@ const rollupsSent = () => graphqlRequests
   .map((r) => sentVariablesOf(r))
   .filter((v) => v.interval)
   .filter((v, i, all) => i === 0 || JSON.stringify(v) !== JSON.stringify(all[i - 1]));
+// recordPerformance records PERFORMANCE samples of FRAUD_API through the API (from an open
+// page, whose key may record): [{t (Date), p95, availability}].
+async function recordPerformance(samples) {
+  const inputs = samples.map(({ t, p95, availability }) => ({ capabilityId: FRAUD, componentId: FRAUD_API, metricType: 'PERFORMANCE', interval: '1h', timestamp: t.toISOString(),
+    values: { availability: { value: availability }, latency: { p50: p95 / 2, p95, p99: p95 * 1.5, max: p95 * 2 } } }));
+  await api('mutation($in: [MetricInput!]!) { recordMetrics(inputs: $in) { metrics { timestamp } } }', { in: inputs });
+}
 const sentVariablesOf = (r) => { try { return JSON.parse(r.body).variables || {}; } catch { return {}; } };
 const ROLLUPS = `query($cap: ID!, $id: ID!, $interval: RollupInterval!, $from: DateTime!) { capability(id: $cap) { component(id: $id) {
   metricRollups(metricType: PERFORMANCE, interval: $interval, from: $from) { start end count latencyP95 { min max avg } } } } }`;
 
 test('a 30-day component chart draws daily buckets: the average line with its min–max band', async () => {
   // Two samples a day, 06:00 and 18:00 UTC, for the 29 days before today: a low and a high p95.
-  const inputs = [];
+  await open(`#/component/${FRAUD}/${FRAUD_API}`);
+  const samples = [];
   const today = new Date();
   today.setUTCHours(0, 0, 0, 0);
   for (let d = 1; d <= 29; d++) {
     for (const [hour, p95] of [[6, 100 + d], [18, 300 + d]]) {
-      const t = new Date(today.getTime() - d * 86400e3 + hour * 3600e3);
-      inputs.push({ capabilityId: FRAUD, componentId: FRAUD_API, metricType: 'PERFORMANCE', interval: '1h', timestamp: t.toISOString(),
-        values: { availability: { value: 99.5 + (hour === 6 ? 0.4 : 0) }, latency: { p50: p95 / 2, p95, p99: p95 * 1.5, max: p95 * 2 } } });
+      samples.push({ t: new Date(today.getTime() - d * 86400e3 + hour * 3600e3), p95, availability: 99.5 + (hour === 6 ? 0.4 : 0) });
     }
   }
-  await api('mutation($in: [MetricInput!]!) { recordMetrics(inputs: $in) { metrics { timestamp } } }', { in: inputs });
-
+  await recordPerformance(samples);
   await open(`#/component/${FRAUD}/${FRAUD_API}`);
   graphqlRequests.length = 0;
   await page.click('[data-testid=range-picker] .segment[data-range="30d"]');
@@ -329,8 +334,12 @@ test('a 30-day component chart draws daily buckets: the average line with its mi
 });
 
 test('the range picker reads 5-minute buckets for 6 hours and hourly ones for 7 days', async () => {
+  // Samples every 3 hours over the last 5 days (hours apart from the 30-day test's).
   await open(`#/component/${FRAUD}/${FRAUD_API}?range=24h`);
-  await page.waitForSelector('[data-testid=rollup-chart][data-interval=HOUR], #rollups .alert, #rollups .empty');
+  const hour = Date.now() - (Date.now() % 3600e3);
+  await recordPerformance(Array.from({ length: 40 }, (_, i) => ({ t: new Date(hour - (i * 3 + 1) * 3600e3), p95: 150 + (i % 7) * 10, availability: 99.9 })));
+  await open(`#/component/${FRAUD}/${FRAUD_API}?range=24h`);
+  await page.waitForSelector('[data-testid=rollup-chart][data-interval=HOUR][data-range="24h"]');
   graphqlRequests.length = 0;
   await page.click('[data-testid=range-picker] .segment[data-range="6h"]');
   await page.waitForSelector('[data-testid=rollup-chart][data-interval=FIVE_MINUTES][data-range="6h"]');

@@ -141,7 +141,7 @@ function panel(comp, samples, domain, signal, capabilityId) {
   const el = h('article', { class: 'metrics-panel', dataset: { component: comp.componentId }, 'aria-label': `Metrics of ${comp.name}` },
     h('header', { class: 'metrics-panel-head' },
       h('div', {}, h('h3', {}, comp.name), h('div', { class: 'sub' }, mono(comp.componentId), ` · ${samples.length} samples · `,
-        h('a', { href: `#/component/${encodeURIComponent(capabilityId)}/${encodeURIComponent(comp.componentId)}?range=7d` }, 'up to 90 days'))),
+        h('a', { href: `#/component/${encodeURIComponent(capabilityId)}/${encodeURIComponent(comp.componentId)}` }, 'up to 90 days'))),
       last ? h('dl', { class: 'latest' },
         h('div', {}, h('dt', {}, 'p95 now'), h('dd', {}, ms(last.latency?.p95))),
         h('div', {}, h('dt', {}, 'Availability'), h('dd', {}, pct(last.availability?.value)))) : null),
