@@ -552,3 +552,39 @@ func scanAllItems(t *testing.T, h *harness) []map[string]any {
 		start = page.LastEvaluatedKey
 	}
 }
+
+// The rollups of several components in one request are read at once: one Query each, in one
+// round trip after the components' read.
+func TestMetricRollupsOfSeveralComponentsOneRoundTrip(t *testing.T) {
+	const capID = "CAP-RU-008"
+	h := rollupHarness(t, capID, "ru-h1")
+	h.ok(t, addComp, map[string]any{"cap": capID, "in": component("ru-h2", 2, "")}, nil)
+	h.ok(t, addComp, map[string]any{"cap": capID, "in": component("ru-h3", 3, "")}, nil)
+	rng := rand.New(rand.NewPCG(22, 8))
+	for _, c := range []string{"ru-h1", "ru-h2", "ru-h3"} {
+		h.record(t, capID, c, []testSample{randomSample(rng, testNow.Add(-2*time.Hour))})
+	}
+	q := `query($from: DateTime!) { capability(id: "` + capID + `") { components { componentId metricRollups(interval: DAY, from: $from) { count } } } }`
+	stop := h.env.RoundTrips(40 * time.Millisecond)
+	var out struct {
+		Capability struct {
+			Components []struct {
+				MetricRollups []struct{ Count int }
+			}
+		}
+	}
+	h.ok(t, q, map[string]any{"from": testNow.Add(-90 * 24 * time.Hour).Format(time.RFC3339)}, &out)
+	requests, trips := stop()
+	if len(out.Capability.Components) != 3 {
+		t.Fatalf("components = %+v", out)
+	}
+	for _, c := range out.Capability.Components {
+		if len(c.MetricRollups) != 1 || c.MetricRollups[0].Count != 1 {
+			t.Errorf("rollups = %+v", c.MetricRollups)
+		}
+	}
+	// The capability, its components, then the three components' rollups at once.
+	if requests != 2+3 || trips > 3 {
+		t.Errorf("%d requests in %d round trips, want 5 in at most 3", requests, trips)
+	}
+}
