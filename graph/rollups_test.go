@@ -588,3 +588,63 @@ func TestMetricRollupsOfSeveralComponentsOneRoundTrip(t *testing.T) {
 		t.Errorf("%d requests in %d round trips, want 5 in at most 3", requests, trips)
 	}
 }
+
+// The sample catalogue, bulk-loaded, has the rollups of its samples: HOUR and DAY count them
+// and hold their availability and latency p95 as the raw samples do.
+func TestSampleCatalogueHasRollups(t *testing.T) {
+	h := newHarness(t)
+	const id = "CAP-ALERT-MGT-001/components/api-server-alert-001"
+	from := testNow.Add(-48 * time.Hour)
+	var raw struct {
+		Node struct {
+			Metrics struct {
+				Nodes []struct {
+					Timestamp string
+					Values    struct {
+						Availability *struct{ Value float64 }
+						Latency      *struct{ P95 float64 }
+					}
+				}
+			}
+		}
+	}
+	h.ok(t, `query($id: ID!, $from: DateTime) { node(id: $id) { ... on Component { metrics(metricType: PERFORMANCE, from: $from, first: 1000) { nodes { timestamp values { availability { value } latency { p95 } } } } } } }`,
+		map[string]any{"id": id, "from": from.Format(time.RFC3339)}, &raw)
+	var samples []testSample
+	for _, n := range raw.Node.Metrics.Nodes {
+		at, err := time.Parse(time.RFC3339, n.Timestamp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := map[string]float64{}
+		if n.Values.Availability != nil {
+			v["availability"] = n.Values.Availability.Value
+		}
+		if n.Values.Latency != nil {
+			v["latencyP95"] = n.Values.Latency.P95
+		}
+		samples = append(samples, testSample{at: at, vals: v})
+	}
+	if len(samples) < 10 {
+		t.Fatalf("the sample catalogue has %d samples of %s in 48 hours", len(samples), id)
+	}
+	for _, c := range []struct {
+		interval string
+		width    time.Duration
+	}{{"HOUR", time.Hour}, {"DAY", 24 * time.Hour}} {
+		got, _ := h.rollups(t, "CAP-ALERT-MGT-001", "api-server-alert-001", c.interval, from, testNow)
+		// Only the two values read above are compared; the first bucket may hold samples before from.
+		for i := range got {
+			for f := range got[i].Stats {
+				if f != "availability" && f != "latencyP95" {
+					delete(got[i].Stats, f)
+				}
+			}
+		}
+		want := bruteRollups(samples, c.width)
+		if len(got) > 0 && len(want) > 0 && got[0].Count != want[0].Count {
+			got, want = got[1:], want[1:]
+		}
+		sameRollups(t, c.interval, got, want)
+	}
+}
