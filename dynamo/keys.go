@@ -308,9 +308,6 @@ func rollupKindPrefix(componentID string, t catalog.MetricType, kind string) str
 	return rollupPrefix + componentID + "#" + string(t) + "#" + kind + "#"
 }
 
-// isRollupSK reports whether sk is the key of a rollup item.
-func isRollupSK(sk string) bool { return strings.HasPrefix(sk, rollupPrefix) }
-
 // parseRollupSK returns the parts of a rollup key.
 func parseRollupSK(sk string) (componentID string, t catalog.MetricType, kind string, start time.Time, err error) {
 	rest, ok := strings.CutPrefix(sk, rollupPrefix)

@@ -535,6 +535,54 @@ func rollupData(g *rollupHourGroup, start time.Time) map[string]types.AttributeV
 	}
 }
 
+// bundleRollupItems returns the hour and day rollup items of a bundle's samples, built from
+// them alone (BulkLoad writes them with the samples, replacing the rollups of those hours and
+// days: a load is authoritative for what it holds). A sample's minute keys it in its hour, as
+// recordMetrics keys it.
+func bundleRollupItems(ms []*catalog.Metric, now time.Time) ([]*item, error) {
+	var hours []*rollupHourGroup
+	byHour := map[[2]string]*rollupHourGroup{}
+	for _, m := range ms {
+		t := m.Timestamp.UTC()
+		g := &rollupHourGroup{capabilityID: m.CapabilityID, componentID: m.ComponentID, metricType: m.MetricType, hour: t.Truncate(time.Hour)}
+		if err := firstError(ValidateID("capabilityId", g.capabilityID), ValidateID("componentId", g.componentID)); err != nil {
+			return nil, err
+		}
+		if !g.metricType.Valid() {
+			return nil, catalog.Invalid("metricType", "%q is not a metric type", g.metricType)
+		}
+		if cur := byHour[g.key()]; cur != nil {
+			g = cur
+		} else {
+			g.samples = map[int]sampleEntry{}
+			byHour[g.key()] = g
+			hours = append(hours, g)
+		}
+		vals, mask := SampleValues(m)
+		g.samples[t.Minute()] = sampleEntry{mask: mask, vals: vals}
+	}
+	var items []*item
+	days := map[[2]string]*item{}
+	for _, g := range hours {
+		k := g.key()
+		it := &item{PK: k[0], SK: k[1], EntityType: entityRollup, CreatedAt: now, UpdatedAt: now, Revision: 1,
+			TTL: g.hour.Add(time.Hour).Add(RollupHourRetention).Unix(), Data: rollupData(g, g.hour)}
+		it.Data[rollupSamplesKey] = &types.AttributeValueMemberB{Value: encodeSamples(g.samples)}
+		items = append(items, it)
+		dk := g.dayKey()
+		day := days[dk]
+		if day == nil {
+			start := g.hour.Truncate(24 * time.Hour)
+			day = &item{PK: dk[0], SK: dk[1], EntityType: entityRollup, CreatedAt: now, UpdatedAt: now, Revision: 1,
+				TTL: start.Add(24 * time.Hour).Add(RollupDayRetention).Unix(), Data: rollupData(g, start)}
+			days[dk] = day
+			items = append(items, day)
+		}
+		day.Data[hourEntryKey(g.hour.Hour())] = &types.AttributeValueMemberB{Value: encodeAggregate(hourAggregate(g.hour, g.samples))}
+	}
+	return items, nil
+}
+
 // MetricRollups returns a component's rollups of one type, hourly or daily, of the buckets from
 // the one holding from to the one holding to, oldest first (buckets without samples left out).
 // One Query: the items of one component, type and kind are contiguous, and a page of 1 MB holds

@@ -78,9 +78,8 @@ func TestUnsetFieldsAreNull(t *testing.T) {
 
 	// Capability.notifications is left out (marked open): this capability has none, and its
 	// fields would take the document over the 1,000-field limit (a notification's absent
-	// fields are nil pointers, null). So is Component.trends, selected under every component
-	// reached: its fields are enums and a non-null window, none a nullable String, ID or
-	// DateTime.
+	// fields are nil pointers, null). So is Component.trends (ComponentTrends: enums and the
+	// window as given, never absent), for the same limit.
 	sel := selectAll(s, "Capability", 4, map[string]bool{"NotificationConnection": true, "ComponentTrends": true})
 	for _, want := range []string{"version", "description", "layer", "environment", "jobs { ", "rules { ", "components { "} {
 		if !strings.Contains(sel, want) {
