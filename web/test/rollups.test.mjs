@@ -17,9 +17,9 @@ test('the interval follows the range: FIVE_MINUTES up to 6 h, HOUR up to 14 d, D
 
 test('rangeKey keeps known ranges only', () => {
   assert.equal(rangeKey('30d'), '30d');
-  assert.equal(rangeKey('1y'), '6h');
-  assert.equal(rangeKey('__proto__'), '6h');
-  assert.equal(rangeKey(undefined), '6h');
+  assert.equal(rangeKey('1y'), '24h');
+  assert.equal(rangeKey('__proto__'), '24h');
+  assert.equal(rangeKey(undefined), '24h');
 });
 
 test('series: the average at the bucket middle, min and max as the band, buckets without the value left out', () => {

@@ -13,7 +13,7 @@ export const RANGES = {
   '30d': { ms: 30 * DAY, label: '30 days' },
   '90d': { ms: 90 * DAY, label: '90 days' },
 };
-export const DEFAULT_RANGE = '6h';
+export const DEFAULT_RANGE = '24h';
 
 // intervalFor returns the rollup interval a chart of a range of ms milliseconds reads: a few
 // hundred points at most (72 for 6 hours, 336 for 14 days, 90 for 90 days).
