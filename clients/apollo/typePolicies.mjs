@@ -54,6 +54,7 @@ const paginatedFields = {
   "Query": ["capabilities", "capabilitiesByDomain", "capabilitiesByHealth", "componentsByType", "capabilityHistory", "componentMetrics", "changes", "components", "activeJobs", "owners"],
   "Capability": ["jobs", "metrics", "history", "changes", "notifications"],
   "Component": ["metrics"],
+  "Job": ["componentMetrics"],
   "Owner": ["capabilities", "components"],
   "Rule": ["history"]
 }
