@@ -334,8 +334,8 @@ func (b *rollupBatch) keys() [][2]string {
 // updateRollups folds the samples a recordMetrics call wrote (validated: timestamps truncated
 // to their interval, at most one a minute per component and type) into the rollups: one
 // BatchGetItem (consistent) for the hour and day items concerned, then one TransactWriteItems
-// per batch of (component, type, day) groups of up to 100 items (one for a call whose samples
-// fall in 99 hours or fewer of one day...). A transaction that loses to a concurrent writer of
+// per batch of (component, type, day) groups of up to 100 items (one transaction while the call's
+// hour and day items number 100 or fewer; a day group, at most 25 items, is never split). A transaction that loses to a concurrent writer of
 // the same hour or day item is re-read and retried (maxRollupAttempts, then ErrUnavailable).
 func (s *Store) updateRollups(ctx context.Context, ms []*catalog.Metric, now time.Time) error {
 	var hours []*rollupHourGroup

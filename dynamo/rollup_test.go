@@ -10,8 +10,8 @@ import (
 	"github.com/capcat/catalogue/dynamo"
 )
 
-// The largest rollup items still read in one Query per range the budgets name: 168 hour items
-// (7 days of HOUR) and 90 day items (90 days of DAY) each fit in one 1 MB page; a longer range
+// The largest rollup items still read in one Query per range the budgets name: 169 hour items
+// (7 days of HOUR) and 91 day items (90 days of DAY) each fit in one 1 MB page; a longer range
 // pages on and still returns every bucket.
 func TestMetricRollupsLargestItemsFitOnePage(t *testing.T) {
 	env := newEnv(t)
@@ -26,8 +26,9 @@ func TestMetricRollupsLargestItemsFitOnePage(t *testing.T) {
 		buckets  int
 		requests int
 	}{
-		{false, 7*24*time.Hour - time.Hour, 168, 1},
-		{true, 89 * 24 * time.Hour, 90, 1},
+		// 7 days and 90 days from a time within a bucket: 169 hour and 91 day buckets.
+		{false, 7 * 24 * time.Hour, 169, 1},
+		{true, 90 * 24 * time.Hour, 91, 1},
 		{false, 31*24*time.Hour - time.Hour, 31 * 24, -1},
 		{true, 730 * 24 * time.Hour, 731, -1},
 	} {
