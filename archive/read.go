@@ -44,6 +44,10 @@ type MetricsQuery struct {
 	First int
 	// After is the cursor of the sample to continue after; empty means the start.
 	After string
+	// Scope, when set, names the query its cursors are valid for in place of the fields above:
+	// a caller whose window moves between pages (a running job's, ending now) names the query
+	// itself, so that its cursors outlive the window's bounds.
+	Scope string
 }
 
 // Metrics returns a page of the samples of q in time order (timestamp, then component ID,
@@ -187,6 +191,9 @@ func (a *Archiver) window(q MetricsQuery) (*window, error) {
 		return t.UTC().Format(catalog.TimeLayout)
 	}
 	w.scope = strings.Join([]string{"hybridMetrics", q.CapabilityID, q.ComponentID, string(q.MetricType), bound(q.From), bound(q.To)}, "|")
+	if q.Scope != "" {
+		w.scope = "scopedMetrics|" + q.CapabilityID + "|" + q.Scope
+	}
 	return w, nil
 }
 

@@ -122,14 +122,20 @@ func (r MetricRange) bounds() (lo, hi string) {
 // continue on the next page are left for it. more reports whether metrics may remain in r
 // after the page; continue with From set to the last timestamp returned plus one microsecond.
 // A page with more is never empty. The index is eventually consistent: a sample written a
-// moment ago may be missing. limit must be between MinMetricRangePage and MaxMetricRangePage;
-// bad arguments are a *catalog.ValidationError.
+// moment ago may be missing. With r.MetricType the range is read from the capability's
+// partition instead, a key range of that component and type (see metricTypeInRange), so a page
+// holds limit samples of the type and not only those among limit of every type. limit must be
+// between MinMetricRangePage and MaxMetricRangePage; bad arguments are a
+// *catalog.ValidationError.
 func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (metrics []*catalog.Metric, more bool, err error) {
 	if err := r.validate(); err != nil {
 		return nil, false, err
 	}
 	if limit < MinMetricRangePage || limit > MaxMetricRangePage {
 		return nil, false, catalog.Invalid("limit", "must be between %d and %d, got %d", MinMetricRangePage, MaxMetricRangePage, limit)
+	}
+	if r.MetricType != "" {
+		return s.metricTypeInRange(ctx, r, limit)
 	}
 	lo, hi := r.bounds()
 	pk, now := capabilityPK(r.CapabilityID), s.now()
@@ -188,6 +194,37 @@ func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (m
 		q.start[attrGSI1SK] = &types.AttributeValueMemberS{Value: last.GSI1SK}
 		q.want = limit
 	}
+}
+
+// metricTypeInRange is MetricsInRange for one metric type: the key range
+// METRIC#{component}#{type}#{from..before} of the capability's partition, one sample per
+// timestamp, so every page is whole timestamps and holds only the capability's samples of the
+// type (one Query, limit+1 items).
+func (s *Store) metricTypeInRange(ctx context.Context, r MetricRange, limit int) ([]*catalog.Metric, bool, error) {
+	lo, hi := r.bounds()
+	p := metricTypePrefix(r.ComponentID, r.MetricType)
+	q := query{pk: capabilityPK(r.CapabilityID), lo: p + lo, hi: p + hi, want: limit}
+	if !r.IncludeExpired {
+		q.now = s.now()
+	}
+	items, more, err := s.run(ctx, q)
+	if err != nil {
+		return nil, false, fmt.Errorf("read metrics of %s/%s: %w", r.CapabilityID, r.ComponentID, err)
+	}
+	metrics := make([]*catalog.Metric, 0, len(items))
+	for _, it := range items {
+		m, err := toMetric(it)
+		if err != nil {
+			return nil, false, err
+		}
+		comp, t, at, err := parseMetricSK(it.SK)
+		if err != nil {
+			return nil, false, err
+		}
+		m.CapabilityID, m.ComponentID, m.MetricType, m.Timestamp = r.CapabilityID, comp, t, catalog.NewTimestamp(at)
+		metrics = append(metrics, m)
+	}
+	return metrics, more, nil
 }
 
 // MetricComponentIDs returns, sorted, the IDs of the components that have metric items in a

@@ -131,6 +131,12 @@ func TestMetricsInRange(t *testing.T) {
 			})},
 		{"one type", dynamo.MetricRange{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", MetricType: catalog.MetricResource}, 10,
 			inTimeOrder(bundles, "CAP-ARC-A", "api-1", func(m *catalog.Metric) bool { return m.MetricType == catalog.MetricResource })},
+		{"one type of a half-open hour (its key range)", dynamo.MetricRange{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", MetricType: catalog.MetricPerformance, From: base.Add(time.Hour), Before: base.Add(2 * time.Hour)}, 10,
+			inTimeOrder(bundles, "CAP-ARC-A", "api-1", func(m *catalog.Metric) bool {
+				return m.MetricType == catalog.MetricPerformance && !m.Timestamp.Before(base.Add(time.Hour)) && m.Timestamp.Before(base.Add(2*time.Hour))
+			})},
+		{"one type of the other capability's api-1", dynamo.MetricRange{CapabilityID: "CAP-ARC-B", ComponentID: "api-1", MetricType: catalog.MetricPerformance}, 10,
+			inTimeOrder(bundles, "CAP-ARC-B", "api-1", func(m *catalog.Metric) bool { return m.MetricType == catalog.MetricPerformance })},
 		{"a removed component", dynamo.MetricRange{CapabilityID: "CAP-ARC-A", ComponentID: "old-1"}, 10,
 			inTimeOrder(bundles, "CAP-ARC-A", "old-1", all)},
 		{"nothing", dynamo.MetricRange{CapabilityID: "CAP-ARC-A", ComponentID: "api-2"}, 10, nil},
@@ -187,9 +193,11 @@ func TestMetricsInRangeExpired(t *testing.T) {
 		{false, []string{metricID(metric(fresh))}},
 		{true, []string{metricID(metric(old)), metricID(metric(fresh))}},
 	} {
-		r := dynamo.MetricRange{CapabilityID: capID, ComponentID: comp, IncludeExpired: tt.include}
-		if got, _ := rangeAll(t, env.Store, r, 10); !slices.Equal(got, tt.want) {
-			t.Errorf("MetricsInRange(IncludeExpired: %v) = %v, want %v", tt.include, got, tt.want)
+		for _, typ := range []catalog.MetricType{"", catalog.MetricPerformance} {
+			r := dynamo.MetricRange{CapabilityID: capID, ComponentID: comp, MetricType: typ, IncludeExpired: tt.include}
+			if got, _ := rangeAll(t, env.Store, r, 10); !slices.Equal(got, tt.want) {
+				t.Errorf("MetricsInRange(MetricType: %q, IncludeExpired: %v) = %v, want %v", typ, tt.include, got, tt.want)
+			}
 		}
 	}
 }

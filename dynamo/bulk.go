@@ -133,7 +133,9 @@ func bundleItems(b *catalog.Bundle, now time.Time) ([]*item, error) {
 // UnprocessedItems retried), after recounting each bundle's aggregates so that they equal what
 // its partition holds, with the claim of every component's ID. It trusts its input: a component
 // ID in two bundles is claimed by the last one written (mutations never allow it). It
-// overwrites items with the same keys, and returns how many it wrote.
+// overwrites items with the same keys, and returns how many it wrote. The metrics' hour and day
+// rollups are built from the bundle's samples and written with them (bundleRollupItems: they
+// replace those of the same hours and days).
 // It is for loading catalogues (the sample, benchmarks), not for changes made while serving.
 // It ends by recounting the catalogue's counters (RepairCounters: one Scan of the table).
 func (s *Store) BulkLoad(ctx context.Context, bundles []*catalog.Bundle, parallel int) (int, error) {
@@ -150,6 +152,11 @@ func (s *Store) BulkLoad(ctx context.Context, bundles []*catalog.Bundle, paralle
 		}
 		capabilities = append(capabilities, its[:3]...) // METADATA and its index items
 		children = append(children, its[3:]...)
+		rollups, err := bundleRollupItems(b.Metrics, now)
+		if err != nil {
+			return 0, fmt.Errorf("bulk load %s: %w", b.Capability.CapabilityID, err)
+		}
+		children = append(children, rollups...)
 	}
 	// The capabilities last, each with a new WriteSeq (bundleItems): a server that reads a
 	// capability's new METADATA reads its partition after every child was written, so its

@@ -114,6 +114,11 @@ func checkPartitionItems(id string, items []*item) error {
 		return err
 	}
 	diffs = append(diffs, cards...)
+	rollups, err := checkRollups(items)
+	if err != nil {
+		return err
+	}
+	diffs = append(diffs, rollups...)
 	if len(diffs) > 0 {
 		return fmt.Errorf("check %s: %v", id, diffs)
 	}

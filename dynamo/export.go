@@ -129,6 +129,8 @@ func (s *Store) exportable(raw []map[string]types.AttributeValue) ([]*item, erro
 				continue // the change feed: not exported (docs/data-model.md)
 			case it.EntityType == entityNotify:
 				continue // the notification outbox: delivery state, not exported
+			case it.EntityType == entityRollup:
+				continue // metric rollups: derived from the samples as they were recorded, not exported
 			case !live && !strings.HasPrefix(it.SK, capabilityVersionPrefix()):
 				if it.SK != metadataSK {
 					skipped++

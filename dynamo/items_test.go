@@ -149,7 +149,7 @@ func TestItemsFollowKeyPatterns(t *testing.T) {
 			"METADATA": "Capability", "INDEX#DOMAIN": "CapabilityDomainIndex", "INDEX#HEALTH": "CapabilityHealthIndex",
 			"COMPONENT#": "SoftwareComponent", "DEPENDENCY#": "ComponentDependency", "JOB#": "ImplementationJob",
 			"METRIC#": "PerformanceMetric", "RULE#": "ConfigurationRule", "INDEX#C#": "CapabilityCard",
-			"INDEX#COMP#": "ComponentIndex", "INDEX#ACTIVEJOB#": "ActiveJobIndex",
+			"INDEX#COMP#": "ComponentIndex", "INDEX#ACTIVEJOB#": "ActiveJobIndex", "ROLLUP#": "MetricRollup",
 		}
 		owners := map[string]string{}
 		for _, b := range bundles {
@@ -173,7 +173,14 @@ func TestItemsFollowKeyPatterns(t *testing.T) {
 			if !strings.HasPrefix(pk, "CAPABILITY#") {
 				problems = append(problems, "PK not CAPABILITY#")
 			}
+			rollup := strings.HasPrefix(sk, "ROLLUP#") // metric rollups: no GSI1 entry, a TTL
+			if rollup && (it["GSI1PK"] != nil || kind(it["TTL"]) != "N") {
+				problems = append(problems, "a rollup with a GSI1 entry or without TTL")
+			}
 			for _, a := range []string{"PK", "SK", "EntityType", "GSI1PK", "GSI1SK", "CreatedAt", "UpdatedAt"} {
+				if rollup && strings.HasPrefix(a, "GSI1") {
+					continue
+				}
 				if k := kind(it[a]); k != "S" || render(it[a]) == "" {
 					problems = append(problems, fmt.Sprintf("%s is %s %q", a, k, render(it[a])))
 				}

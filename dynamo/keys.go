@@ -25,6 +25,7 @@ const (
 	metricPrefix     = "METRIC#"
 	metricsPrefix    = "METRICS#"
 	rulePrefix       = "RULE#"
+	rollupPrefix     = "ROLLUP#"
 	tokenPrefix      = "TOKEN#"
 	claimPrefix      = "COMPONENTID#"
 	leasePrefix      = "LEASE#"
@@ -92,6 +93,7 @@ const (
 	entityChange      = "Change"
 	entityCounter     = "CounterShard"
 	entityNotify      = "Notification"
+	entityRollup      = "MetricRollup"
 )
 
 // ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key
@@ -286,6 +288,41 @@ func parseMetricSK(sk string) (componentID string, t catalog.MetricType, at time
 		return "", "", time.Time{}, fmt.Errorf("parse metric key %q: bad time", sk)
 	}
 	return parts[0], catalog.MetricType(parts[1]), at, nil
+}
+
+// Rollup kinds: the hour and day items of a component's metric rollups (rollup.go).
+const (
+	rollupHour = "H"
+	rollupDay  = "D"
+)
+
+// rollupSK places a rollup item by component, type, kind (rollupHour or rollupDay) and the
+// bucket's start: ROLLUP#{component}#{type}#H#{hourStart} or ...#D#{dayStart}. ROLLUP# sorts
+// between RESULT and RULE#, outside every segment a range read asks for (COMPONENT#,
+// DEPENDENCY#, JOB#, METRIC#, RULE#, CHANGE#, NOTIFY#, INDEX#, VERSION#): only whole-partition
+// reads (check, export, delete) see rollups.
+func rollupSK(componentID string, t catalog.MetricType, kind string, start time.Time) string {
+	return rollupKindPrefix(componentID, t, kind) + keyTime(start)
+}
+
+// rollupKindPrefix is the sort-key prefix of one component's rollups of one type and kind: the
+// bucket starts follow in fixed width, so a time range is one BETWEEN range.
+func rollupKindPrefix(componentID string, t catalog.MetricType, kind string) string {
+	return rollupPrefix + componentID + "#" + string(t) + "#" + kind + "#"
+}
+
+// parseRollupSK returns the parts of a rollup key.
+func parseRollupSK(sk string) (componentID string, t catalog.MetricType, kind string, start time.Time, err error) {
+	rest, ok := strings.CutPrefix(sk, rollupPrefix)
+	parts := strings.Split(rest, "#")
+	if !ok || len(parts) != 4 || !catalog.ValidID(parts[0]) || !catalog.MetricType(parts[1]).Valid() || (parts[2] != rollupHour && parts[2] != rollupDay) {
+		return "", "", "", time.Time{}, fmt.Errorf("parse rollup key %q: want ROLLUP#component#type#H|D#time", sk)
+	}
+	start, err = time.Parse(catalog.TimeLayout, parts[3])
+	if err != nil {
+		return "", "", "", time.Time{}, fmt.Errorf("parse rollup key %q: bad time", sk)
+	}
+	return parts[0], catalog.MetricType(parts[1]), parts[2], start, nil
 }
 
 // metricsPK is the GSI1 partition of one component's metrics across types.

@@ -41,9 +41,11 @@ func (s *Store) maxComponentsPerCapability() int {
 // RecordMetrics validates every sample first (IDs, type, interval, timestamp at most 5 minutes
 // ahead, the component belongs to the capability) and writes nothing if one is bad. Samples are
 // written with BatchWriteItem (idempotent: a sample's key is its component, type and time), then
-// each capability's reporting components take their health from their newest performance sample,
-// with the capability's health score, in one transaction per capability. Interrupted between the
-// two, a rerun rewrites the same samples and applies the health.
+// the rollups of their hours and days are updated (rollup.go: one BatchGetItem and one
+// TransactWriteItems per 100 rollup items), then each capability's reporting components take
+// their health from their newest performance sample, with the capability's health score, in one
+// transaction per capability. Interrupted in between, a rerun rewrites the same samples, the same
+// rollup entries, and applies the health.
 func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, idem Idempotency) (*MetricsResult, error) {
 	if len(metrics) == 0 || len(metrics) > MaxMetricsPerCall {
 		return nil, catalog.Invalid("inputs", "give 1 to %d metrics, got %d", MaxMetricsPerCall, len(metrics))
@@ -123,6 +125,16 @@ func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, id
 		return nil, catalog.Invalid("inputs", "%v", err)
 	}
 	if err := s.batchWrite(ctx, reqs, 4); err != nil {
+		return nil, fmt.Errorf("record metrics: %w", err)
+	}
+	// The rollups, after the samples and before the health and the call's token: a retry
+	// (with or without the token, which is recorded last) rewrites the same samples and the
+	// same rollup entries, which converge whatever an earlier attempt did (rollup.go).
+	var written []*catalog.Metric
+	for _, id := range order {
+		written = append(written, byCapability[id]...)
+	}
+	if err := s.updateRollups(ctx, written, now); err != nil {
 		return nil, fmt.Errorf("record metrics: %w", err)
 	}
 	res := &MetricsResult{Metrics: metrics}

@@ -41,12 +41,20 @@ func newEnv(tb testing.TB) *dynamotest.Env {
 
 // itemCount is how many items BulkLoad writes for bundles: the capability's METADATA, its two
 // index items and its search cards, then one per component and its ID's claim, dependency, job,
-// metric and rule.
+// metric and rule, and the metrics' rollups: one per component, type and hour, and per
+// component, type and day, that holds samples.
 func itemCount(bundles []*catalog.Bundle) int {
 	n := 0
 	for _, b := range bundles {
 		n += 3 + dynamo.CardCount(b.Capability) + 2*len(b.Components) + len(b.Dependencies) + len(b.Jobs) + len(b.Metrics) + len(b.Rules)
 		n += componentIndexCount(b)
+		rollups := map[string]bool{}
+		for _, m := range b.Metrics {
+			at := m.Timestamp.UTC()
+			rollups[m.ComponentID+"/"+string(m.MetricType)+"/H/"+at.Truncate(time.Hour).String()] = true
+			rollups[m.ComponentID+"/"+string(m.MetricType)+"/D/"+at.Truncate(24*time.Hour).String()] = true
+		}
+		n += len(rollups)
 	}
 	return n
 }

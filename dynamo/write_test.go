@@ -513,7 +513,9 @@ func TestRecordMetricsRetryCompletesEveryCapability(t *testing.T) {
 	env.Counter.Before = func(op string, w http.ResponseWriter) bool {
 		if op == "TransactWriteItems" {
 			transactions++
-			if transactions == 2 { // the crash: the second capability's health never lands
+			// The first transaction is the rollups' (both capabilities' in one), the second the
+			// first capability's health. The crash: the second capability's health never lands.
+			if transactions == 3 {
 				w.WriteHeader(http.StatusBadRequest)
 				_, _ = io.WriteString(w, `{"__type":"com.amazonaws.dynamodb.v20120810#ValidationException","message":"crash"}`)
 				return true

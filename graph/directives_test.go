@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/vektah/gqlparser/v2/ast"
 
@@ -225,7 +226,9 @@ func literal(s *ast.Schema, t *ast.Type, id string) string {
 	case "Boolean":
 		return "true"
 	case "DateTime":
-		return `"2026-01-01T00:00:00Z"`
+		// An hour before the tests' clock: inside every bounded window (metricRollups'
+		// FIVE_MINUTES covers at most 7 days up to now), whenever the tests run.
+		return strconv.Quote(testNow.Add(-time.Hour).Format(time.RFC3339))
 	case "JSON":
 		return "{}"
 	}

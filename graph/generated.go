@@ -6534,7 +6534,7 @@ type Job implements Node {
   capability: Capability! @reads(segments: [])
   "The components it changes, resolved."
   components: [Component!]! @reads(segments: [COMPONENTS])
-  "The target components' samples from startTime - margin to endTime + margin (now while the job runs), by time then component; one Query per target component, all at once."
+  "The target components' samples from startTime - margin to endTime + margin (to now while the job is pending or running), by time, then component, then metric type; margin is a duration from 0s to 24h (15m, 1h30m, 0s); one Query per target component, all at once, and the archive merged for old jobs."
   componentMetrics(margin: String = "15m", metricType: MetricType, first: Int = 100, after: String): MetricConnection! @reads(segments: [])
 }
 

@@ -38,6 +38,8 @@ type Store interface {
 	Metrics(ctx context.Context, capabilityID string, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
 	ComponentMetrics(ctx context.Context, f dynamo.MetricFilter, first int, after string) (*dynamo.Page[*catalog.Metric], error)
 	ComponentOwner(ctx context.Context, componentID string) (string, error)
+	ComponentsMetrics(ctx context.Context, w dynamo.ComponentsWindow, first int, after string) (*dynamo.Page[*catalog.Metric], error)
+	MetricRollups(ctx context.Context, capabilityID, componentID string, t catalog.MetricType, daily bool, from, to time.Time) ([]*dynamo.Rollup, error)
 	ArchiveState(ctx context.Context) (dynamo.ArchiveState, error)
 	Ping(ctx context.Context) error
 
@@ -87,6 +89,7 @@ type Artifacts interface {
 type MetricsArchive interface {
 	Page(ctx context.Context, q archive.MetricsQuery, table archive.TableRead, components func(context.Context) ([]string, error)) (*dynamo.Page[*catalog.Metric], error)
 	Archive(ctx context.Context, before time.Time, progress func(archive.Progress)) (archive.Report, error)
+	Metrics(ctx context.Context, q archive.MetricsQuery) (*dynamo.Page[*catalog.Metric], error)
 }
 
 var (

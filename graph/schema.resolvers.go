@@ -7,7 +7,6 @@ package graph
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/capcat/catalogue/archive"
 	"github.com/capcat/catalogue/blob"
@@ -186,11 +185,11 @@ func (r *componentResolver) Metrics(ctx context.Context, obj *catalog.Component,
 }
 
 func (r *componentResolver) MetricRollups(ctx context.Context, obj *catalog.Component, metricType *catalog.MetricType, interval model.RollupInterval, from catalog.Timestamp, to *catalog.Timestamp) ([]*model.MetricRollup, error) {
-	return nil, fmt.Errorf("not implemented yet: MetricRollups - metricRollups")
+	return r.metricRollups(ctx, obj, deref(metricType, catalog.MetricPerformance), interval, from.Time, to)
 }
 
 func (r *componentResolver) Trends(ctx context.Context, obj *catalog.Component, window *string) (*model.ComponentTrends, error) {
-	return nil, fmt.Errorf("not implemented yet: Trends - trends")
+	return r.trends(ctx, obj, deref(window, trendWindowDefault))
 }
 
 func (r *dependencyResolver) Source(ctx context.Context, obj *catalog.Dependency) (*catalog.Component, error) {
@@ -222,7 +221,11 @@ func (r *jobResolver) Components(ctx context.Context, obj *catalog.Job) ([]*cata
 }
 
 func (r *jobResolver) ComponentMetrics(ctx context.Context, obj *catalog.Job, margin *string, metricType *catalog.MetricType, first *int, after *string) (*model.Connection[*catalog.Metric], error) {
-	return nil, fmt.Errorf("not implemented yet: ComponentMetrics - componentMetrics")
+	p, err := r.jobComponentMetrics(ctx, obj, deref(margin, "15m"), deref(metricType, ""), deref(first, 100), deref(after, ""))
+	if err != nil {
+		return nil, err
+	}
+	return connection(p), nil
 }
 
 func (r *metricResolver) ComponentName(ctx context.Context, obj *catalog.Metric) (*string, error) {

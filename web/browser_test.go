@@ -50,7 +50,8 @@ func TestBrowser(t *testing.T) {
 }
 
 // TestExplorerScripts runs the explorer's browser-free JavaScript tests (the graph layout, the
-// chart ticks, the live-update client against a fake socket, the capability list's URL state) when
+// chart ticks, the live-update client against a fake socket, the capability list's URL state, the
+// rollup charts' intervals and series) when
 // Node is installed: they need
 // neither Chromium nor node_modules.
 func TestExplorerScripts(t *testing.T) {
@@ -65,11 +66,12 @@ func TestExplorerScripts(t *testing.T) {
 	recordInputs(t, filepath.Join(root, "web"))
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, node, "--test", "--test-reporter=spec", "test/layout.test.mjs", "test/live.test.mjs", "test/liststate.test.mjs")
+	scripts := []string{"test/layout.test.mjs", "test/live.test.mjs", "test/liststate.test.mjs", "test/rollups.test.mjs"}
+	cmd := exec.CommandContext(ctx, node, append([]string{"--test", "--test-reporter=spec"}, scripts...)...)
 	cmd.Env = append(os.Environ(), "NO_COLOR=1", "FORCE_COLOR=0")
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		t.Fatalf("node --test test/layout.test.mjs test/live.test.mjs test/liststate.test.mjs: %v\n%s", err, out)
+		t.Fatalf("node --test %s: %v\n%s", strings.Join(scripts, " "), err, out)
 	}
 }
 

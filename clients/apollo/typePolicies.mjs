@@ -20,14 +20,14 @@ const mergeTypes = [
   "Action", "ActionResult", "Actor", "Aggregates", "Alert", "AlertThreshold", "Architecture", "ArchiveReport",
   "Artifact", "ArtifactUpload", "AvailabilityChain", "AvailabilityValue", "BusinessMetrics",
   "Caller", "Canary", "CapabilityStatusCount", "CatalogueSummary", "Compliance", "ComponentHealth",
-  "ComponentSla", "ComponentTypeCount", "Condition", "ConditionResult", "Configuration",
+  "ComponentSla", "ComponentTrends", "ComponentTypeCount", "Condition", "ConditionResult", "Configuration",
   "Contract", "DependencyGraph", "DependencyInterface", "Deployment", "DomainCount", "Endpoint",
   "ErrorsValue", "Fallback", "HealthStatusCount", "Impact", "ImpactedComponent", "JobArtifacts",
-  "JobMetrics", "JobTypeCount", "LatencyValue", "Lifecycle", "Metric", "MetricAlerts",
+  "JobMetrics", "JobTypeCount", "LatencyValue", "Lifecycle", "Metric", "MetricAlerts", "MetricRollup",
   "MetricValues", "Monitoring", "Notification", "Owner", "Ownership", "PageInfo", "PerformanceRequirements",
   "PostDeployment", "PreDeployment", "PriorityCount", "RecordMetricsPayload", "Repository",
   "Requirements", "Resources", "Rollback", "RuleEvaluation", "RuleMetadata", "RuleMetrics",
-  "SaturationValue", "Sla", "SlaReport", "Strategy", "TargetComponent", "Technology",
+  "SaturationValue", "Sla", "SlaReport", "Stat", "Strategy", "TargetComponent", "Technology",
   "ThroughputValue", "Trends", "Validation"
 ]
 // END mergeTypes
@@ -37,6 +37,7 @@ const replacedLists = {
   "Capability": ["evaluateRules", "tags"],
   "CatalogueSummary": ["byDomain", "byStatus", "byPriority", "byHealthStatus", "componentsByType", "componentsByHealthStatus", "activeJobsByType"],
   "CapabilityVersion": ["tags"],
+  "Component": ["metricRollups"],
   "Deployment": ["endpoints"],
   "Impact": ["affected"],
   "Job": ["targetComponents", "artifacts"],
@@ -54,6 +55,7 @@ const paginatedFields = {
   "Query": ["capabilities", "capabilitiesByDomain", "capabilitiesByHealth", "componentsByType", "capabilityHistory", "componentMetrics", "changes", "components", "activeJobs", "owners"],
   "Capability": ["jobs", "metrics", "history", "changes", "notifications"],
   "Component": ["metrics"],
+  "Job": ["componentMetrics"],
   "Owner": ["capabilities", "components"],
   "Rule": ["history"]
 }

@@ -277,6 +277,114 @@ test('the metrics chart has points, and another window is one more operation', a
   }, points6h);
 });
 
+// The component page's charts read Component.metricRollups; the interval follows the range.
+const FRAUD = 'CAP-FRAUD-DET-001';
+const FRAUD_API = 'api-server-fraud-001';
+// rollupsSent returns the variables of the ComponentRollups operations sent since graphqlRequests
+// was emptied (the only operation with an interval), once each: a persisted query's hash that
+// the server did not know yet goes again with its document.
+const rollupsSent = () => graphqlRequests
+  .map((r) => sentVariablesOf(r))
+  .filter((v) => v.interval)
+  .filter((v, i, all) => i === 0 || JSON.stringify(v) !== JSON.stringify(all[i - 1]));
+// recordPerformance records PERFORMANCE samples of FRAUD_API through the API (from an open
+// page, whose key may record): [{t (Date), p95, availability}].
+async function recordPerformance(samples) {
+  const inputs = samples.map(({ t, p95, availability }) => ({ capabilityId: FRAUD, componentId: FRAUD_API, metricType: 'PERFORMANCE', interval: '1h', timestamp: t.toISOString(),
+    values: { availability: { value: availability }, latency: { p50: p95 / 2, p95, p99: p95 * 1.5, max: p95 * 2 } } }));
+  await api('mutation($in: [MetricInput!]!) { recordMetrics(inputs: $in) { metrics { timestamp } } }', { in: inputs });
+}
+const sentVariablesOf = (r) => { try { return JSON.parse(r.body).variables || {}; } catch { return {}; } };
+const ROLLUPS = `query($cap: ID!, $id: ID!, $interval: RollupInterval!, $from: DateTime!) { capability(id: $cap) { component(id: $id) {
+  metricRollups(metricType: PERFORMANCE, interval: $interval, from: $from) { start end count latencyP95 { min max avg } } } } }`;
+
+test('a 30-day component chart draws daily buckets: the average line with its min–max band', async () => {
+  // Two samples a day, 06:00 and 18:00 UTC, for the 29 days before today: a low and a high p95.
+  await open(`#/component/${FRAUD}/${FRAUD_API}`);
+  const samples = [];
+  const today = new Date();
+  today.setUTCHours(0, 0, 0, 0);
+  for (let d = 1; d <= 29; d++) {
+    for (const [hour, p95] of [[6, 100 + d], [18, 300 + d]]) {
+      samples.push({ t: new Date(today.getTime() - d * 86400e3 + hour * 3600e3), p95, availability: 99.5 + (hour === 6 ? 0.4 : 0) });
+    }
+  }
+  await recordPerformance(samples);
+  await open(`#/component/${FRAUD}/${FRAUD_API}`);
+  graphqlRequests.length = 0;
+  await page.click('[data-testid=range-picker] .segment[data-range="30d"]');
+  const chart = page.locator('[data-testid=rollup-chart][data-chart=latency][data-interval=DAY]');
+  await chart.waitFor();
+  const sent = rollupsSent();
+  assert.deepEqual(sent.map((v) => v.interval), ['DAY']);
+  // What the page was answered: the same operation from the test.
+  const rollups = (await api(ROLLUPS, sent[0])).capability.component.metricRollups;
+  assert.ok(rollups.length >= 29, `${rollups.length} daily buckets, want at least the 29 days recorded`);
+  for (const r of rollups) assert.equal(Date.parse(r.end) - Date.parse(r.start), 86400e3, `a bucket of ${r.start}..${r.end} is not a day`);
+  assert.equal(await page.getAttribute('[data-testid=range-picker] .segment[data-range="30d"]', 'aria-checked'), 'true');
+  assert.equal(Number(await chart.locator('path.line[data-series=p95]').getAttribute('data-points')), rollups.length);
+  const band = chart.locator('path.band[data-band=p95]');
+  assert.equal(Number(await band.getAttribute('data-points')), rollups.filter((r) => r.latencyP95).length);
+  const box = await band.boundingBox();
+  assert.ok(box && box.height > 10, `the band is ${box?.height} px high: min and max of a day differ by 200 ms`);
+  assert.ok(await page.locator('[data-testid=rollup-chart][data-chart=availability] path.band[data-band=availability]').count() === 1, 'no availability band');
+  assert.match(page.url(), /range=30d/);
+  assert.match(await page.textContent('#rollups [role=status]'), /daily bucket/);
+  await shot('component-30d', WIDE);
+});
+
+test('the range picker reads 5-minute buckets for 6 hours and hourly ones for 7 days', async () => {
+  // Samples every 3 hours over the last 5 days (hours apart from the 30-day test's).
+  await open(`#/component/${FRAUD}/${FRAUD_API}?range=24h`);
+  const hour = Date.now() - (Date.now() % 3600e3);
+  await recordPerformance(Array.from({ length: 40 }, (_, i) => ({ t: new Date(hour - (i * 3 + 1) * 3600e3), p95: 150 + (i % 7) * 10, availability: 99.9 })));
+  await open(`#/component/${FRAUD}/${FRAUD_API}?range=24h`);
+  await page.waitForSelector('[data-testid=rollup-chart][data-interval=HOUR][data-range="24h"]');
+  graphqlRequests.length = 0;
+  await page.click('[data-testid=range-picker] .segment[data-range="6h"]');
+  await page.waitForSelector('[data-testid=rollup-chart][data-interval=FIVE_MINUTES][data-range="6h"]');
+  await page.click('[data-testid=range-picker] .segment[data-range="7d"]');
+  await page.waitForSelector('[data-testid=rollup-chart][data-interval=HOUR][data-range="7d"]');
+  const sent = rollupsSent();
+  assert.deepEqual(sent.map((v) => v.interval), ['FIVE_MINUTES', 'HOUR']);
+  const spans = sent.map((v) => Date.now() - Date.parse(v.from));
+  assert.ok(Math.abs(spans[0] - 6 * 3600e3) < 120e3 && Math.abs(spans[1] - 7 * 86400e3) < 120e3, `from ${sent.map((v) => v.from)}`);
+  const p95 = page.locator('[data-testid=rollup-chart][data-chart=latency] path.line[data-series=p95]');
+  assert.ok(Number(await p95.getAttribute('data-points')) > 24, 'the 7-day chart has no hourly points');
+  // The keyboard moves through the ranges too.
+  await page.focus('[data-testid=range-picker] .segment[data-range="7d"]');
+  await page.keyboard.press('ArrowRight');
+  await page.waitForSelector('[data-testid=rollup-chart][data-interval=DAY][data-range="30d"]');
+  assert.equal(await page.evaluate(() => document.activeElement?.dataset.range), '30d');
+});
+
+test('the job view charts its target components across the deployment with the start and end marked', async () => {
+  await open(`#/capability/${ALERT}`);
+  await page.click('[data-testid=jobs] > li[data-job="JOB-CONFIG-458"] a[href="#/job/JOB-CONFIG-458"]');
+  await rendered('#/job/JOB-CONFIG-458');
+  assert.match(await page.textContent('#op-status'), /JobPage/);
+  const { job } = await api('{ job(id: "JOB-CONFIG-458") { startTime endTime componentMetrics(metricType: PERFORMANCE, first: 1000) { nodes { componentId timestamp } } } }');
+  assert.ok(job.componentMetrics.nodes.length > 0, 'the sample job has no samples in its window');
+  const chart = page.locator('[data-testid=job-metrics-chart][data-chart=latency]');
+  await chart.waitFor();
+  const drawn = await chart.locator('path.line').evaluateAll((ps) => ps.reduce((n, p) => n + Number(p.dataset.points), 0));
+  assert.equal(drawn, job.componentMetrics.nodes.length);
+  const x = async (key) => Number(await chart.locator(`g.marker[data-marker=${key}] line`).getAttribute('x1'));
+  const start = await x('start');
+  const end = await x('end');
+  assert.ok(start > 0 && end > start, `start at ${start}, end at ${end}`);
+  assert.match(await chart.locator('g.marker[data-marker=start] text').textContent(), /Start/);
+  assert.match(await chart.locator('g.marker[data-marker=end] text').textContent(), /End/);
+  // A running job has a start and no end.
+  await open('#/job/JOB-DEPLOY-457');
+  await page.waitForSelector('#job-metrics [role=status]');
+  if (await page.locator('[data-testid=job-metrics-chart]').count()) {
+    assert.equal(await page.locator('[data-testid=job-metrics-chart] g.marker[data-marker=end]').count(), 0);
+    assert.ok(await page.locator('[data-testid=job-metrics-chart] g.marker[data-marker=start]').count() > 0);
+  }
+  await shot('job-view', WIDE);
+});
+
 test('evaluating the seed rule shows severity critical', async () => {
   await open(`#/capability/${ALERT}`);
   await page.fill('[data-testid=eval-input]', '{"source":"production","error_count":150,"customer_impact":"high"}');
@@ -926,7 +1034,7 @@ test('the Activity view lists changes newest first, filters by capability and en
 
 test('at 390 px no view overflows horizontally', async () => {
   for (const [name, hash] of [['list', '#/'], ['capability', `#/capability/${ALERT}`], ['components', '#/components/mcp-server'], ['activity', '#/activity'], ['console', '#/console'],
-    ['dashboard', '#/dashboard'], ['deployments', '#/deployments'], ['owners', '#/owners'], ['owner', '#/owner/operations-team'], ['list-filtered', '#/?domain=operations&sort=NAME']]) {
+    ['dashboard', '#/dashboard'], ['deployments', '#/deployments'], ['owners', '#/owners'], ['owner', '#/owner/operations-team'], ['job', '#/job/JOB-CONFIG-458'], ['component', `#/component/${ALERT}/api-server-alert-001`], ['list-filtered', '#/?domain=operations&sort=NAME']]) {
     await open(hash, NARROW);
     if (name === 'capability') {
       assert.equal(await page.getAttribute('svg[data-testid=dependency-graph]', 'data-orientation'), 'tb', 'the graph is not top-to-bottom on a phone');

@@ -1,11 +1,13 @@
-// The explorer: hash routes (#/, #/capability/ID, #/components/TYPE, #/deployments, #/owners,
-// #/owner/NAME, #/dashboard, #/activity, #/console), one view at a time, the header's search box,
+// The explorer: hash routes (#/, #/capability/ID, #/component/CAP/ID, #/job/ID,
+// #/components/TYPE, #/deployments, #/owners, #/owner/NAME, #/dashboard, #/activity, #/console), one view at a time, the header's search box,
 // and the status bar that shows each operation's DynamoDB cost.
 import { h, replace } from './dom.js';
 import { errorPanel } from './errors.js';
 import * as capabilities from './views/capabilities.js';
 import * as capability from './views/capability.js';
 import * as components from './views/components.js';
+import * as component from './views/component.js';
+import * as job from './views/job.js';
 import * as consoleView from './views/console.js';
 import * as activity from './views/activity.js';
 import * as deployments from './views/deployments.js';
@@ -32,6 +34,12 @@ export function route(hash = location.hash) {
       return { name: 'capabilities', nav: 'capabilities', view: capabilities, args, params };
     case 'capability':
       if (args.length === 1) return { name: 'capability', nav: 'capabilities', view: capability, args, params };
+      break;
+    case 'component':
+      if (args.length === 2) return { name: 'component', nav: 'capabilities', view: component, args, params };
+      break;
+    case 'job':
+      if (args.length === 1) return { name: 'job', nav: 'deployments', view: job, args, params };
       break;
     case 'components':
       return { name: 'components', nav: 'components', view: components, args, params };

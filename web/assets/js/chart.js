@@ -1,5 +1,6 @@
 // A time-series line chart in SVG: axes with rounded ticks, grid, legend, an optional objective
-// line, and a crosshair with the values under the pointer (or the arrow keys).
+// line, min/max bands around a series, vertical markers (a job's start and end), and a
+// crosshair with the values under the pointer (or the arrow keys).
 import { h, s, uid } from './dom.js';
 
 // niceTicks returns about `count` round values covering [min, max].
@@ -22,9 +23,10 @@ export function niceTicks(min, max, count = 5) {
 }
 
 const MIN = 60e3;
-const TIME_STEPS = [MIN, 2 * MIN, 5 * MIN, 10 * MIN, 15 * MIN, 30 * MIN, 60 * MIN, 120 * MIN, 180 * MIN, 360 * MIN, 720 * MIN, 1440 * MIN];
+const DAY = 1440 * MIN;
+const TIME_STEPS = [MIN, 2 * MIN, 5 * MIN, 10 * MIN, 15 * MIN, 30 * MIN, 60 * MIN, 120 * MIN, 180 * MIN, 360 * MIN, 720 * MIN, DAY, 2 * DAY, 7 * DAY, 14 * DAY];
 
-function timeTicks(t0, t1, count) {
+export function timeTicks(t0, t1, count) {
   const step = TIME_STEPS.find((st) => (t1 - t0) / st <= count) || TIME_STEPS[TIME_STEPS.length - 1];
   const offset = new Date(t0).getTimezoneOffset() * MIN;
   const ticks = [];
@@ -34,9 +36,12 @@ function timeTicks(t0, t1, count) {
 
 const hhmm = new Intl.DateTimeFormat(undefined, { hour: '2-digit', minute: '2-digit' });
 const full = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+const dayFmt = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric' });
 
-// lineChart returns a <figure>. series: [{key, label, cls, points: [{t (ms), v}]}].
-export function lineChart({ title, series, unit = '', format = (v) => String(v), width = 560, height = 200, yMin, yMax, threshold, domain, describe }) {
+// lineChart returns a <figure>. series: [{key, label, cls, points: [{t (ms), v}], band?: [{t, lo, hi}]}]
+// (a band is drawn as a shaded area from lo to hi behind its line); markers: [{t, label, key}]
+// (vertical lines, such as a job's start and end); testid names the figure for tests.
+export function lineChart({ title, series, unit = '', format = (v) => String(v), width = 560, height = 200, yMin, yMax, threshold, domain, describe, markers = [], testid = 'metrics-chart', data = {} }) {
   const pad = { top: 12, right: 14, bottom: 26, left: 50 };
   const W = Math.max(240, width);
   const H = height;
@@ -46,6 +51,7 @@ export function lineChart({ title, series, unit = '', format = (v) => String(v),
   const times = all.map((p) => p.t);
   const [t0, t1] = domain || [Math.min(...times), Math.max(...times)];
   const vals = all.map((p) => p.v).filter(Number.isFinite);
+  for (const se of series) for (const b of se.band || []) vals.push(...[b.lo, b.hi].filter(Number.isFinite));
   if (threshold && Number.isFinite(threshold.value)) vals.push(threshold.value);
   let lo = yMin ?? Math.min(...vals);
   let hi = yMax ?? Math.max(...vals);
@@ -73,7 +79,7 @@ export function lineChart({ title, series, unit = '', format = (v) => String(v),
   for (const t of xt) {
     grid.append(
       s('line', { class: 'tick-x-line', x1: String(x(t)), x2: String(x(t)), y1: String(pad.top + ih), y2: String(pad.top + ih + 4) }),
-      s('text', { class: 'tick tick-x', x: String(x(t)), y: String(H - 8), 'text-anchor': 'middle' }, hhmm.format(t)));
+      s('text', { class: 'tick tick-x', x: String(x(t)), y: String(H - 8), 'text-anchor': 'middle' }, (t1 - t0 > 2 * DAY ? dayFmt : hhmm).format(t)));
   }
   grid.append(s('line', { class: 'axis', x1: String(pad.left), x2: String(W - pad.right), y1: String(pad.top + ih), y2: String(pad.top + ih) }));
   svg.appendChild(grid);
@@ -82,6 +88,40 @@ export function lineChart({ title, series, unit = '', format = (v) => String(v),
     svg.appendChild(s('g', { class: 'chart-threshold' },
       s('line', { x1: String(pad.left), x2: String(W - pad.right), y1: String(y(threshold.value)), y2: String(y(threshold.value)) }),
       s('text', { x: String(W - pad.right - 4), y: String(y(threshold.value) - 5), 'text-anchor': 'end' }, threshold.label)));
+  }
+
+  // Bands (min to max), behind the lines, split like them where buckets are missing.
+  const bands = s('g', { class: 'chart-bands', 'clip-path': `url(#${clipId})` });
+  for (const se of series) {
+    const pts = (se.band || []).filter((b) => Number.isFinite(b.lo) && Number.isFinite(b.hi)).sort((a, b) => a.t - b.t);
+    if (!pts.length) continue;
+    const gaps = pts.slice(1).map((p, i) => p.t - pts[i].t).sort((a, b) => a - b);
+    const typical = gaps.length ? gaps[Math.floor(gaps.length / 2)] : 0;
+    const runs = [[]];
+    pts.forEach((p, i) => {
+      if (i > 0 && typical && p.t - pts[i - 1].t > typical * 2.5) runs.push([]);
+      runs[runs.length - 1].push(p);
+    });
+    let d = '';
+    for (const run of runs) {
+      const top = run.map((p, i) => `${i ? 'L' : 'M'}${x(p.t).toFixed(1)},${y(p.hi).toFixed(1)}`).join('');
+      const bottom = run.slice().reverse().map((p) => `L${x(p.t).toFixed(1)},${y(p.lo).toFixed(1)}`).join('');
+      d += `${top}${bottom}Z`;
+    }
+    bands.appendChild(s('path', { class: ['band', se.cls], d, dataset: { band: se.key, points: String(pts.length) } }));
+  }
+  svg.appendChild(bands);
+
+  // Markers: a vertical line and its label at the top.
+  if (markers.length) {
+    const g = s('g', { class: 'chart-markers' });
+    for (const m of markers) {
+      if (!Number.isFinite(m.t) || m.t < t0 || m.t > t1) continue;
+      g.append(s('g', { class: ['marker', `marker-${m.key}`], dataset: { marker: m.key } },
+        s('line', { x1: String(x(m.t)), x2: String(x(m.t)), y1: String(pad.top), y2: String(pad.top + ih) }),
+        s('text', { x: String(x(m.t) + 4), y: String(pad.top + 10) }, m.label)));
+    }
+    svg.appendChild(g);
   }
 
   // Lines, split where a sample is missing for more than two intervals.
@@ -114,6 +154,7 @@ export function lineChart({ title, series, unit = '', format = (v) => String(v),
 
   const stamps = [...new Set(all.map((p) => p.t))].sort((a, b) => a - b);
   const at = new Map(series.map((se) => [se.key, new Map(se.points.map((p) => [p.t, p.v]))]));
+  const bandAt = new Map(series.map((se) => [se.key, new Map((se.band || []).map((b) => [b.t, b]))]));
   const tip = h('div', { class: 'chart-tip', hidden: true, 'aria-live': 'polite' });
   let cur = -1;
   const show = (i) => {
@@ -137,7 +178,9 @@ export function lineChart({ title, series, unit = '', format = (v) => String(v),
       h('div', { class: 'chart-tip-time' }, full.format(t)),
       ...series.map((se) => {
         const v = at.get(se.key).get(t);
-        return h('div', { class: 'chart-tip-row' }, h('span', { class: ['swatch', se.cls] }), `${se.label} `, h('strong', {}, Number.isFinite(v) ? `${format(v)}${unit ? ` ${unit}` : ''}` : '—'));
+        const b = bandAt.get(se.key).get(t);
+        return h('div', { class: 'chart-tip-row' }, h('span', { class: ['swatch', se.cls] }), `${se.label} `, h('strong', {}, Number.isFinite(v) ? `${format(v)}${unit ? ` ${unit}` : ''}` : '—'),
+          b && Number.isFinite(b.lo) ? h('span', { class: 'muted' }, ` (${format(b.lo)}–${format(b.hi)})`) : null);
       }));
     tip.hidden = false;
     const rel = cx / W;
@@ -160,13 +203,13 @@ export function lineChart({ title, series, unit = '', format = (v) => String(v),
   overlay.addEventListener('pointerleave', hide);
 
   const legend = h('ul', { class: 'legend', 'aria-hidden': 'true' },
-    series.map((se) => h('li', {}, h('span', { class: ['swatch', se.cls] }), se.label)),
+    series.map((se) => h('li', {}, h('span', { class: ['swatch', se.cls] }), se.label, se.band?.length ? ' (band: min–max)' : '')),
     threshold ? h('li', {}, h('span', { class: 'swatch swatch-threshold' }), threshold.label) : null);
 
   const figure = h('figure', {
     class: 'chart-figure', tabindex: '0', role: 'group',
     'aria-label': `${title}. ${describe || ''} Use the left and right arrow keys to read values.`,
-    dataset: { testid: 'metrics-chart' },
+    dataset: { testid, ...data },
     onkeydown(e) {
       if (e.key === 'ArrowRight' || e.key === 'ArrowLeft') {
         e.preventDefault();

@@ -66,7 +66,7 @@ function jobRow(j) {
     h('div', { class: 'job-status', 'aria-hidden': 'true' }, STATUS_ICON[j.status] || '•'),
     h('div', { class: 'job-main' },
       h('div', { class: 'job-title' },
-        h('strong', {}, label(j.jobType)), ' ', mono(j.jobId),
+        h('strong', {}, label(j.jobType)), ' ', h('a', { href: `#/job/${encodeURIComponent(j.jobId)}`, title: 'The job and its components’ metrics across it' }, mono(j.jobId)),
         badge(j.status, { kind: 'status' }),
         j.priority ? badge(j.priority, { kind: 'priority', text: `${label(j.priority)} priority` }) : null),
       targets.length ? h('ul', { class: 'job-targets', 'aria-label': 'Target components' },

@@ -75,7 +75,7 @@ export function metricsSection({ cap, conn, windowKey, signal }) {
     const without = cap.components.filter((c) => !byComp.has(c.componentId));
     replace(body,
       withData.length
-        ? h('div', { class: 'metrics-grid' }, withData.map((c) => panel(c, byComp.get(c.componentId), domain, bodyCtrl.signal)))
+        ? h('div', { class: 'metrics-grid' }, withData.map((c) => panel(c, byComp.get(c.componentId), domain, bodyCtrl.signal, cap.capabilityId)))
         : h('p', { class: 'empty' }, `No performance samples in the last ${WINDOWS[key].label}.`),
       without.length && withData.length
         ? h('p', { class: 'muted metrics-missing' }, 'No samples in this window for: ', without.map((c, i) => [i ? ', ' : '', c.name]), '.')
@@ -110,7 +110,7 @@ export function metricsSection({ cap, conn, windowKey, signal }) {
   }, status, body);
 }
 
-function panel(comp, samples, domain, signal) {
+function panel(comp, samples, domain, signal, capabilityId) {
   const pts = (f) => samples.map((m) => ({ t: new Date(m.timestamp).getTime(), v: f(m.values) })).filter((p) => Number.isFinite(p.v));
   const p50 = pts((v) => v?.latency?.p50);
   const p95 = pts((v) => v?.latency?.p95);
@@ -140,7 +140,8 @@ function panel(comp, samples, domain, signal) {
   };
   const el = h('article', { class: 'metrics-panel', dataset: { component: comp.componentId }, 'aria-label': `Metrics of ${comp.name}` },
     h('header', { class: 'metrics-panel-head' },
-      h('div', {}, h('h3', {}, comp.name), h('div', { class: 'sub' }, mono(comp.componentId), ` · ${samples.length} samples`)),
+      h('div', {}, h('h3', {}, comp.name), h('div', { class: 'sub' }, mono(comp.componentId), ` · ${samples.length} samples · `,
+        h('a', { href: `#/component/${encodeURIComponent(capabilityId)}/${encodeURIComponent(comp.componentId)}` }, 'up to 90 days'))),
       last ? h('dl', { class: 'latest' },
         h('div', {}, h('dt', {}, 'p95 now'), h('dd', {}, ms(last.latency?.p95))),
         h('div', {}, h('dt', {}, 'Availability'), h('dd', {}, pct(last.availability?.value)))) : null),

@@ -1,0 +1,700 @@
+package dynamo
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strconv"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+
+	"github.com/capcat/catalogue/catalog"
+)
+
+// Metric rollups (docs/data-model.md#metric-rollups): per component and metric type, one HOUR
+// item per UTC hour holding every sample's values keyed by the sample's minute, and one DAY item
+// per UTC day holding the aggregate of each of its hours, keyed by hour. recordMetrics keeps
+// them after writing the samples: one TransactWriteItems per group of (component, type, day)
+// puts each hour item conditioned on the revision it read and sets that hour's entry in the day
+// item, so the day item's entry of an hour is always the aggregate of the hour item as it is.
+// A sample rewritten under the same key replaces its entry (never counted twice); the archive
+// deletes samples only, never a rollup.
+
+// RollupFields is how many values a rollup aggregates, in the order of the Field constants.
+const RollupFields = 8
+
+// The values a rollup aggregates, as indices of Rollup.Fields.
+const (
+	FieldAvailability = iota // values.availability.value
+	FieldLatencyP50          // values.latency.p50
+	FieldLatencyP95          // values.latency.p95
+	FieldLatencyP99          // values.latency.p99
+	FieldErrorRate           // values.errors.rate
+	FieldThroughput          // values.throughput.requests per second of the sample's interval
+	FieldCPU                 // values.saturation.cpu
+	FieldMemory              // values.saturation.memory
+)
+
+// Retention and bounds of the rollup items.
+const (
+	// RollupHourRetention is how long an hour item stays after its hour ends (its TTL): the
+	// samples' own retention, so an hour is kept as long as its newest sample could be.
+	RollupHourRetention = MetricRetention
+	// RollupDayRetention is how long a day item stays after its day ends (its TTL): two years
+	// and 30 days.
+	RollupDayRetention = (2*365 + 30) * 24 * time.Hour
+	// maxRollupAttempts bounds the attempts of one rollup transaction that loses its condition
+	// to concurrent writers of the same hours (each lost attempt means another call's
+	// transaction committed).
+	maxRollupAttempts = 24
+)
+
+// FieldStat aggregates one value over the samples of a bucket that carry it.
+type FieldStat struct {
+	N                   int // samples that carry the value
+	Min, Max, Sum, Last float64
+}
+
+// Avg is the mean value (0 when N is 0).
+func (f FieldStat) Avg() float64 {
+	if f.N == 0 {
+		return 0
+	}
+	return f.Sum / float64(f.N)
+}
+
+// Rollup is a component's samples of one type aggregated over [Start, End).
+type Rollup struct {
+	Start, End time.Time
+	Count      int // samples in the bucket
+	Fields     [RollupFields]FieldStat
+}
+
+// sampleEntry is one sample's values as a rollup keeps them: mask bit i set when the sample
+// carries field i.
+type sampleEntry struct {
+	mask uint8
+	vals [RollupFields]float64
+}
+
+// SampleValues returns the values m carries, by field, and a mask of those it carries.
+func SampleValues(m *catalog.Metric) (vals [RollupFields]float64, mask uint8) {
+	v := m.Values
+	if v == nil {
+		return vals, 0
+	}
+	set := func(i int, x float64) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
+			return
+		}
+		vals[i], mask = x, mask|1<<i
+	}
+	if v.Availability != nil {
+		set(FieldAvailability, v.Availability.Value)
+	}
+	if v.Latency != nil {
+		set(FieldLatencyP50, v.Latency.P50)
+		set(FieldLatencyP95, v.Latency.P95)
+		set(FieldLatencyP99, v.Latency.P99)
+	}
+	if v.Errors != nil {
+		set(FieldErrorRate, v.Errors.Rate)
+	}
+	if v.Throughput != nil {
+		if d, ok := catalog.MetricIntervals[m.Interval]; ok && d > 0 {
+			set(FieldThroughput, float64(v.Throughput.Requests)/d.Seconds())
+		}
+	}
+	if v.Saturation != nil {
+		set(FieldCPU, v.Saturation.CPU)
+		set(FieldMemory, v.Saturation.Memory)
+	}
+	return vals, mask
+}
+
+// add folds one sample in; samples come in time order, so Last is the newest's.
+func (r *Rollup) add(e sampleEntry) {
+	r.Count++
+	for i := range RollupFields {
+		if e.mask&(1<<i) == 0 {
+			continue
+		}
+		x, f := e.vals[i], &r.Fields[i]
+		if f.N == 0 || x < f.Min {
+			f.Min = x
+		}
+		if f.N == 0 || x > f.Max {
+			f.Max = x
+		}
+		f.N++
+		f.Sum += x
+		f.Last = x
+	}
+}
+
+// merge folds in the aggregate of a later bucket.
+func (r *Rollup) merge(o *Rollup) {
+	r.Count += o.Count
+	for i := range RollupFields {
+		g, f := o.Fields[i], &r.Fields[i]
+		if g.N == 0 {
+			continue
+		}
+		if f.N == 0 || g.Min < f.Min {
+			f.Min = g.Min
+		}
+		if f.N == 0 || g.Max > f.Max {
+			f.Max = g.Max
+		}
+		f.N += g.N
+		f.Sum += g.Sum
+		f.Last = g.Last
+	}
+}
+
+// AggregateMetrics aggregates samples (of one component and type) into buckets of width d
+// aligned on UTC, oldest first; buckets without samples are left out. A sample repeated under
+// the same timestamp counts once, the later in ms winning.
+func AggregateMetrics(ms []*catalog.Metric, d time.Duration) []*Rollup {
+	byTime := map[time.Time]*catalog.Metric{}
+	for _, m := range ms {
+		byTime[m.Timestamp.UTC()] = m
+	}
+	times := make([]time.Time, 0, len(byTime))
+	for t := range byTime {
+		times = append(times, t)
+	}
+	slices.SortFunc(times, func(a, b time.Time) int { return a.Compare(b) })
+	var out []*Rollup
+	for _, t := range times {
+		start := t.Truncate(d)
+		if len(out) == 0 || !out[len(out)-1].Start.Equal(start) {
+			out = append(out, &Rollup{Start: start, End: start.Add(d)})
+		}
+		vals, mask := SampleValues(byTime[t])
+		out[len(out)-1].add(sampleEntry{mask: mask, vals: vals})
+	}
+	return out
+}
+
+// Encodings. An hour item's samples (Data.samples, binary): per sample in minute order, the
+// minute (1 byte), the mask (1 byte) and the values it carries (float64, little-endian):
+// at most 60 × (2 + 8 × 8) = 3,960 bytes. A day item's hour entry (Data.hNN, binary): the
+// hour's sample count (1 byte), then per field N (1 byte) and, when N > 0, min, max, sum and
+// last (4 × float64): at most 1 + 8 × 33 = 265 bytes, 24 of them at most 6.4 KB.
+
+func encodeSamples(samples map[int]sampleEntry) []byte {
+	minutes := make([]int, 0, len(samples))
+	for m := range samples {
+		minutes = append(minutes, m)
+	}
+	sort.Ints(minutes)
+	var b []byte
+	for _, m := range minutes {
+		e := samples[m]
+		b = append(b, byte(m), e.mask)
+		for i := range RollupFields {
+			if e.mask&(1<<i) != 0 {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(e.vals[i]))
+			}
+		}
+	}
+	return b
+}
+
+func decodeSamples(b []byte) (map[int]sampleEntry, error) {
+	out := map[int]sampleEntry{}
+	for len(b) > 0 {
+		if len(b) < 2 || b[0] >= 60 {
+			return nil, errors.New("bad rollup samples")
+		}
+		m, e := int(b[0]), sampleEntry{mask: b[1]}
+		b = b[2:]
+		for i := range RollupFields {
+			if e.mask&(1<<i) == 0 {
+				continue
+			}
+			if len(b) < 8 {
+				return nil, errors.New("bad rollup samples")
+			}
+			e.vals[i] = math.Float64frombits(binary.LittleEndian.Uint64(b))
+			b = b[8:]
+		}
+		out[m] = e
+	}
+	return out, nil
+}
+
+// hourAggregate aggregates an hour's samples, in minute order.
+func hourAggregate(start time.Time, samples map[int]sampleEntry) *Rollup {
+	r := &Rollup{Start: start, End: start.Add(time.Hour)}
+	minutes := make([]int, 0, len(samples))
+	for m := range samples {
+		minutes = append(minutes, m)
+	}
+	sort.Ints(minutes)
+	for _, m := range minutes {
+		r.add(samples[m])
+	}
+	return r
+}
+
+func encodeAggregate(r *Rollup) []byte {
+	b := []byte{byte(r.Count)}
+	for _, f := range r.Fields {
+		b = append(b, byte(f.N))
+		if f.N > 0 {
+			for _, x := range []float64{f.Min, f.Max, f.Sum, f.Last} {
+				b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+			}
+		}
+	}
+	return b
+}
+
+func decodeAggregate(b []byte, start time.Time) (*Rollup, error) {
+	r := &Rollup{Start: start, End: start.Add(time.Hour)}
+	if len(b) < 1 {
+		return nil, errors.New("bad rollup aggregate")
+	}
+	r.Count, b = int(b[0]), b[1:]
+	for i := range RollupFields {
+		if len(b) < 1 {
+			return nil, errors.New("bad rollup aggregate")
+		}
+		f := &r.Fields[i]
+		f.N, b = int(b[0]), b[1:]
+		if f.N == 0 {
+			continue
+		}
+		if len(b) < 32 {
+			return nil, errors.New("bad rollup aggregate")
+		}
+		x := func(j int) float64 { return math.Float64frombits(binary.LittleEndian.Uint64(b[8*j:])) }
+		f.Min, f.Max, f.Sum, f.Last = x(0), x(1), x(2), x(3)
+		b = b[32:]
+	}
+	return r, nil
+}
+
+// Data keys of the rollup items.
+const (
+	rollupSamplesKey = "samples"
+	rollupHourKey    = "h" // + two digits: a day item's entry of that hour
+)
+
+func hourEntryKey(hour int) string { return rollupHourKey + twoDigits(hour) }
+
+func binaryOf(av types.AttributeValue) []byte {
+	if b, ok := av.(*types.AttributeValueMemberB); ok {
+		return b.Value
+	}
+	return nil
+}
+
+// rollupHourGroup is what one call records into one hour of one component's type.
+type rollupHourGroup struct {
+	capabilityID, componentID string
+	metricType                catalog.MetricType
+	hour                      time.Time
+	samples                   map[int]sampleEntry // by minute
+}
+
+func (g *rollupHourGroup) key() [2]string {
+	return [2]string{capabilityPK(g.capabilityID), rollupSK(g.componentID, g.metricType, rollupHour, g.hour)}
+}
+
+func (g *rollupHourGroup) dayKey() [2]string {
+	return [2]string{capabilityPK(g.capabilityID), rollupSK(g.componentID, g.metricType, rollupDay, g.hour.Truncate(24*time.Hour))}
+}
+
+// rollupBatch is a set of day groups that go in one transaction.
+type rollupBatch struct {
+	hours []*rollupHourGroup
+	days  [][2]string // distinct, in order
+}
+
+func (b *rollupBatch) size() int { return len(b.hours) + len(b.days) }
+
+func (b *rollupBatch) keys() [][2]string {
+	keys := make([][2]string, 0, b.size())
+	for _, h := range b.hours {
+		keys = append(keys, h.key())
+	}
+	return append(keys, b.days...)
+}
+
+// updateRollups folds the samples a recordMetrics call wrote (validated: timestamps truncated
+// to their interval, at most one a minute per component and type) into the rollups: one
+// BatchGetItem (consistent) for the hour and day items concerned, then one TransactWriteItems
+// per batch of (component, type, day) groups of up to 100 items (one transaction while the call's
+// hour and day items number 100 or fewer; a day group, at most 25 items, is never split). A transaction that loses to a concurrent writer of
+// the same hour or day item is re-read and retried (maxRollupAttempts, then ErrUnavailable).
+func (s *Store) updateRollups(ctx context.Context, ms []*catalog.Metric, now time.Time) error {
+	var hours []*rollupHourGroup
+	byHour := map[[2]string]*rollupHourGroup{}
+	for _, m := range ms {
+		t := m.Timestamp.UTC()
+		g := &rollupHourGroup{capabilityID: m.CapabilityID, componentID: m.ComponentID, metricType: m.MetricType, hour: t.Truncate(time.Hour)}
+		if cur := byHour[g.key()]; cur != nil {
+			g = cur
+		} else {
+			g.samples = map[int]sampleEntry{}
+			byHour[g.key()] = g
+			hours = append(hours, g)
+		}
+		vals, mask := SampleValues(m)
+		g.samples[t.Minute()] = sampleEntry{mask: mask, vals: vals} // the later in the call wins, as in the table
+	}
+	// Group by day item, then pack the day groups into batches of at most maxTransact items.
+	var dayOrder [][2]string
+	byDay := map[[2]string][]*rollupHourGroup{}
+	for _, g := range hours {
+		k := g.dayKey()
+		if _, ok := byDay[k]; !ok {
+			dayOrder = append(dayOrder, k)
+		}
+		byDay[k] = append(byDay[k], g)
+	}
+	var batches []*rollupBatch
+	for _, k := range dayOrder {
+		gs := byDay[k]
+		if len(batches) == 0 || batches[len(batches)-1].size()+len(gs)+1 > maxTransact {
+			batches = append(batches, &rollupBatch{})
+		}
+		b := batches[len(batches)-1]
+		b.hours = append(b.hours, gs...)
+		b.days = append(b.days, k)
+	}
+	var keys [][2]string
+	for _, b := range batches {
+		keys = append(keys, b.keys()...)
+	}
+	got, err := s.batchGetWith(ctx, keys, true)
+	if err != nil {
+		return fmt.Errorf("read rollups: %w", err)
+	}
+	read := make(map[[2]string]*item, len(keys))
+	for i, k := range keys {
+		read[k] = got[i]
+	}
+	for _, b := range batches {
+		if err := s.writeRollupBatch(ctx, b, read, now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeRollupBatch commits one batch, re-reading its items after each lost attempt.
+func (s *Store) writeRollupBatch(ctx context.Context, b *rollupBatch, read map[[2]string]*item, now time.Time) error {
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			if attempt >= maxRollupAttempts {
+				return fmt.Errorf("update rollups: still contended after %d attempts: %w", attempt, ErrUnavailable)
+			}
+			if err := sleep(ctx, backoff(min(attempt, 4))); err != nil {
+				return err
+			}
+			keys := b.keys()
+			got, err := s.batchGetWith(ctx, keys, true)
+			if err != nil {
+				return fmt.Errorf("read rollups: %w", err)
+			}
+			for i, k := range keys {
+				read[k] = got[i]
+			}
+		}
+		actions, err := s.rollupActions(ctx, b, read, now)
+		if err != nil {
+			return err
+		}
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err == nil {
+			return nil
+		}
+		var tce *types.TransactionCanceledException
+		var tc *types.TransactionConflictException
+		if !errors.As(err, &tce) && !errors.As(err, &tc) {
+			return classify("update rollups", err)
+		}
+		if tce != nil {
+			for _, r := range tce.CancellationReasons {
+				if c := aws.ToString(r.Code); c != "" && c != "None" && c != "ConditionalCheckFailed" && c != "TransactionConflict" {
+					return classify("update rollups", err)
+				}
+			}
+		}
+	}
+}
+
+// rollupActions builds a batch's transaction from the items read: each hour item with the
+// call's samples merged in, conditioned on the revision read (or on its absence), and each day
+// item with those hours' entries set (a Put when the day item was absent, conditioned on its
+// absence; else an Update of those entries only, so that writers of other hours of the day do
+// not conflict on it).
+func (s *Store) rollupActions(ctx context.Context, b *rollupBatch, read map[[2]string]*item, now time.Time) ([]types.TransactWriteItem, error) {
+	var actions []types.TransactWriteItem
+	entries := map[[2]string]map[string]types.AttributeValue{}
+	for _, g := range b.hours {
+		k := g.key()
+		old := read[k]
+		samples := map[int]sampleEntry{}
+		created, rev := now, 0
+		if old != nil {
+			data, err := old.data()
+			if err != nil {
+				return nil, err
+			}
+			if samples, err = decodeSamples(binaryOf(data[rollupSamplesKey])); err != nil {
+				return nil, fmt.Errorf("rollup %s: %w", k[1], err)
+			}
+			created, rev = old.CreatedAt, old.Revision
+		}
+		for m, e := range g.samples {
+			samples[m] = e
+		}
+		it := &item{PK: k[0], SK: k[1], EntityType: entityRollup, CreatedAt: created, UpdatedAt: now, Revision: rev + 1,
+			TTL: g.hour.Add(time.Hour).Add(RollupHourRetention).Unix(), Data: rollupData(g, g.hour)}
+		it.Data[rollupSamplesKey] = &types.AttributeValueMemberB{Value: encodeSamples(samples)}
+		av, err := it.av()
+		if err != nil {
+			return nil, err
+		}
+		stampWriter(ctx, av)
+		put := &types.Put{TableName: &s.table, Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)")}
+		if old != nil {
+			put.ConditionExpression = aws.String("#r = :r")
+			put.ExpressionAttributeNames = map[string]string{"#r": attrRevision}
+			put.ExpressionAttributeValues = map[string]types.AttributeValue{":r": num(rev)}
+		}
+		actions = append(actions, types.TransactWriteItem{Put: put})
+		dk := g.dayKey()
+		if entries[dk] == nil {
+			entries[dk] = map[string]types.AttributeValue{}
+		}
+		entries[dk][hourEntryKey(g.hour.Hour())] = &types.AttributeValueMemberB{Value: encodeAggregate(hourAggregate(g.hour, samples))}
+	}
+	for _, dk := range b.days {
+		var first *rollupHourGroup
+		for _, g := range b.hours {
+			if g.dayKey() == dk {
+				first = g
+				break
+			}
+		}
+		day := first.hour.Truncate(24 * time.Hour)
+		if read[dk] == nil {
+			it := &item{PK: dk[0], SK: dk[1], EntityType: entityRollup, CreatedAt: now, UpdatedAt: now, Revision: 1,
+				TTL: day.Add(24 * time.Hour).Add(RollupDayRetention).Unix(), Data: rollupData(first, day)}
+			for h, v := range entries[dk] {
+				it.Data[h] = v
+			}
+			av, err := it.av()
+			if err != nil {
+				return nil, err
+			}
+			stampWriter(ctx, av)
+			actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: av, ConditionExpression: aws.String("attribute_not_exists(PK)")}})
+			continue
+		}
+		names := map[string]string{"#d": attrData, "#u": attrUpdatedAt, "#r": attrRevision}
+		values := map[string]types.AttributeValue{":u": &types.AttributeValueMemberS{Value: keyTime(now)}, ":one": num(1)}
+		expr := "SET #u = :u, #r = #r + :one"
+		hs := make([]string, 0, len(entries[dk]))
+		for h := range entries[dk] {
+			hs = append(hs, h)
+		}
+		sort.Strings(hs)
+		for i, h := range hs {
+			n, v := "#h"+strconv.Itoa(i), ":h"+strconv.Itoa(i)
+			names[n], values[v] = h, entries[dk][h]
+			expr += ", #d." + n + " = " + v
+		}
+		actions = append(actions, types.TransactWriteItem{Update: &types.Update{TableName: &s.table, Key: keyOf(dk[0], dk[1]),
+			UpdateExpression: aws.String(expr), ConditionExpression: aws.String("attribute_exists(PK)"),
+			ExpressionAttributeNames: names, ExpressionAttributeValues: values}})
+	}
+	return actions, nil
+}
+
+// rollupData is the Data a rollup item starts with: its capability, component, type and start.
+func rollupData(g *rollupHourGroup, start time.Time) map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		"capabilityId": &types.AttributeValueMemberS{Value: g.capabilityID},
+		"componentId":  &types.AttributeValueMemberS{Value: g.componentID},
+		"metricType":   &types.AttributeValueMemberS{Value: string(g.metricType)},
+		"start":        &types.AttributeValueMemberS{Value: keyTime(start)},
+	}
+}
+
+// bundleRollupItems returns the hour and day rollup items of a bundle's samples, built from
+// them alone (BulkLoad writes them with the samples, replacing the rollups of those hours and
+// days: a load is authoritative for what it holds). A sample's minute keys it in its hour, as
+// recordMetrics keys it.
+func bundleRollupItems(ms []*catalog.Metric, now time.Time) ([]*item, error) {
+	var hours []*rollupHourGroup
+	byHour := map[[2]string]*rollupHourGroup{}
+	for _, m := range ms {
+		t := m.Timestamp.UTC()
+		g := &rollupHourGroup{capabilityID: m.CapabilityID, componentID: m.ComponentID, metricType: m.MetricType, hour: t.Truncate(time.Hour)}
+		if err := firstError(ValidateID("capabilityId", g.capabilityID), ValidateID("componentId", g.componentID)); err != nil {
+			return nil, err
+		}
+		if !g.metricType.Valid() {
+			return nil, catalog.Invalid("metricType", "%q is not a metric type", g.metricType)
+		}
+		if cur := byHour[g.key()]; cur != nil {
+			g = cur
+		} else {
+			g.samples = map[int]sampleEntry{}
+			byHour[g.key()] = g
+			hours = append(hours, g)
+		}
+		vals, mask := SampleValues(m)
+		g.samples[t.Minute()] = sampleEntry{mask: mask, vals: vals}
+	}
+	var items []*item
+	days := map[[2]string]*item{}
+	for _, g := range hours {
+		k := g.key()
+		it := &item{PK: k[0], SK: k[1], EntityType: entityRollup, CreatedAt: now, UpdatedAt: now, Revision: 1,
+			TTL: g.hour.Add(time.Hour).Add(RollupHourRetention).Unix(), Data: rollupData(g, g.hour)}
+		it.Data[rollupSamplesKey] = &types.AttributeValueMemberB{Value: encodeSamples(g.samples)}
+		items = append(items, it)
+		dk := g.dayKey()
+		day := days[dk]
+		if day == nil {
+			start := g.hour.Truncate(24 * time.Hour)
+			day = &item{PK: dk[0], SK: dk[1], EntityType: entityRollup, CreatedAt: now, UpdatedAt: now, Revision: 1,
+				TTL: start.Add(24 * time.Hour).Add(RollupDayRetention).Unix(), Data: rollupData(g, start)}
+			days[dk] = day
+			items = append(items, day)
+		}
+		day.Data[hourEntryKey(g.hour.Hour())] = &types.AttributeValueMemberB{Value: encodeAggregate(hourAggregate(g.hour, g.samples))}
+	}
+	return items, nil
+}
+
+// MetricRollups returns a component's rollups of one type, hourly or daily, of the buckets from
+// the one holding from to the one holding to, oldest first (buckets without samples left out).
+// One Query: the items of one component, type and kind are contiguous, and a page of 1 MB holds
+// 168 hour items (4.2 KB at most each: 7 days) or 90 day items (6.6 KB at most each); a longer
+// range pages on.
+func (s *Store) MetricRollups(ctx context.Context, capabilityID, componentID string, t catalog.MetricType, daily bool, from, to time.Time) ([]*Rollup, error) {
+	if err := firstError(ValidateID("capabilityId", capabilityID), ValidateID("componentId", componentID)); err != nil {
+		return nil, err
+	}
+	kind, width := rollupHour, time.Hour
+	if daily {
+		kind, width = rollupDay, 24*time.Hour
+	}
+	from, to = from.UTC().Truncate(width), to.UTC().Truncate(width)
+	now := s.now()
+	items, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), lo: rollupSK(componentID, t, kind, from), hi: rollupSK(componentID, t, kind, to), now: now})
+	if err != nil {
+		return nil, fmt.Errorf("read rollups of %s: %w", componentID, err)
+	}
+	out := make([]*Rollup, 0, len(items))
+	for _, it := range items {
+		if it.EntityType != entityRollup {
+			continue
+		}
+		r, err := decodeRollupItem(it, daily)
+		if err != nil {
+			return nil, err
+		}
+		if r.Count > 0 {
+			out = append(out, r)
+		}
+	}
+	return out, nil
+}
+
+// decodeRollupItem returns the aggregate an hour or day item holds.
+func decodeRollupItem(it *item, daily bool) (*Rollup, error) {
+	_, _, _, start, err := parseRollupSK(it.SK)
+	if err != nil {
+		return nil, err
+	}
+	data, err := it.data()
+	if err != nil {
+		return nil, err
+	}
+	if !daily {
+		samples, err := decodeSamples(binaryOf(data[rollupSamplesKey]))
+		if err != nil {
+			return nil, fmt.Errorf("rollup %s: %w", it.SK, err)
+		}
+		return hourAggregate(start, samples), nil
+	}
+	r := &Rollup{Start: start, End: start.Add(24 * time.Hour)}
+	for h := range 24 {
+		v, ok := data[hourEntryKey(h)]
+		if !ok {
+			continue
+		}
+		hr, err := decodeAggregate(binaryOf(v), start.Add(time.Duration(h)*time.Hour))
+		if err != nil {
+			return nil, fmt.Errorf("rollup %s: %w", it.SK, err)
+		}
+		r.merge(hr)
+	}
+	return r, nil
+}
+
+// checkRollups compares each hour item of a partition with its day item's entry of that hour:
+// they must hold the same aggregate. (An hour item expires long before its day item: a day
+// entry without its hour item is not a finding.)
+func checkRollups(items []*item) ([]string, error) {
+	days := map[string]*item{}
+	for _, it := range items {
+		if it.EntityType != entityRollup {
+			continue
+		}
+		if _, _, kind, _, err := parseRollupSK(it.SK); err != nil {
+			return []string{err.Error()}, nil
+		} else if kind == rollupDay {
+			days[it.SK] = it
+		}
+	}
+	var diffs []string
+	for _, it := range items {
+		if it.EntityType != entityRollup {
+			continue
+		}
+		comp, t, kind, start, _ := parseRollupSK(it.SK)
+		if kind != rollupHour {
+			continue
+		}
+		data, err := it.data()
+		if err != nil {
+			return nil, err
+		}
+		samples, err := decodeSamples(binaryOf(data[rollupSamplesKey]))
+		if err != nil {
+			diffs = append(diffs, fmt.Sprintf("%s: %v", it.SK, err))
+			continue
+		}
+		day := days[rollupSK(comp, t, rollupDay, start.Truncate(24*time.Hour))]
+		if day == nil {
+			diffs = append(diffs, it.SK+": no day rollup")
+			continue
+		}
+		dd, err := day.data()
+		if err != nil {
+			return nil, err
+		}
+		if got, want := binaryOf(dd[hourEntryKey(start.Hour())]), encodeAggregate(hourAggregate(start, samples)); string(got) != string(want) {
+			diffs = append(diffs, it.SK+": the day rollup's entry of the hour differs from the hour's samples")
+		}
+	}
+	return diffs, nil
+}
