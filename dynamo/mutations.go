@@ -548,7 +548,10 @@ func startGated(j *catalog.Job) error {
 // (catalog.SettleGatedJob); finishing sets endTime (now unless given) and duration, and the
 // capability's job counters, lastDeployment and averageDeploymentTime move with it. A gated job
 // that finishes moves its target components' versions (catalog.FinishGatedJob) in the same
-// transaction, with a change record per component moved.
+// transaction, with a change record per component moved. Completing a RUNNING automatic
+// deployment first reads its targets' samples since its startTime (one Query per target, in
+// parallel): a breach that a recordMetrics call left unrolled rolls the job back instead (the
+// transaction rollbackOnBreach writes) and the answer is a ConflictError naming the breach.
 func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision int, change func(*catalog.Job) error, idem Idempotency) (*catalog.Job, error) {
 	found, err := s.JobByID(ctx, jobID)
 	if err != nil {

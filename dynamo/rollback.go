@@ -24,7 +24,10 @@ import (
 // WriteSeq condition and the job's revision, so that of concurrent breaching samples exactly
 // one rolls it back and the others find it rolled back. A call interrupted between the two
 // transactions and retried (with its token or without) rolls back on the retry: the retry
-// carries the same breaching samples and finds the job still RUNNING.
+// carries the same breaching samples and finds the job still RUNNING. One never retried is
+// finished by whichever comes first, with the same transaction (rollBack): UpdateJob asked to
+// complete the job (it reads the targets' samples since the startTime first: breachSince), or
+// the sweep (SweepRollbacks).
 
 // errNotRunning ends a rollback whose job is no longer RUNNING: nothing to write.
 var errNotRunning = errors.New("the job is no longer running")
