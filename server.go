@@ -37,6 +37,7 @@ import (
 	"github.com/capcat/catalogue/internal/tune"
 	"github.com/capcat/catalogue/notify"
 	"github.com/capcat/catalogue/sample"
+	"github.com/capcat/catalogue/sweep"
 	"github.com/capcat/catalogue/web"
 )
 
@@ -71,6 +72,8 @@ type config struct {
 	notifySecret         string
 	notifyEvery          time.Duration
 	notifyHealthChannels []string
+	// rollbackSweepEvery is how often the rollback sweeper runs (-rollback-sweep-every).
+	rollbackSweepEvery time.Duration
 	// changeRetention is how long the change feed keeps a change (-change-retention).
 	changeRetention time.Duration
 	// changePoll, changeHold and the subscription limits configure the subscription hub.
@@ -132,6 +135,8 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 		"secret that signs every notification (HMAC-SHA256 of timestamp.body in X-Catalogue-Signature; env NOTIFY_SECRET)")
 	fs.DurationVar(&c.notifyEvery, "notify-every", envDuration(getenv, "NOTIFY_EVERY", 5*time.Second),
 		"how often the deliverer posts due notifications, one instance at a time across the fleet (env NOTIFY_EVERY; 0 turns it off)")
+	fs.DurationVar(&c.rollbackSweepEvery, "rollback-sweep-every", envDuration(getenv, "ROLLBACK_SWEEP_EVERY", time.Minute),
+		"how often the sweeper rolls back running automatic deployments whose targets breached their threshold since they started (a recordMetrics call stopped before its rollback), one instance at a time across the fleet (env ROLLBACK_SWEEP_EVERY; 0 turns it off)")
 	healthChannels := fs.String("notify-health-channels", getenv("NOTIFY_HEALTH_CHANNELS"),
 		"channels that get a notification when recordMetrics moves a component's or capability's health status, comma-separated (env NOTIFY_HEALTH_CHANNELS)")
 	fs.DurationVar(&c.changeRetention, "change-retention", envDuration(getenv, "CHANGE_RETENTION", dynamo.DefaultChangeRetention),
@@ -294,6 +299,20 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 				log.Warn("notification deliverer pass stopped; the next pass resumes it", "err", err)
 			case r != (notify.Result{}):
 				log.Info("notifications", "delivered", r.Delivered, "failed", r.Failed, "retried", r.Retried)
+			}
+		})
+	}
+	if cfg.rollbackSweepEvery > 0 {
+		// Automatic rollbacks a recordMetrics call left undone are finished by one instance
+		// at a time (a lease).
+		sw := sweep.New(store, reg)
+		holder := "server-" + graph.NewAPIKey()[:12]
+		go sw.Run(ctx, cfg.rollbackSweepEvery, holder, func(r sweep.Result, err error) {
+			switch {
+			case err != nil:
+				log.Warn("rollback sweep pass stopped; the next pass resumes it", "err", err)
+			case r.RolledBack > 0:
+				log.Info("rollback sweep", "checked", r.Checked, "rolledBack", r.RolledBack, "requests", r.Requests)
 			}
 		})
 	}

@@ -548,13 +548,19 @@ func startGated(j *catalog.Job) error {
 // (catalog.SettleGatedJob); finishing sets endTime (now unless given) and duration, and the
 // capability's job counters, lastDeployment and averageDeploymentTime move with it. A gated job
 // that finishes moves its target components' versions (catalog.FinishGatedJob) in the same
-// transaction, with a change record per component moved.
+// transaction, with a change record per component moved. Completing a RUNNING automatic
+// deployment first reads its targets' samples since its startTime (one Query per target, in
+// parallel): a breach that a recordMetrics call left unrolled rolls the job back instead (the
+// transaction rollbackOnBreach writes) and the answer is a ConflictError naming the breach.
 func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision int, change func(*catalog.Job) error, idem Idempotency) (*catalog.Job, error) {
 	found, err := s.JobByID(ctx, jobID)
 	if err != nil {
 		return nil, fmt.Errorf("update job %s: %w", jobID, err)
 	}
 	capabilityID, sk := found.CapabilityID, jobSK(found.StartTime.Time, jobID)
+	// The breach check of a completing automatic deployment, read once for the job's revision
+	// (a retried attempt of the transaction at the same revision reuses it).
+	checkedAt, checked, breached := -1, breach{}, false
 	it, err := s.mutate(ctx, capabilityID, SegComponents, idem, func(st *partitionState, now time.Time) (*plan, error) {
 		capability, err := st.existing(capabilityID)
 		if err != nil {
@@ -594,8 +600,38 @@ func (s *Store) UpdateJob(ctx context.Context, jobID string, expectedRevision in
 		if err != nil {
 			return nil, err
 		}
+		if n.Status == catalog.JobCompleted && mayBreach(old) {
+			// A breach whose recordMetrics call stopped before its rollback transaction must
+			// not be completed over: read the targets' samples since the startTime.
+			if checkedAt != old.Revision {
+				if checked, breached, err = s.breachSince(ctx, old); err != nil {
+					return nil, fmt.Errorf("job %s: %w", jobID, err)
+				}
+				checkedAt = old.Revision
+			}
+			if breached {
+				return nil, &breachFound{b: checked}
+			}
+		}
 		return planJobMove(st, capability, old, n, cur, moves, "", now)
 	})
+	var bf *breachFound
+	if errors.As(err, &bf) {
+		// Rolled back instead, by the transaction rollbackOnBreach writes (exactly once: it
+		// moves the job only while it is RUNNING), and the caller told so.
+		// It is a CONFLICT: the job is not what the caller read (it is ROLLED_BACK, at the
+		// currentRevision given; none when another writer moved it first).
+		rolled, err := s.rollBack(ctx, bf.b)
+		conflict := &ConflictError{Reason: fmt.Sprintf("job %s was rolled back, not completed: %s", jobID, bf.b.reason)}
+		switch {
+		case errors.Is(err, errNotRunning):
+		case err != nil:
+			return nil, fmt.Errorf("update job %s: roll back: %w", jobID, err)
+		default:
+			conflict.CurrentRevision = rolled.Revision
+		}
+		return nil, conflict
+	}
 	if err != nil {
 		return nil, fmt.Errorf("update job %s: %w", jobID, err)
 	}
