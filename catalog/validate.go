@@ -330,10 +330,53 @@ func ValidateMetric(m *Metric, now time.Time) error {
 			}
 		}
 		if v.Errors != nil {
-			if err := nonNegative("values.errors.rate", v.Errors.Rate); err != nil {
+			if err := measure("values.errors.rate", v.Errors.Rate); err != nil {
 				return err
 			}
 		}
+		if l := v.Latency; l != nil {
+			for _, f := range []struct {
+				name string
+				v    float64
+			}{{"p50", l.P50}, {"p95", l.P95}, {"p99", l.P99}, {"max", l.Max}} {
+				if err := measure("values.latency."+f.name, f.v); err != nil {
+					return err
+				}
+			}
+		}
+		if t := v.Throughput; t != nil {
+			for _, f := range []struct {
+				name string
+				v    int
+			}{{"requests", t.Requests}, {"successful", t.Successful}, {"failed", t.Failed}} {
+				if err := measure("values.throughput."+f.name, float64(f.v)); err != nil {
+					return err
+				}
+			}
+		}
+		if sat := v.Saturation; sat != nil {
+			for _, f := range []struct {
+				name string
+				v    float64
+			}{{"cpu", sat.CPU}, {"memory", sat.Memory}, {"connections", float64(sat.Connections)}} {
+				if err := measure("values.saturation."+f.name, f.v); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// MaxMeasure bounds every measured value of a metric sample. The rollups sum a day's samples
+// of a value (at most 1,440 a day), so a bound far inside float64 keeps every sum, mean and
+// fitted trend finite; it is also far inside DynamoDB's numbers (up to 9.99e125).
+const MaxMeasure = 1e15
+
+// measure refuses a measured value that is negative, not a number or above MaxMeasure.
+func measure(field string, v float64) error {
+	if v < 0 || v > MaxMeasure || math.IsNaN(v) {
+		return Invalid(field, "must be a number from 0 to %g", MaxMeasure)
 	}
 	return nil
 }

@@ -648,3 +648,28 @@ func TestSampleCatalogueHasRollups(t *testing.T) {
 		sameRollups(t, c.interval, got, want)
 	}
 }
+
+// A sample with a huge latency is refused before anything is written (two of them in one hour
+// made the rollup's sum infinite: metricRollups answered INTERNAL_SERVER_ERROR for the hour and
+// the day, for every reader).
+func TestMetricRollupsRefuseHugeValues(t *testing.T) {
+	const capID, compID = "CAP-RU-HUGE", "ru-h"
+	h := rollupHarness(t, capID, compID)
+	before := len(scanAllItems(t, h))
+	at := testNow.Add(-30 * time.Minute).Format(time.RFC3339)
+	for _, p95 := range []float64{1.7e308, -5} {
+		in := map[string]any{"capabilityId": capID, "componentId": compID, "metricType": "PERFORMANCE", "timestamp": at, "interval": "5m",
+			"values": map[string]any{"latency": map[string]any{"p50": 1, "p95": p95, "p99": p95, "max": p95}}}
+		resp := h.do(t, recordMetrics, map[string]any{"in": []any{in, in}})
+		if resp.code(0) != "BAD_USER_INPUT" || resp.Errors[0].Extensions["field"] != "inputs[0].values.latency.p95" {
+			t.Errorf("p95 %g: %s, want BAD_USER_INPUT naming inputs[0].values.latency.p95", p95, resp.Body)
+		}
+	}
+	if after := len(scanAllItems(t, h)); after != before {
+		t.Errorf("refused samples wrote %d items", after-before)
+	}
+	rs, resp := h.rollups(t, capID, compID, "HOUR", testNow.Add(-2*time.Hour), testNow)
+	if len(resp.Errors) != 0 || len(rs) != 0 {
+		t.Errorf("rollups after the refused samples: %v %s", rs, resp.Body)
+	}
+}
