@@ -2,12 +2,15 @@ package dynamo_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/dynamo/dynamotest"
 )
 
 // The largest rollup items still read in one Query per range the budgets name: 169 hour items
@@ -75,5 +78,141 @@ func TestCheckFindsADamagedRollup(t *testing.T) {
 	}
 	if err := env.Store.CheckPartition(ctx, capID); err == nil || !strings.Contains(err.Error(), "ROLLUP#") {
 		t.Fatalf("check after damaging the day rollup = %v", err)
+	}
+}
+
+// rollupComponent bulk-loads a capability with one component for the rollup tests.
+func rollupComponent(t *testing.T, env *dynamotest.Env, compID string) (capID string) {
+	t.Helper()
+	b := smallCapabilities(1)[0]
+	b.Components = []*catalog.Component{{ComponentID: compID, Name: compID, ComponentType: "api-server", Order: 1, Status: catalog.ComponentActive}}
+	load(t, env, []*catalog.Bundle{b})
+	return b.Capability.CapabilityID
+}
+
+// availabilitySample is a one-minute PERFORMANCE sample carrying availability only.
+func availabilitySample(capID, compID string, at time.Time, v float64) *catalog.Metric {
+	return &catalog.Metric{CapabilityID: capID, ComponentID: compID, MetricType: catalog.MetricPerformance, Timestamp: catalog.NewTimestamp(at), Interval: "1m",
+		Values: &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: v}}}
+}
+
+// tableAvailability reads the availability the table holds for a component's samples of an hour
+// (consistent reads of the METRIC# items), by minute.
+func tableAvailability(t *testing.T, env *dynamotest.Env, capID, compID string, hour time.Time) map[time.Time]float64 {
+	t.Helper()
+	ms, _, err := env.Store.MetricsInRange(context.Background(), dynamo.MetricRange{CapabilityID: capID, ComponentID: compID, MetricType: catalog.MetricPerformance,
+		From: hour, Before: hour.Add(time.Hour), IncludeExpired: true}, dynamo.MaxMetricRangePage)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[time.Time]float64{}
+	for _, m := range ms {
+		out[m.Timestamp.UTC()] = m.Values.Availability.Value
+	}
+	return out
+}
+
+// Two recordMetrics calls rewriting the same sample with different values, interleaved so that
+// A reads the rollups after its sample is written (or, transactional, before it commits) and B
+// runs whole in between, leave the table and the rollups agreeing on one value: the sample the
+// table holds is the one the hour and day rollups count. (Before #22's exactness fix the samples
+// went by BatchWriteItem and the rollups by a later transaction: table B, rollups A.)
+func TestMetricRollupsRewriteRaceAgreesWithTheTable(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	capID := rollupComponent(t, env, "ru-race")
+	other := dynamo.New(env.Client, dynamo.Options{Table: env.Table, Now: func() time.Time { return sampleNow }})
+	at := sampleNow.Add(-2 * time.Hour).Truncate(time.Minute)
+	hour := at.Truncate(time.Hour)
+	// A sample already there, so that both calls rewrite it.
+	if _, err := env.Store.RecordMetrics(ctx, []*catalog.Metric{availabilitySample(capID, "ru-race", at, 90)}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	env.Counter.Before = func(op string, _ http.ResponseWriter) bool {
+		if op == "BatchGetItem" { // A's read of the rollup items
+			first := false
+			once.Do(func() { first = true })
+			if first {
+				close(held)
+				<-release
+			}
+		}
+		return false
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := env.Store.RecordMetrics(ctx, []*catalog.Metric{availabilitySample(capID, "ru-race", at, 91)}, dynamo.Idempotency{})
+		done <- err
+	}()
+	<-held
+	if _, err := other.RecordMetrics(ctx, []*catalog.Metric{availabilitySample(capID, "ru-race", at, 92)}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	close(release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	env.Counter.Before = nil
+	table := tableAvailability(t, env, capID, "ru-race", hour)
+	if len(table) != 1 {
+		t.Fatalf("table samples = %v", table)
+	}
+	for _, daily := range []bool{false, true} {
+		rs, err := env.Store.MetricRollups(ctx, capID, "ru-race", catalog.MetricPerformance, daily, hour, hour)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rs) != 1 || rs[0].Count != 1 || rs[0].Fields[dynamo.FieldAvailability].Last != table[at] {
+			t.Errorf("daily %v: rollups %+v, the table holds %v", daily, rs, table[at])
+		}
+	}
+	if err := env.Store.CheckPartition(ctx, capID); err != nil {
+		t.Errorf("check: %v", err)
+	}
+}
+
+// A call of 100 samples filling one hour (60) and most of the next (40) of one day takes two
+// transactions (the samples, hour and day items of both hours are 103 actions), the day item
+// split over them; the rollups count each sample once and check finds nothing.
+func TestMetricRollupsSplitTransactions(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	capID := rollupComponent(t, env, "ru-split")
+	h1 := sampleNow.Add(-2 * time.Hour).Truncate(time.Hour)
+	var ms []*catalog.Metric
+	for i := range 100 {
+		ms = append(ms, availabilitySample(capID, "ru-split", h1.Add(time.Duration(i)*time.Minute), 90+float64(i)/10))
+	}
+	env.Counter.Reset()
+	if _, err := env.Store.RecordMetrics(ctx, ms, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	ops := env.Counter.Ops()
+	// Two for the samples and rollups, one for the health.
+	if ops["TransactWriteItems"] != 3 || ops["BatchWriteItem"] != 0 {
+		t.Errorf("recordMetrics of 100 samples over two hours: %v", ops)
+	}
+	t.Logf("recordMetrics of 100 samples over two hours: %d requests %v", env.Counter.Total(), ops)
+	want := dynamo.AggregateMetrics(ms, 24*time.Hour)
+	rs, err := env.Store.MetricRollups(ctx, capID, "ru-split", catalog.MetricPerformance, true, h1, h1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rs) != 1 || rs[0].Count != 100 || rs[0].Fields != want[0].Fields {
+		t.Errorf("day rollup %+v, want %+v", rs, want)
+	}
+	hours, err := env.Store.MetricRollups(ctx, capID, "ru-split", catalog.MetricPerformance, false, h1, h1.Add(time.Hour))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hours) != 2 || hours[0].Count != 60 || hours[1].Count != 40 {
+		t.Errorf("hour rollups %+v", hours)
+	}
+	if err := env.Store.CheckPartition(ctx, capID); err != nil {
+		t.Errorf("check: %v", err)
 	}
 }
