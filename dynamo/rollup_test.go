@@ -1,12 +1,18 @@
 package dynamo_test
 
 import (
+	"bytes"
 	"context"
 	"net/http"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
@@ -214,5 +220,85 @@ func TestMetricRollupsSplitTransactions(t *testing.T) {
 	}
 	if err := env.Store.CheckPartition(ctx, capID); err != nil {
 		t.Errorf("check: %v", err)
+	}
+}
+
+// rollupItems returns the Data of every rollup item of env's table, by PK and SK.
+func rollupItems(t *testing.T, env *dynamotest.Env) map[string]types.AttributeValue {
+	t.Helper()
+	out := map[string]types.AttributeValue{}
+	in := &dynamodb.ScanInput{TableName: aws.String(env.Table)}
+	for {
+		page, err := env.Client.Scan(context.Background(), in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, it := range page.Items {
+			pk, _ := it["PK"].(*types.AttributeValueMemberS)
+			sk, _ := it["SK"].(*types.AttributeValueMemberS)
+			if pk != nil && sk != nil && strings.HasPrefix(sk.Value, "ROLLUP#") {
+				out[pk.Value+" "+sk.Value] = it["Data"]
+			}
+		}
+		if len(page.LastEvaluatedKey) == 0 {
+			return out
+		}
+		in.ExclusiveStartKey = page.LastEvaluatedKey
+	}
+}
+
+// An import rebuilds the rollups of the samples it imports: after export -> import, every hour
+// and day item the source held (the sample catalogue's, built by BulkLoad, and those recordMetrics
+// kept over rewritten samples) is in the new table with the same Data, and check finds nothing.
+func TestImportRebuildsRollups(t *testing.T) {
+	ctx := context.Background()
+	src := newEnv(t)
+	src.RequireTransactions(t)
+	loadSample(t, src)
+	capID := "CAP-ALERT-MGT-001"
+	comps, err := src.Store.MetricComponentIDs(ctx, capID)
+	if err != nil || len(comps) == 0 {
+		t.Fatalf("components with samples: %v, %v", comps, err)
+	}
+	at := sampleNow.Add(-26 * time.Hour).Truncate(time.Minute)
+	for i, v := range []float64{97, 98.5, 96} { // the same sample three times, then others
+		ms := []*catalog.Metric{availabilitySample(capID, comps[0], at, v), availabilitySample(capID, comps[0], at.Add(time.Duration(i+1)*time.Minute), v)}
+		if _, err := src.Store.RecordMetrics(ctx, ms, dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := rollupItems(t, src)
+	if len(want) < 10 {
+		t.Fatalf("the source holds %d rollup items", len(want))
+	}
+	dst := newEnv(t)
+	report, err := dst.Store.Import(ctx, bytes.NewReader(exportOf(t, src)), 4)
+	if err != nil || len(report.Problems) != 0 {
+		t.Fatalf("Import = %+v, %v", report, err)
+	}
+	got := rollupItems(t, dst)
+	if len(got) != len(want) {
+		t.Errorf("%d rollup items after the import, want %d", len(got), len(want))
+	}
+	for k, w := range want {
+		if g, ok := got[k]; !ok || !reflect.DeepEqual(g, w) {
+			t.Errorf("%s: imported %v, want %v", k, g, w)
+		}
+	}
+	for _, daily := range []bool{false, true} {
+		a, err := src.Store.MetricRollups(ctx, capID, comps[0], catalog.MetricPerformance, daily, sampleNow.Add(-30*24*time.Hour), sampleNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := dst.Store.MetricRollups(ctx, capID, comps[0], catalog.MetricPerformance, daily, sampleNow.Add(-30*24*time.Hour), sampleNow)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(a) == 0 || !reflect.DeepEqual(a, b) {
+			t.Errorf("daily %v: %d rollups imported, want the source's %d", daily, len(b), len(a))
+		}
+	}
+	if c, err := dst.Store.Check(ctx, false); err != nil || len(c.Findings) != 0 {
+		t.Errorf("Check after import = %+v, %v", c, err)
 	}
 }
