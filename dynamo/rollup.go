@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -700,42 +702,64 @@ func decodeRollupItem(it *item, daily bool) (*Rollup, error) {
 	return r, nil
 }
 
-// checkRollups compares each hour item of a partition with its day item's entry of that hour:
-// they must hold the same aggregate. (An hour item expires long before its day item: a day
-// entry without its hour item is not a finding.)
-func checkRollups(items []*item) ([]string, error) {
-	days := map[string]*item{}
+// rollupDiff is an hour whose rollups check found wrong.
+type rollupDiff struct {
+	componentID string
+	metricType  catalog.MetricType
+	hour        time.Time
+	detail      string
+}
+
+func (d rollupDiff) String() string {
+	return rollupSK(d.componentID, d.metricType, rollupHour, d.hour) + ": " + d.detail
+}
+
+// checkRollups compares, in a partition's items, each sample still in the table (unexpired at
+// now) with its hour item's entry of its minute, and each hour item with its day item's entry
+// of that hour: they must hold the same values, and the same aggregate. Samples archived to S3
+// (or expired) are not compared: an hour item keeps their entries, which only the archive holds
+// then. (An hour item expires long before its day item: a day entry without its hour item is
+// not a finding.) It returns one diff per hour found wrong, in key order.
+func checkRollups(items []*item, now time.Time) ([]rollupDiff, error) {
+	days, hours := map[string]*item{}, map[string]*item{}
+	var diffs []rollupDiff
+	seen := map[string]bool{}
+	add := func(comp string, t catalog.MetricType, hour time.Time, detail string) {
+		d := rollupDiff{componentID: comp, metricType: t, hour: hour, detail: detail}
+		if k := rollupSK(comp, t, rollupHour, hour); !seen[k] {
+			seen[k] = true
+			diffs = append(diffs, d)
+		}
+	}
 	for _, it := range items {
 		if it.EntityType != entityRollup {
 			continue
 		}
 		if _, _, kind, _, err := parseRollupSK(it.SK); err != nil {
-			return []string{err.Error()}, nil
+			return nil, err
 		} else if kind == rollupDay {
 			days[it.SK] = it
+		} else {
+			hours[it.SK] = it
 		}
 	}
-	var diffs []string
-	for _, it := range items {
-		if it.EntityType != entityRollup {
-			continue
-		}
-		comp, t, kind, start, _ := parseRollupSK(it.SK)
-		if kind != rollupHour {
-			continue
-		}
+	decoded := map[string]map[int]sampleEntry{}
+	for _, sk := range slices.Sorted(maps.Keys(hours)) {
+		it := hours[sk]
+		comp, t, _, start, _ := parseRollupSK(sk)
 		data, err := it.data()
 		if err != nil {
 			return nil, err
 		}
 		samples, err := decodeSamples(binaryOf(data[rollupSamplesKey]))
 		if err != nil {
-			diffs = append(diffs, fmt.Sprintf("%s: %v", it.SK, err))
+			add(comp, t, start, err.Error())
 			continue
 		}
+		decoded[sk] = samples
 		day := days[rollupSK(comp, t, rollupDay, start.Truncate(24*time.Hour))]
 		if day == nil {
-			diffs = append(diffs, it.SK+": no day rollup")
+			add(comp, t, start, "no day rollup")
 			continue
 		}
 		dd, err := day.data()
@@ -743,8 +767,137 @@ func checkRollups(items []*item) ([]string, error) {
 			return nil, err
 		}
 		if got, want := binaryOf(dd[hourEntryKey(start.Hour())]), encodeAggregate(hourAggregate(start, samples)); string(got) != string(want) {
-			diffs = append(diffs, it.SK+": the day rollup's entry of the hour differs from the hour's samples")
+			add(comp, t, start, "the day rollup's entry of the hour differs from the hour's samples")
 		}
 	}
+	for _, it := range items {
+		if it.EntityType != entityMetric || it.expired(now) {
+			continue
+		}
+		comp, t, at, err := parseMetricSK(it.SK)
+		if err != nil {
+			return nil, err
+		}
+		at = at.UTC()
+		hour := at.Truncate(time.Hour)
+		sk := rollupSK(comp, t, rollupHour, hour)
+		if hours[sk] == nil {
+			add(comp, t, hour, "no hour rollup of the sample at "+keyTime(at))
+			continue
+		}
+		samples, ok := decoded[sk]
+		if !ok {
+			continue // unreadable: reported above
+		}
+		m, err := toMetric(it)
+		if err != nil {
+			return nil, err
+		}
+		vals, mask := SampleValues(m)
+		if e, ok := samples[at.Minute()]; !ok || e.mask != mask || !sameValues(e.vals, vals, mask) {
+			add(comp, t, hour, "the hour rollup's entry of the sample at "+keyTime(at)+" differs from the sample")
+		}
+	}
+	slices.SortFunc(diffs, func(a, b rollupDiff) int { return strings.Compare(a.String(), b.String()) })
 	return diffs, nil
+}
+
+// sameValues compares the values mask selects, bit for bit.
+func sameValues(a, b [RollupFields]float64, mask uint8) bool {
+	for i := range RollupFields {
+		if mask&(1<<i) != 0 && math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// repairRollups rebuilds the hours of a partition that check finds wrong: each hour item with
+// the samples the table holds merged in (entries of samples no longer in the table, archived,
+// kept) and its day item's entry of that hour, in one transaction conditioned on the hour item's
+// revision read (or its absence) before the samples were read, so that a recordMetrics call
+// committing in between makes it read again (up to maxRollupAttempts). It returns how many hours
+// it rebuilt.
+func (s *Store) repairRollups(ctx context.Context, capabilityID string) (int, error) {
+	items, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), consistent: true})
+	if err != nil {
+		return 0, err
+	}
+	now := s.now()
+	diffs, err := checkRollups(items, now)
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range diffs {
+		if err := s.rebuildHour(ctx, capabilityID, d, now); err != nil {
+			return 0, fmt.Errorf("rebuild %s: %w", d, err)
+		}
+	}
+	return len(diffs), nil
+}
+
+// rebuildHour rebuilds one hour's rollups from the samples in the table (repairRollups).
+func (s *Store) rebuildHour(ctx context.Context, capabilityID string, d rollupDiff, now time.Time) error {
+	g := &rollupHourGroup{capabilityID: capabilityID, componentID: d.componentID, metricType: d.metricType, hour: d.hour}
+	b := &rollupBatch{hours: []*rollupHourGroup{g}, days: [][2]string{g.dayKey()}}
+	for attempt := 0; attempt < maxRollupAttempts; attempt++ {
+		if attempt > 0 {
+			if err := sleep(ctx, backoff(min(attempt, 4))); err != nil {
+				return err
+			}
+		}
+		// The rollup items first, then the samples: a sample written after the read of the hour
+		// item moved its revision, and the condition below fails.
+		keys := b.keys()
+		got, err := s.batchGetWith(ctx, keys, true)
+		if err != nil {
+			return err
+		}
+		read := map[[2]string]*item{keys[0]: got[0], keys[1]: got[1]}
+		if old := got[0]; old != nil {
+			data, err := old.data()
+			if err != nil {
+				return err
+			}
+			if _, err := decodeSamples(binaryOf(data[rollupSamplesKey])); err != nil {
+				read[keys[0]] = &item{PK: old.PK, SK: old.SK, CreatedAt: old.CreatedAt, Revision: old.Revision,
+					Data: map[string]types.AttributeValue{}} // unreadable: rebuilt from the samples alone
+			}
+		}
+		samples, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), consistent: true,
+			lo: metricSK(d.componentID, d.metricType, d.hour), hi: metricSK(d.componentID, d.metricType, d.hour.Add(time.Hour-time.Microsecond))})
+		if err != nil {
+			return err
+		}
+		g.samples = map[int]sampleEntry{}
+		for _, it := range samples {
+			if it.EntityType != entityMetric || it.expired(now) {
+				continue
+			}
+			_, _, at, err := parseMetricSK(it.SK)
+			if err != nil {
+				return err
+			}
+			m, err := toMetric(it)
+			if err != nil {
+				return err
+			}
+			vals, mask := SampleValues(m)
+			g.samples[at.UTC().Minute()] = sampleEntry{mask: mask, vals: vals}
+		}
+		actions, err := s.rollupActions(ctx, b, read, now)
+		if err != nil {
+			return err
+		}
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err == nil {
+			return nil
+		}
+		var tce *types.TransactionCanceledException
+		var tc *types.TransactionConflictException
+		if !errors.As(err, &tce) && !errors.As(err, &tc) {
+			return classify("rebuild rollups", err)
+		}
+	}
+	return fmt.Errorf("rebuild rollups: still contended after %d attempts: %w", maxRollupAttempts, ErrUnavailable)
 }

@@ -302,3 +302,77 @@ func TestImportRebuildsRollups(t *testing.T) {
 		t.Errorf("Check after import = %+v, %v", c, err)
 	}
 }
+
+// rollupFindings returns check's findings of kind rollups.
+func rollupFindings(r *dynamo.CheckReport) []dynamo.Finding {
+	var out []dynamo.Finding
+	for _, f := range r.Findings {
+		if f.Kind == dynamo.FindingRollups {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// check compares the hour items with the samples in the table: a sample changed behind the
+// rollups' back and an hour item whose entry of a sample was overwritten are findings (and
+// CheckPartition errors), and check -repair rebuilds those hours and their day entries from the
+// samples, after which the rollups aggregate the samples as they are.
+func TestCheckRepairsRollupsFromTheSamples(t *testing.T) {
+	env := newEnv(t)
+	env.RequireTransactions(t)
+	ctx := context.Background()
+	capID := rollupComponent(t, env, "ru-fix")
+	h1 := sampleNow.Add(-3 * time.Hour).Truncate(time.Hour)
+	h2 := h1.Add(time.Hour)
+	var ms []*catalog.Metric
+	for i := range 5 {
+		ms = append(ms, availabilitySample(capID, "ru-fix", h1.Add(time.Duration(i)*time.Minute), 95+float64(i)))
+	}
+	ms = append(ms, availabilitySample(capID, "ru-fix", h2, 99.5))
+	if _, err := env.Store.RecordMetrics(ctx, ms, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := env.Store.Check(ctx, false)
+	if err != nil || len(rollupFindings(r)) != 0 {
+		t.Fatalf("check before damage: %v %v", rollupFindings(r), err)
+	}
+	if err := dynamo.DamageSample(ctx, env.Store, capID, "ru-fix", h1.Add(2*time.Minute), 50); err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamo.DamageRollupHour(ctx, env.Store, capID, "ru-fix", h2, map[int]float64{0: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if err := env.Store.CheckPartition(ctx, capID); err == nil || !strings.Contains(err.Error(), "differs from the sample") {
+		t.Errorf("CheckPartition after the damage = %v", err)
+	}
+	r, err = env.Store.Check(ctx, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := rollupFindings(r); len(fs) != 1 || fs[0].Subject != capID || !fs[0].Repairable || !strings.Contains(fs[0].Detail, "2 hours") {
+		t.Fatalf("check after the damage: %v", fs)
+	}
+	r, err = env.Store.Check(ctx, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fs := rollupFindings(r); len(fs) != 0 || len(r.Repaired) == 0 {
+		t.Fatalf("check -repair: left %v, repaired %v", fs, r.Repaired)
+	}
+	if err := env.Store.CheckPartition(ctx, capID); err != nil {
+		t.Errorf("CheckPartition after the repair = %v", err)
+	}
+	ms[2] = availabilitySample(capID, "ru-fix", h1.Add(2*time.Minute), 50)
+	for _, daily := range []bool{false, true} {
+		width := map[bool]time.Duration{false: time.Hour, true: 24 * time.Hour}[daily]
+		got, err := env.Store.MetricRollups(ctx, capID, "ru-fix", catalog.MetricPerformance, daily, h1, h2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := dynamo.AggregateMetrics(ms, width)
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("daily %v after the repair: %+v, want %+v", daily, got, want)
+		}
+	}
+}
