@@ -288,6 +288,7 @@ func TestMetricRollupsBudget(t *testing.T) {
 	if n := resp.Extensions.DynamoDB.Requests; n != 7 || resp.Extensions.DynamoDB.Operations["BatchWriteItem"] != 0 {
 		t.Errorf("recordMetrics of one sample: %d requests, want 7 (%v)", n, resp.Extensions.DynamoDB.Operations)
 	}
+	t.Logf("recordMetrics of one sample: %d requests, %v WCU", resp.Extensions.DynamoDB.Requests, resp.Extensions.DynamoDB.WriteCapacityUnits)
 	id := capID + "/components/" + compID
 	base := h.do(t, `query($id: ID!) { node(id: $id) { id ... on Component { name } } }`, map[string]any{"id": id}).Extensions.DynamoDB.Requests
 	for _, c := range []struct {
