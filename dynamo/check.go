@@ -26,10 +26,21 @@ func (s *Store) CheckPartition(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	return checkPartitionItems(id, items)
+	if err := checkPartitionItems(id, items); err != nil {
+		return err
+	}
+	diffs, err := checkRollups(items, s.now())
+	if err != nil {
+		return err
+	}
+	if len(diffs) > 0 {
+		return fmt.Errorf("check %s: rollups: %v", id, diffs)
+	}
+	return nil
 }
 
-// checkPartitionItems is CheckPartition over the items of the partition, read already.
+// checkPartitionItems is CheckPartition over the items of the partition, read already, but for
+// the rollups (checkRollups).
 func checkPartitionItems(id string, items []*item) error {
 	var meta, domain, health *item
 	for _, it := range items {
@@ -114,11 +125,6 @@ func checkPartitionItems(id string, items []*item) error {
 		return err
 	}
 	diffs = append(diffs, cards...)
-	rollups, err := checkRollups(items)
-	if err != nil {
-		return err
-	}
-	diffs = append(diffs, rollups...)
 	if len(diffs) > 0 {
 		return fmt.Errorf("check %s: %v", id, diffs)
 	}

@@ -398,7 +398,10 @@ type importPartition struct {
 // 1 MiB, and nothing is written; the error (one *ImportError per bad line, joined) names each
 // line and field. A capability that exists in the table already is refused (ErrConflict), and
 // so is a component ID claimed there by another capability, unless the table holds it exactly
-// as the file does (a finished part of an earlier run: skipped). Items are written with
+// as the file does (a finished part of an earlier run: skipped). The metric rollups, which an
+// export leaves out, are rebuilt from the imported samples (bundleRollupItems, as BulkLoad
+// does): the hours and days of samples archived to S3 before the export hold only what the file
+// holds. Items are written with
 // BatchWriteItem, parallel calls at once, each capability's METADATA last, so an interrupted
 // import is finished by running it again. After writing, every imported capability's partition
 // is checked (CheckPartition) and what differs is in the report's Problems. The catalogue's
@@ -456,6 +459,25 @@ func (s *Store) Import(ctx context.Context, r io.Reader, parallel int) (*ImportR
 				}
 				put(&derived, av)
 			}
+		}
+		// The metric rollups, rebuilt from the imported samples (an export leaves them out),
+		// as BulkLoad builds them.
+		var ms []*catalog.Metric
+		for _, e := range p.entries {
+			if m, ok := e.entity.(*catalog.Metric); ok {
+				ms = append(ms, m)
+			}
+		}
+		rollups, err := bundleRollupItems(ms, now)
+		if err != nil {
+			return report, fmt.Errorf("import: %w", err)
+		}
+		for _, it := range rollups {
+			av, err := it.av()
+			if err != nil {
+				return report, fmt.Errorf("import: %w", err)
+			}
+			put(&derived, av)
 		}
 		put(&metas, p.meta.av)
 		// The import's change, beside its METADATA (the last writes of the capability).

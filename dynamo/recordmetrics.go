@@ -40,9 +40,9 @@ func (s *Store) maxComponentsPerCapability() int {
 
 // RecordMetrics validates every sample first (IDs, type, interval, timestamp at most 5 minutes
 // ahead, the component belongs to the capability) and writes nothing if one is bad. Samples are
-// written with BatchWriteItem (idempotent: a sample's key is its component, type and time), then
-// the rollups of their hours and days are updated (rollup.go: one BatchGetItem and one
-// TransactWriteItems per 100 rollup items), then each capability's reporting components take
+// written with the rollups of their hours and days (rollup.go: one BatchGetItem, then one
+// TransactWriteItems per 100 samples and rollup items; idempotent: a sample's key is its
+// component, type and time), then each capability's reporting components take
 // their health from their newest performance sample, with the capability's health score, in one
 // transaction per capability. Interrupted in between, a rerun rewrites the same samples, the same
 // rollup entries, and applies the health.
@@ -120,21 +120,17 @@ func (s *Store) RecordMetrics(ctx context.Context, metrics []*catalog.Metric, id
 			items = append(items, it)
 		}
 	}
-	reqs, err := putRequests(items)
-	if err != nil {
+	if _, err := putRequests(items); err != nil { // an item over DynamoDB's size, before any write
 		return nil, catalog.Invalid("inputs", "%v", err)
 	}
-	if err := s.batchWrite(ctx, reqs, 4); err != nil {
-		return nil, fmt.Errorf("record metrics: %w", err)
-	}
-	// The rollups, after the samples and before the health and the call's token: a retry
-	// (with or without the token, which is recorded last) rewrites the same samples and the
-	// same rollup entries, which converge whatever an earlier attempt did (rollup.go).
+	// The samples with their rollups, in transactions (rollup.go), before the health and the
+	// call's token: a retry (with or without the token, which is recorded last) rewrites the
+	// same samples and the same rollup entries.
 	var written []*catalog.Metric
 	for _, id := range order {
 		written = append(written, byCapability[id]...)
 	}
-	if err := s.updateRollups(ctx, written, now); err != nil {
+	if err := s.updateRollups(ctx, written, items, now); err != nil {
 		return nil, fmt.Errorf("record metrics: %w", err)
 	}
 	res := &MetricsResult{Metrics: metrics}

@@ -31,6 +31,7 @@ const (
 	FindingUnarchived      = "unarchived-samples"     // samples near or past their retention that no archive took
 	FindingCounters        = "counters"               // the catalogue's counters differ from a recount
 	FindingCounterSize     = "counter-size"           // a counter shard is close to DynamoDB's 400 KB item limit
+	FindingRollups         = "rollups"                // metric rollups that differ from the samples in the table, or an hour from its day entry
 )
 
 // ArchiveAtRisk is how close to its TTL a metric sample still in the table is reported by Check:
@@ -228,6 +229,11 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		if err := checkPartitionItems(id, p.items); err != nil {
 			add(FindingAggregates, id, true, "%v", err)
 		}
+		if diffs, err := checkRollups(p.items, now); err != nil {
+			return nil, err
+		} else if len(diffs) > 0 {
+			add(FindingRollups, id, true, "%d hours: %v", len(diffs), firstN(diffStrings(diffs), 5))
+		}
 		if diff, err := checkComponentIndex(p.items, now); err != nil {
 			return nil, err
 		} else if diff != "" {
@@ -279,6 +285,14 @@ func (s *Store) check(ctx context.Context) (*CheckReport, error) {
 		return repairOrder(report.Findings[i].Kind) < repairOrder(report.Findings[j].Kind)
 	})
 	return report, nil
+}
+
+func diffStrings(diffs []rollupDiff) []string {
+	out := make([]string, len(diffs))
+	for i, d := range diffs {
+		out[i] = d.String()
+	}
+	return out
 }
 
 // repairOrder puts deletes first: an orphan claim goes before the claim that replaces it.
@@ -333,6 +347,9 @@ func (s *Store) repair(ctx context.Context, f Finding) error {
 		return s.repairComponentIndex(ctx, f.Subject)
 	case FindingOutbox:
 		return s.repairOutbox(ctx, f.Subject)
+	case FindingRollups:
+		_, err := s.repairRollups(ctx, f.Subject)
+		return err
 	}
 	return fmt.Errorf("no repair for %s", f.Kind)
 }

@@ -5,10 +5,12 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -21,9 +23,10 @@ import (
 // Metric rollups (docs/data-model.md#metric-rollups): per component and metric type, one HOUR
 // item per UTC hour holding every sample's values keyed by the sample's minute, and one DAY item
 // per UTC day holding the aggregate of each of its hours, keyed by hour. recordMetrics keeps
-// them after writing the samples: one TransactWriteItems per group of (component, type, day)
-// puts each hour item conditioned on the revision it read and sets that hour's entry in the day
-// item, so the day item's entry of an hour is always the aggregate of the hour item as it is.
+// them with the samples: each TransactWriteItems puts samples, their hour items conditioned on
+// the revision read and sets those hours' entries in the day items, so the day item's entry of
+// an hour is always the aggregate of the hour item, and the hour item's entry of a minute the
+// sample the table holds, in every interleaving of concurrent calls.
 // A sample rewritten under the same key replaces its entry (never counted twice); the archive
 // deletes samples only, never a rollup.
 
@@ -305,6 +308,7 @@ type rollupHourGroup struct {
 	metricType                catalog.MetricType
 	hour                      time.Time
 	samples                   map[int]sampleEntry // by minute
+	items                     map[int]*item       // the sample items recordMetrics writes, by minute
 }
 
 func (g *rollupHourGroup) key() [2]string {
@@ -315,45 +319,60 @@ func (g *rollupHourGroup) dayKey() [2]string {
 	return [2]string{capabilityPK(g.capabilityID), rollupSK(g.componentID, g.metricType, rollupDay, g.hour.Truncate(24*time.Hour))}
 }
 
-// rollupBatch is a set of day groups that go in one transaction.
+// size is how many actions the group takes in a transaction: its hour item and its samples.
+func (g *rollupHourGroup) size() int { return 1 + len(g.items) }
+
+// rollupBatch is a set of hour groups that go in one transaction, with their day items.
 type rollupBatch struct {
 	hours []*rollupHourGroup
 	days  [][2]string // distinct, in order
 }
 
-func (b *rollupBatch) size() int { return len(b.hours) + len(b.days) }
+func (b *rollupBatch) size() int {
+	n := len(b.days)
+	for _, h := range b.hours {
+		n += h.size()
+	}
+	return n
+}
 
 func (b *rollupBatch) keys() [][2]string {
-	keys := make([][2]string, 0, b.size())
+	keys := make([][2]string, 0, len(b.hours)+len(b.days))
 	for _, h := range b.hours {
 		keys = append(keys, h.key())
 	}
 	return append(keys, b.days...)
 }
 
-// updateRollups folds the samples a recordMetrics call wrote (validated: timestamps truncated
-// to their interval, at most one a minute per component and type) into the rollups: one
-// BatchGetItem (consistent) for the hour and day items concerned, then one TransactWriteItems
-// per batch of (component, type, day) groups of up to 100 items (one transaction while the call's
-// hour and day items number 100 or fewer; a day group, at most 25 items, is never split). A transaction that loses to a concurrent writer of
-// the same hour or day item is re-read and retried (maxRollupAttempts, then ErrUnavailable).
-func (s *Store) updateRollups(ctx context.Context, ms []*catalog.Metric, now time.Time) error {
+// updateRollups writes the samples of a recordMetrics call (validated: timestamps truncated to
+// their interval; items, their items) together with their rollups: one BatchGetItem
+// (consistent) for the hour and day items concerned, then one TransactWriteItems per batch of
+// up to 100 actions, each putting the samples of some hours, those hour items with the samples
+// merged in (conditioned on the revision read) and their day items' entries of those hours (one
+// transaction while the call's samples, hour and day items number 100 or fewer; an hour, at
+// most 62 actions, is never split). A sample and its hour's entry of it are written in one
+// transaction, and an hour item is rewritten only over the revision its writer read, so that
+// whatever concurrent calls rewriting the same sample do, the hour item holds what the table
+// holds. A transaction that loses to a concurrent writer of the same hour or day item is re-read
+// and retried (maxRollupAttempts, then ErrUnavailable).
+func (s *Store) updateRollups(ctx context.Context, ms []*catalog.Metric, items []*item, now time.Time) error {
 	var hours []*rollupHourGroup
 	byHour := map[[2]string]*rollupHourGroup{}
-	for _, m := range ms {
+	for i, m := range ms {
 		t := m.Timestamp.UTC()
 		g := &rollupHourGroup{capabilityID: m.CapabilityID, componentID: m.ComponentID, metricType: m.MetricType, hour: t.Truncate(time.Hour)}
 		if cur := byHour[g.key()]; cur != nil {
 			g = cur
 		} else {
-			g.samples = map[int]sampleEntry{}
+			g.samples, g.items = map[int]sampleEntry{}, map[int]*item{}
 			byHour[g.key()] = g
 			hours = append(hours, g)
 		}
 		vals, mask := SampleValues(m)
-		g.samples[t.Minute()] = sampleEntry{mask: mask, vals: vals} // the later in the call wins, as in the table
+		// A sample sent twice in a call: the later wins (one action per item in a transaction).
+		g.samples[t.Minute()], g.items[t.Minute()] = sampleEntry{mask: mask, vals: vals}, items[i]
 	}
-	// Group by day item, then pack the day groups into batches of at most maxTransact items.
+	// Group by day item, then pack the hour groups into batches of at most maxTransact actions.
 	var dayOrder [][2]string
 	byDay := map[[2]string][]*rollupHourGroup{}
 	for _, g := range hours {
@@ -365,29 +384,48 @@ func (s *Store) updateRollups(ctx context.Context, ms []*catalog.Metric, now tim
 	}
 	var batches []*rollupBatch
 	for _, k := range dayOrder {
-		gs := byDay[k]
-		if len(batches) == 0 || batches[len(batches)-1].size()+len(gs)+1 > maxTransact {
-			batches = append(batches, &rollupBatch{})
+		for _, g := range byDay[k] {
+			var b *rollupBatch
+			if len(batches) > 0 {
+				b = batches[len(batches)-1]
+			}
+			if b == nil || b.size()+g.size()+1 > maxTransact {
+				b = &rollupBatch{}
+				batches = append(batches, b)
+			}
+			b.hours = append(b.hours, g)
+			if !slices.Contains(b.days, k) {
+				b.days = append(b.days, k)
+			}
 		}
-		b := batches[len(batches)-1]
-		b.hours = append(b.hours, gs...)
-		b.days = append(b.days, k)
 	}
-	var keys [][2]string
+	keys := map[[2]string]bool{}
+	var list [][2]string
 	for _, b := range batches {
-		keys = append(keys, b.keys()...)
+		for _, k := range b.keys() {
+			if !keys[k] {
+				keys[k] = true
+				list = append(list, k)
+			}
+		}
 	}
-	got, err := s.batchGetWith(ctx, keys, true)
+	got, err := s.batchGetWith(ctx, list, true)
 	if err != nil {
 		return fmt.Errorf("read rollups: %w", err)
 	}
-	read := make(map[[2]string]*item, len(keys))
-	for i, k := range keys {
+	read := make(map[[2]string]*item, len(list))
+	for i, k := range list {
 		read[k] = got[i]
 	}
 	for _, b := range batches {
 		if err := s.writeRollupBatch(ctx, b, read, now); err != nil {
 			return err
+		}
+		// A day split over batches exists for the next: its entries go by Update.
+		for _, dk := range b.days {
+			if read[dk] == nil {
+				read[dk] = &item{PK: dk[0], SK: dk[1]}
+			}
 		}
 	}
 	return nil
@@ -426,6 +464,8 @@ func (s *Store) writeRollupBatch(ctx context.Context, b *rollupBatch, read map[[
 			return classify("update rollups", err)
 		}
 		if tce != nil {
+			// Only the rollup items carry conditions (the samples are put unconditionally):
+			// a failed condition or a conflict is a concurrent writer of them.
 			for _, r := range tce.CancellationReasons {
 				if c := aws.ToString(r.Code); c != "" && c != "None" && c != "ConditionalCheckFailed" && c != "TransactionConflict" {
 					return classify("update rollups", err)
@@ -476,6 +516,18 @@ func (s *Store) rollupActions(ctx context.Context, b *rollupBatch, read map[[2]s
 			put.ExpressionAttributeValues = map[string]types.AttributeValue{":r": num(rev)}
 		}
 		actions = append(actions, types.TransactWriteItem{Put: put})
+		minutes := make([]int, 0, len(g.items))
+		for m := range g.items {
+			minutes = append(minutes, m)
+		}
+		sort.Ints(minutes)
+		for _, m := range minutes {
+			av, err := g.items[m].av()
+			if err != nil {
+				return nil, err
+			}
+			actions = append(actions, types.TransactWriteItem{Put: &types.Put{TableName: &s.table, Item: av}})
+		}
 		dk := g.dayKey()
 		if entries[dk] == nil {
 			entries[dk] = map[string]types.AttributeValue{}
@@ -650,42 +702,64 @@ func decodeRollupItem(it *item, daily bool) (*Rollup, error) {
 	return r, nil
 }
 
-// checkRollups compares each hour item of a partition with its day item's entry of that hour:
-// they must hold the same aggregate. (An hour item expires long before its day item: a day
-// entry without its hour item is not a finding.)
-func checkRollups(items []*item) ([]string, error) {
-	days := map[string]*item{}
+// rollupDiff is an hour whose rollups check found wrong.
+type rollupDiff struct {
+	componentID string
+	metricType  catalog.MetricType
+	hour        time.Time
+	detail      string
+}
+
+func (d rollupDiff) String() string {
+	return rollupSK(d.componentID, d.metricType, rollupHour, d.hour) + ": " + d.detail
+}
+
+// checkRollups compares, in a partition's items, each sample still in the table (unexpired at
+// now) with its hour item's entry of its minute, and each hour item with its day item's entry
+// of that hour: they must hold the same values, and the same aggregate. Samples archived to S3
+// (or expired) are not compared: an hour item keeps their entries, which only the archive holds
+// then. (An hour item expires long before its day item: a day entry without its hour item is
+// not a finding.) It returns one diff per hour found wrong, in key order.
+func checkRollups(items []*item, now time.Time) ([]rollupDiff, error) {
+	days, hours := map[string]*item{}, map[string]*item{}
+	var diffs []rollupDiff
+	seen := map[string]bool{}
+	add := func(comp string, t catalog.MetricType, hour time.Time, detail string) {
+		d := rollupDiff{componentID: comp, metricType: t, hour: hour, detail: detail}
+		if k := rollupSK(comp, t, rollupHour, hour); !seen[k] {
+			seen[k] = true
+			diffs = append(diffs, d)
+		}
+	}
 	for _, it := range items {
 		if it.EntityType != entityRollup {
 			continue
 		}
 		if _, _, kind, _, err := parseRollupSK(it.SK); err != nil {
-			return []string{err.Error()}, nil
+			return nil, err
 		} else if kind == rollupDay {
 			days[it.SK] = it
+		} else {
+			hours[it.SK] = it
 		}
 	}
-	var diffs []string
-	for _, it := range items {
-		if it.EntityType != entityRollup {
-			continue
-		}
-		comp, t, kind, start, _ := parseRollupSK(it.SK)
-		if kind != rollupHour {
-			continue
-		}
+	decoded := map[string]map[int]sampleEntry{}
+	for _, sk := range slices.Sorted(maps.Keys(hours)) {
+		it := hours[sk]
+		comp, t, _, start, _ := parseRollupSK(sk)
 		data, err := it.data()
 		if err != nil {
 			return nil, err
 		}
 		samples, err := decodeSamples(binaryOf(data[rollupSamplesKey]))
 		if err != nil {
-			diffs = append(diffs, fmt.Sprintf("%s: %v", it.SK, err))
+			add(comp, t, start, err.Error())
 			continue
 		}
+		decoded[sk] = samples
 		day := days[rollupSK(comp, t, rollupDay, start.Truncate(24*time.Hour))]
 		if day == nil {
-			diffs = append(diffs, it.SK+": no day rollup")
+			add(comp, t, start, "no day rollup")
 			continue
 		}
 		dd, err := day.data()
@@ -693,8 +767,137 @@ func checkRollups(items []*item) ([]string, error) {
 			return nil, err
 		}
 		if got, want := binaryOf(dd[hourEntryKey(start.Hour())]), encodeAggregate(hourAggregate(start, samples)); string(got) != string(want) {
-			diffs = append(diffs, it.SK+": the day rollup's entry of the hour differs from the hour's samples")
+			add(comp, t, start, "the day rollup's entry of the hour differs from the hour's samples")
 		}
 	}
+	for _, it := range items {
+		if it.EntityType != entityMetric || it.expired(now) {
+			continue
+		}
+		comp, t, at, err := parseMetricSK(it.SK)
+		if err != nil {
+			return nil, err
+		}
+		at = at.UTC()
+		hour := at.Truncate(time.Hour)
+		sk := rollupSK(comp, t, rollupHour, hour)
+		if hours[sk] == nil {
+			add(comp, t, hour, "no hour rollup of the sample at "+keyTime(at))
+			continue
+		}
+		samples, ok := decoded[sk]
+		if !ok {
+			continue // unreadable: reported above
+		}
+		m, err := toMetric(it)
+		if err != nil {
+			return nil, err
+		}
+		vals, mask := SampleValues(m)
+		if e, ok := samples[at.Minute()]; !ok || e.mask != mask || !sameValues(e.vals, vals, mask) {
+			add(comp, t, hour, "the hour rollup's entry of the sample at "+keyTime(at)+" differs from the sample")
+		}
+	}
+	slices.SortFunc(diffs, func(a, b rollupDiff) int { return strings.Compare(a.String(), b.String()) })
 	return diffs, nil
+}
+
+// sameValues compares the values mask selects, bit for bit.
+func sameValues(a, b [RollupFields]float64, mask uint8) bool {
+	for i := range RollupFields {
+		if mask&(1<<i) != 0 && math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// repairRollups rebuilds the hours of a partition that check finds wrong: each hour item with
+// the samples the table holds merged in (entries of samples no longer in the table, archived,
+// kept) and its day item's entry of that hour, in one transaction conditioned on the hour item's
+// revision read (or its absence) before the samples were read, so that a recordMetrics call
+// committing in between makes it read again (up to maxRollupAttempts). It returns how many hours
+// it rebuilt.
+func (s *Store) repairRollups(ctx context.Context, capabilityID string) (int, error) {
+	items, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), consistent: true})
+	if err != nil {
+		return 0, err
+	}
+	now := s.now()
+	diffs, err := checkRollups(items, now)
+	if err != nil {
+		return 0, err
+	}
+	for _, d := range diffs {
+		if err := s.rebuildHour(ctx, capabilityID, d, now); err != nil {
+			return 0, fmt.Errorf("rebuild %s: %w", d, err)
+		}
+	}
+	return len(diffs), nil
+}
+
+// rebuildHour rebuilds one hour's rollups from the samples in the table (repairRollups).
+func (s *Store) rebuildHour(ctx context.Context, capabilityID string, d rollupDiff, now time.Time) error {
+	g := &rollupHourGroup{capabilityID: capabilityID, componentID: d.componentID, metricType: d.metricType, hour: d.hour}
+	b := &rollupBatch{hours: []*rollupHourGroup{g}, days: [][2]string{g.dayKey()}}
+	for attempt := 0; attempt < maxRollupAttempts; attempt++ {
+		if attempt > 0 {
+			if err := sleep(ctx, backoff(min(attempt, 4))); err != nil {
+				return err
+			}
+		}
+		// The rollup items first, then the samples: a sample written after the read of the hour
+		// item moved its revision, and the condition below fails.
+		keys := b.keys()
+		got, err := s.batchGetWith(ctx, keys, true)
+		if err != nil {
+			return err
+		}
+		read := map[[2]string]*item{keys[0]: got[0], keys[1]: got[1]}
+		if old := got[0]; old != nil {
+			data, err := old.data()
+			if err != nil {
+				return err
+			}
+			if _, err := decodeSamples(binaryOf(data[rollupSamplesKey])); err != nil {
+				read[keys[0]] = &item{PK: old.PK, SK: old.SK, CreatedAt: old.CreatedAt, Revision: old.Revision,
+					Data: map[string]types.AttributeValue{}} // unreadable: rebuilt from the samples alone
+			}
+		}
+		samples, _, err := s.run(ctx, query{pk: capabilityPK(capabilityID), consistent: true,
+			lo: metricSK(d.componentID, d.metricType, d.hour), hi: metricSK(d.componentID, d.metricType, d.hour.Add(time.Hour-time.Microsecond))})
+		if err != nil {
+			return err
+		}
+		g.samples = map[int]sampleEntry{}
+		for _, it := range samples {
+			if it.EntityType != entityMetric || it.expired(now) {
+				continue
+			}
+			_, _, at, err := parseMetricSK(it.SK)
+			if err != nil {
+				return err
+			}
+			m, err := toMetric(it)
+			if err != nil {
+				return err
+			}
+			vals, mask := SampleValues(m)
+			g.samples[at.UTC().Minute()] = sampleEntry{mask: mask, vals: vals}
+		}
+		actions, err := s.rollupActions(ctx, b, read, now)
+		if err != nil {
+			return err
+		}
+		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+		if err == nil {
+			return nil
+		}
+		var tce *types.TransactionCanceledException
+		var tc *types.TransactionConflictException
+		if !errors.As(err, &tce) && !errors.As(err, &tc) {
+			return classify("rebuild rollups", err)
+		}
+	}
+	return fmt.Errorf("rebuild rollups: still contended after %d attempts: %w", maxRollupAttempts, ErrUnavailable)
 }

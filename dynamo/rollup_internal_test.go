@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -67,6 +68,39 @@ func DamageRollupDay(ctx context.Context, s *Store, capabilityID, componentID st
 		UpdateExpression:          aws.String("SET #d.#h = :v"),
 		ExpressionAttributeNames:  map[string]string{"#d": attrData, "#h": hourEntryKey(hour.Hour())},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberB{Value: encodeAggregate(&Rollup{})}},
+	})
+	return err
+}
+
+// DamageRollupHour overwrites an hour item's samples with those given (availability only, by
+// minute), leaving its day item as it is.
+func DamageRollupHour(ctx context.Context, s *Store, capabilityID, componentID string, hour time.Time, availability map[int]float64) error {
+	hour = hour.UTC().Truncate(time.Hour)
+	samples := map[int]sampleEntry{}
+	for m, v := range availability {
+		e := sampleEntry{mask: 1 << FieldAvailability}
+		e.vals[FieldAvailability] = v
+		samples[m] = e
+	}
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyOf(capabilityPK(capabilityID), rollupSK(componentID, catalog.MetricPerformance, rollupHour, hour)),
+		UpdateExpression:          aws.String("SET #d.#s = :v"),
+		ExpressionAttributeNames:  map[string]string{"#d": attrData, "#s": rollupSamplesKey},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberB{Value: encodeSamples(samples)}},
+	})
+	return err
+}
+
+// DamageSample sets a PERFORMANCE sample's availability in the table, behind the rollups' back.
+func DamageSample(ctx context.Context, s *Store, capabilityID, componentID string, at time.Time, availability float64) error {
+	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+		TableName:                 &s.table,
+		Key:                       keyOf(capabilityPK(capabilityID), metricSK(componentID, catalog.MetricPerformance, at)),
+		UpdateExpression:          aws.String("SET #d.#v.#a.#x = :v"),
+		ConditionExpression:       aws.String("attribute_exists(PK)"),
+		ExpressionAttributeNames:  map[string]string{"#d": attrData, "#v": "values", "#a": "availability", "#x": "value"},
+		ExpressionAttributeValues: map[string]types.AttributeValue{":v": &types.AttributeValueMemberN{Value: strconv.FormatFloat(availability, 'g', -1, 64)}},
 	})
 	return err
 }

@@ -4,9 +4,11 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"net/http"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -274,17 +276,19 @@ func TestMetricRollupsEqualTheSamples(t *testing.T) {
 }
 
 // The costs: DAY over 90 days and HOUR over 7 days are one Query each, beside the component's
-// own read; recordMetrics costs two requests more than before rollups.
+// own read; recordMetrics costs one request more than before rollups.
 func TestMetricRollupsBudget(t *testing.T) {
 	const capID, compID = "CAP-RU-002", "ru-b"
 	h := rollupHarness(t, capID, compID)
 	rng := rand.New(rand.NewPCG(22, 2))
 	resp := h.record(t, capID, compID, []testSample{randomSample(rng, testNow.Add(-10*time.Minute))})
-	// 6 before rollups (graph/deploy_test.go), + the BatchGetItem of the hour and day items
-	// and their TransactWriteItems.
-	if n := resp.Extensions.DynamoDB.Requests; n != 8 {
-		t.Errorf("recordMetrics of one sample: %d requests, want 8 (%v)", n, resp.Extensions.DynamoDB.Operations)
+	// 6 before rollups (graph/deploy_test.go), + the BatchGetItem of the hour and day items;
+	// the samples' BatchWriteItem became the TransactWriteItems that writes them with their
+	// rollups.
+	if n := resp.Extensions.DynamoDB.Requests; n != 7 || resp.Extensions.DynamoDB.Operations["BatchWriteItem"] != 0 {
+		t.Errorf("recordMetrics of one sample: %d requests, want 7 (%v)", n, resp.Extensions.DynamoDB.Operations)
 	}
+	t.Logf("recordMetrics of one sample: %d requests, %v WCU", resp.Extensions.DynamoDB.Requests, resp.Extensions.DynamoDB.WriteCapacityUnits)
 	id := capID + "/components/" + compID
 	base := h.do(t, `query($id: ID!) { node(id: $id) { id ... on Component { name } } }`, map[string]any{"id": id}).Extensions.DynamoDB.Requests
 	for _, c := range []struct {
@@ -466,9 +470,10 @@ func TestComponentTrends(t *testing.T) {
 	}
 }
 
-// A call with a clientRequestToken that stops after writing its samples, before the rollups
-// (the first TransactWriteItems fails), is completed by its retry: the rollups hold the samples
-// once, and the retry's answer is the call's.
+// A call with a clientRequestToken that stops after writing its samples and rollups, before
+// the health (the second TransactWriteItems fails), is completed by its retry: the rollups hold
+// the samples once, and the retry's answer is the call's. One that stops at the samples' own
+// transaction has written neither samples nor rollups.
 func TestMetricRollupsRetryWithTokenCompletes(t *testing.T) {
 	const capID, compID = "CAP-RU-006", "ru-f"
 	h := rollupHarness(t, capID, compID)
@@ -479,22 +484,54 @@ func TestMetricRollupsRetryWithTokenCompletes(t *testing.T) {
 	samples := []testSample{randomSample(rng, testNow.Add(-90*time.Minute)), randomSample(rng, testNow.Add(-80*time.Minute))}
 	in := []any{samples[0].input(capID, compID), samples[1].input(capID, compID)}
 	const withToken = `mutation($in: [MetricInput!]!, $tok: String) { recordMetrics(inputs: $in, clientRequestToken: $tok) { recorded } }`
-	h.env.Mem.SetFaults(&memdyn.Faults{Fail: func(op, table, index string) string {
-		if op == "TransactWriteItems" {
-			return "ValidationException"
+	// failTransaction fails the call's nth TransactWriteItems (memdyn asks Fail once per item
+	// of a transaction: the counter, once per request, picks the request).
+	failTransaction := func(n int32) {
+		var seen atomic.Int32
+		var failing atomic.Bool
+		h.env.Counter.Before = func(op string, _ http.ResponseWriter) bool {
+			failing.Store(op == "TransactWriteItems" && seen.Add(1) == n)
+			return false
 		}
-		return ""
-	}})
-	resp := h.do(t, withToken, map[string]any{"in": in, "tok": "rollup-retry-1"})
-	h.env.Mem.SetFaults(nil)
-	if len(resp.Errors) == 0 || resp.Extensions.DynamoDB.Operations["BatchWriteItem"] != 1 {
-		t.Fatalf("the failed attempt: %s", resp.Body)
+		h.env.Mem.SetFaults(&memdyn.Faults{Fail: func(op, table, index string) string {
+			if op == "TransactWriteItems" && failing.Load() {
+				return "ValidationException"
+			}
+			return ""
+		}})
 	}
-	if got, _ := h.rollups(t, capID, compID, "HOUR", testNow.Add(-2*time.Hour), testNow); len(got) != 0 {
-		t.Fatalf("rollups after the failed attempt: %v", got)
+	defer func() { h.env.Counter.Before = nil }()
+	samplesIn := func() int {
+		var out struct {
+			Node struct {
+				Metrics struct{ Nodes []struct{ Timestamp string } }
+			}
+		}
+		h.ok(t, `query($id: ID!) { node(id: $id) { ... on Component { metrics(first: 10) { nodes { timestamp } } } } }`, map[string]any{"id": capID + "/components/" + compID}, &out)
+		return len(out.Node.Metrics.Nodes)
+	}
+	failTransaction(1)
+	resp := h.do(t, withToken, map[string]any{"in": in, "tok": "rollup-retry-0"})
+	h.env.Mem.SetFaults(nil)
+	if len(resp.Errors) == 0 || resp.Extensions.DynamoDB.Operations["TransactWriteItems"] != 1 {
+		t.Fatalf("the attempt failed at its samples: %s", resp.Body)
+	}
+	if got, _ := h.rollups(t, capID, compID, "HOUR", testNow.Add(-2*time.Hour), testNow); len(got) != 0 || samplesIn() != 0 {
+		t.Fatalf("rollups after the attempt failed at its samples: %v", got)
+	}
+	failTransaction(2)
+	resp = h.do(t, withToken, map[string]any{"in": in, "tok": "rollup-retry-1"})
+	h.env.Mem.SetFaults(nil)
+	if len(resp.Errors) == 0 || resp.Extensions.DynamoDB.Operations["TransactWriteItems"] != 2 {
+		t.Fatalf("the attempt failed at its health: %s", resp.Body)
+	}
+	got, _ := h.rollups(t, capID, compID, "HOUR", testNow.Add(-2*time.Hour), testNow)
+	sameRollups(t, "HOUR after the failed attempt", got, bruteRollups(samples, time.Hour))
+	if n := samplesIn(); n != 2 {
+		t.Fatalf("%d samples after the failed attempt, want 2", n)
 	}
 	h.ok(t, withToken, map[string]any{"in": in, "tok": "rollup-retry-1"}, nil)
-	got, _ := h.rollups(t, capID, compID, "HOUR", testNow.Add(-2*time.Hour), testNow)
+	got, _ = h.rollups(t, capID, compID, "HOUR", testNow.Add(-2*time.Hour), testNow)
 	sameRollups(t, "HOUR after the retry", got, bruteRollups(samples, time.Hour))
 	// Retried again once recorded: answered from the token, the rollups unchanged.
 	h.ok(t, withToken, map[string]any{"in": in, "tok": "rollup-retry-1"}, nil)
