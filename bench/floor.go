@@ -141,6 +141,7 @@ func (r *floorRoot) Dependency() graph.DependencyResolver         { return floor
 func (r *floorRoot) Job() graph.JobResolver                       { return nil }
 func (r *floorRoot) Metric() graph.MetricResolver                 { return nil }
 func (r *floorRoot) Mutation() graph.MutationResolver             { return nil }
+func (r *floorRoot) Notification() graph.NotificationResolver     { return nil }
 func (r *floorRoot) Owner() graph.OwnerResolver                   { return nil }
 func (r *floorRoot) Query() graph.QueryResolver                   { return floorQuery{d: r.d} }
 func (r *floorRoot) Rule() graph.RuleResolver                     { return nil }

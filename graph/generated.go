@@ -41,6 +41,7 @@ type ResolverRoot interface {
 	Job() JobResolver
 	Metric() MetricResolver
 	Mutation() MutationResolver
+	Notification() NotificationResolver
 	Owner() OwnerResolver
 	Query() QueryResolver
 	Rule() RuleResolver
@@ -1039,6 +1040,9 @@ type MutationResolver interface {
 	DeleteRule(ctx context.Context, capabilityID string, ruleID string, clientRequestToken *string) (bool, error)
 	CreateArtifactUpload(ctx context.Context, jobID string, name string, contentType string) (*blob.PresignedRequest, error)
 	ArchiveMetrics(ctx context.Context, before catalog.Timestamp) (*archive.Report, error)
+}
+type NotificationResolver interface {
+	InputSummary(ctx context.Context, obj *catalog.Notification) (any, error)
 }
 type OwnerResolver interface {
 	Capabilities(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Capability], error)
@@ -8135,8 +8139,8 @@ type Notification {
   score: Int
   "The notify action's template name."
   template: String
-  "The input's top-level scalar fields (at most 20), or, for a health alert, the transition."
-  inputSummary: JSON
+  "The input's top-level scalar fields (at most 20), or, for a health alert, the transitions; shown to devops and admins only (null for other callers: an input may hold what only the rule's runners should see)."
+  inputSummary: JSON @reads(segments: [])
 }
 
 "The delivery state of a notification."
@@ -23353,18 +23357,18 @@ func (ec *executionContext) _Notification_inputSummary(ctx context.Context, fiel
 			return ec.fieldContext_Notification_inputSummary(ctx, field)
 		},
 		func(ctx context.Context) (any, error) {
-			return obj.InputSummary, nil
+			return ec.Resolvers.Notification().InputSummary(ctx, obj)
 		},
 		nil,
-		func(ctx context.Context, selections ast.SelectionSet, v map[string]any) graphql.Marshaler {
-			return ec.marshalOJSON2map(ctx, selections, v)
+		func(ctx context.Context, selections ast.SelectionSet, v any) graphql.Marshaler {
+			return ec.marshalOJSON2interface(ctx, selections, v)
 		},
 		true,
 		false,
 	)
 }
 func (ec *executionContext) fieldContext_Notification_inputSummary(_ context.Context, field graphql.CollectedField) (fc *graphql.FieldContext, err error) {
-	return graphql.NewScalarFieldContext("Notification", field, false, false, "JSON")
+	return graphql.NewScalarFieldContext("Notification", field, true, true, "JSON")
 }
 
 func (ec *executionContext) _NotificationConnection_edges(ctx context.Context, field graphql.CollectedField, obj *model.Connection[*catalog.Notification]) (ret graphql.Marshaler) {
@@ -37698,73 +37702,74 @@ func (ec *executionContext) _Notification(ctx context.Context, sel ast.Selection
 		case "deliveryId":
 			out.Values[i] = ec._Notification_deliveryId(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "kind":
 			out.Values[i] = ec._Notification_kind(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "channel":
 			out.Values[i] = ec._Notification_channel(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "status":
 			out.Values[i] = ec._Notification_status(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "attempts":
 			out.Values[i] = ec._Notification_attempts(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "lastError":
 			out.Values[i] = ec._Notification_lastError(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "createdAt":
 			out.Values[i] = ec._Notification_createdAt(ctx, field, obj)
 			if out.Values[i] == graphql.Null {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "deliveredAt":
 			out.Values[i] = ec._Notification_deliveredAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "nextAttemptAt":
 			out.Values[i] = ec._Notification_nextAttemptAt(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "ruleId":
 			out.Values[i] = ec._Notification_ruleId(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "severity":
 			out.Values[i] = ec._Notification_severity(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "score":
 			out.Values[i] = ec._Notification_score(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "template":
 			out.Values[i] = ec._Notification_template(ctx, field, obj)
 			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
+				atomic.AddUint32(&out.Invalids, 1)
 			}
 		case "inputSummary":
-			out.Values[i] = ec._Notification_inputSummary(ctx, field, obj)
-			if out.Values[i] == graphql.RequiredNull {
-				out.Invalids++
-			}
+			out.ResolveConcurrently(ec.OperationContext, &deferred, i,
+				true, false,
+				func(ctx context.Context) graphql.Marshaler {
+					return ec._Notification_inputSummary(ctx, field, obj)
+				})
 		default:
 			panic("unknown field " + strconv.Quote(field.Name))
 		}

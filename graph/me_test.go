@@ -73,3 +73,56 @@ func TestMe(t *testing.T) {
 		})
 	}
 }
+
+// A notification's inputSummary holds what a devops caller passed to executeRules: viewers and
+// anonymous callers read null there (it was readable by any caller), devops and admins the
+// summary; the rest of the notification stays readable by all.
+func TestNotificationInputSummaryByRole(t *testing.T) {
+	h := newHarnessWith(t, func(o *graph.Options) {
+		o.Auth = &graph.Auth{Keys: keyFile(t,
+			"viewer "+graph.HashKey("v-key")+" dashboards",
+			"devops "+graph.HashKey("d-key")+" pipeline",
+			"admin "+graph.HashKey("a-key")+" ops lead"), Anonymous: graph.RoleViewer}
+	})
+	h.env.RequireTransactions(t)
+	in := map[string]any{"source": "production", "error_count": 150, "password": "hunter2"}
+	if resp := h.doAs(t, "d-key", executeRules, map[string]any{"cap": "CAP-ALERT-MGT-001", "in": in, "type": "BUSINESS"}); len(resp.Errors) > 0 {
+		t.Fatalf("executeRules: %v", resp.Errors)
+	}
+	const q = `{ capability(id: "CAP-ALERT-MGT-001") { notifications(first: 20) { nodes { deliveryId channel inputSummary } } } }`
+	for _, tt := range []struct {
+		key  string
+		sees bool
+	}{{"", false}, {"v-key", false}, {"d-key", true}, {"a-key", true}} {
+		resp := h.doAs(t, tt.key, q, nil)
+		if len(resp.Errors) > 0 {
+			t.Fatalf("%q: %v", tt.key, resp.Errors)
+		}
+		var data struct {
+			Capability struct {
+				Notifications struct {
+					Nodes []struct {
+						DeliveryID   string
+						Channel      string
+						InputSummary map[string]any
+					}
+				}
+			}
+		}
+		if err := json.Unmarshal(resp.Data, &data); err != nil {
+			t.Fatal(err)
+		}
+		nodes := data.Capability.Notifications.Nodes
+		if len(nodes) == 0 {
+			t.Fatalf("%q: no notifications", tt.key)
+		}
+		for _, n := range nodes {
+			if n.DeliveryID == "" || n.Channel == "" {
+				t.Errorf("%q: notification without its ID or channel: %+v", tt.key, n)
+			}
+			if got := n.InputSummary["password"] == "hunter2"; got != tt.sees {
+				t.Errorf("%q: inputSummary %v, want it shown: %v", tt.key, n.InputSummary, tt.sees)
+			}
+		}
+	}
+}

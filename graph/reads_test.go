@@ -136,6 +136,12 @@ func TestPartitionReadsMatchDeclarations(t *testing.T) {
 	if _, err := h.env.Store.UpdateCapability(context.Background(), c.CapabilityID, c.Revision, func(c *catalog.Capability) error { c.Owner = "probe"; return nil }, dynamo.Idempotency{}); err != nil {
 		t.Fatal(err)
 	}
+	// And notifications to probe (the sample queues none).
+	h.env.RequireTransactions(t)
+	business := catalog.RuleBusiness
+	if _, err := h.env.Store.ExecuteRules(context.Background(), c.CapabilityID, map[string]any{"source": "production", "error_count": 150}, &business, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
 	h.wrote = true
 	rec := &rangeRecorder{Store: h.env.Store}
 	h.handler = graph.NewHandler(rec, graph.Options{Logger: testLogger(), Now: func() time.Time { return testNow }})
@@ -154,6 +160,7 @@ func TestPartitionReadsMatchDeclarations(t *testing.T) {
 		"TargetComponent": {"jobs { nodes { targetComponents { %s } } }", 0},
 		"Metric":          {"metrics(first: 5) { nodes { %s } }", 0},
 		"Change":          {"changes(first: 5) { nodes { %s } }", 0},
+		"Notification":    {"notifications(first: 5) { nodes { %s } }", 0},
 	}
 	unreachable := map[string]string{"ArtifactUpload": "only a mutation returns it, and no resolver of it reads the table",
 		"Owner":  "reached from the root (owner, owners), never under a capability: its connections read their own ranges, none of a capability's partition",

@@ -445,6 +445,13 @@ func (r *mutationResolver) ArchiveMetrics(ctx context.Context, before catalog.Ti
 	return &rep, nil
 }
 
+func (r *notificationResolver) InputSummary(ctx context.Context, obj *catalog.Notification) (any, error) {
+	if CallerFrom(ctx).Role < RoleDevops || obj.InputSummary == nil {
+		return nil, nil
+	}
+	return obj.InputSummary, nil
+}
+
 func (r *ownerResolver) Capabilities(ctx context.Context, obj *model.Owner, first *int, after *string) (*model.Connection[*catalog.Capability], error) {
 	a := ownerPage(ctx, obj.Name, deref(first, 50), deref(after, ""))
 	if a == nil {
@@ -664,6 +671,8 @@ func (r *Resolver) Metric() MetricResolver { return &metricResolver{r} }
 
 func (r *Resolver) Mutation() MutationResolver { return &mutationResolver{r} }
 
+func (r *Resolver) Notification() NotificationResolver { return &notificationResolver{r} }
+
 func (r *Resolver) Owner() OwnerResolver { return &ownerResolver{r} }
 
 func (r *Resolver) Query() QueryResolver { return &queryResolver{r} }
@@ -684,6 +693,7 @@ type (
 	jobResolver             struct{ *Resolver }
 	metricResolver          struct{ *Resolver }
 	mutationResolver        struct{ *Resolver }
+	notificationResolver    struct{ *Resolver }
 	ownerResolver           struct{ *Resolver }
 	queryResolver           struct{ *Resolver }
 	ruleResolver            struct{ *Resolver }
