@@ -122,3 +122,32 @@ func (s *Store) ArchiveState(ctx context.Context) (ArchiveState, error) {
 	}
 	return st, nil
 }
+
+// Leaser takes and gives up leases (a *Store does).
+type Leaser interface {
+	AcquireLease(ctx context.Context, name, holder string, ttl time.Duration) (bool, error)
+	ReleaseLease(ctx context.Context, name, holder string) error
+}
+
+// EveryWithLease calls tick every `every` while ctx lives (never when every <= 0), handing it
+// acquire, which takes or renews the lease name for holder (for max(3 × every, 1 min)): a tick
+// works only when acquire reports the lease held, so one instance of a fleet at a time does.
+// The lease is given up when ctx ends. The notify deliverer and the rollback sweeper run so.
+func EveryWithLease(ctx context.Context, l Leaser, name, holder string, every time.Duration, tick func(ctx context.Context, acquire func(context.Context) (bool, error))) {
+	if every <= 0 {
+		return
+	}
+	ttl := max(3*every, time.Minute)
+	defer func() { _ = l.ReleaseLease(context.WithoutCancel(ctx), name, holder) }()
+	acquire := func(ctx context.Context) (bool, error) { return l.AcquireLease(ctx, name, holder, ttl) }
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		tick(ctx, acquire)
+	}
+}

@@ -450,29 +450,39 @@ func (s *Store) writeRollupBatch(ctx context.Context, b *rollupBatch, read map[[
 				read[k] = got[i]
 			}
 		}
-		actions, err := s.rollupActions(ctx, b, read, now)
-		if err != nil {
+		if lost, err := s.commitRollups(ctx, b, read, now, "update rollups"); !lost {
 			return err
 		}
-		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		if err == nil {
-			return nil
-		}
-		var tce *types.TransactionCanceledException
-		var tc *types.TransactionConflictException
-		if !errors.As(err, &tce) && !errors.As(err, &tc) {
-			return classify("update rollups", err)
-		}
-		if tce != nil {
-			// Only the rollup items carry conditions (the samples are put unconditionally):
-			// a failed condition or a conflict is a concurrent writer of them.
-			for _, r := range tce.CancellationReasons {
-				if c := aws.ToString(r.Code); c != "" && c != "None" && c != "ConditionalCheckFailed" && c != "TransactionConflict" {
-					return classify("update rollups", err)
-				}
+	}
+}
+
+// commitRollups writes a batch's transaction from the items read. lost reports that a
+// concurrent writer of its rollup items got there first (read them again and retry); err is
+// anything else.
+func (s *Store) commitRollups(ctx context.Context, b *rollupBatch, read map[[2]string]*item, now time.Time, what string) (lost bool, err error) {
+	actions, err := s.rollupActions(ctx, b, read, now)
+	if err != nil {
+		return false, err
+	}
+	_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
+	if err == nil {
+		return false, nil
+	}
+	var tce *types.TransactionCanceledException
+	var tc *types.TransactionConflictException
+	if !errors.As(err, &tce) && !errors.As(err, &tc) {
+		return false, classify(what, err)
+	}
+	if tce != nil {
+		// Only the rollup items carry conditions (samples are put unconditionally): a failed
+		// condition or a conflict is a concurrent writer of them.
+		for _, r := range tce.CancellationReasons {
+			if c := aws.ToString(r.Code); c != "" && c != "None" && c != "ConditionalCheckFailed" && c != "TransactionConflict" {
+				return false, classify(what, err)
 			}
 		}
 	}
+	return true, nil
 }
 
 // rollupActions builds a batch's transaction from the items read: each hour item with the
@@ -885,18 +895,8 @@ func (s *Store) rebuildHour(ctx context.Context, capabilityID string, d rollupDi
 			vals, mask := SampleValues(m)
 			g.samples[at.UTC().Minute()] = sampleEntry{mask: mask, vals: vals}
 		}
-		actions, err := s.rollupActions(ctx, b, read, now)
-		if err != nil {
+		if lost, err := s.commitRollups(ctx, b, read, now, "rebuild rollups"); !lost {
 			return err
-		}
-		_, err = s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal})
-		if err == nil {
-			return nil
-		}
-		var tce *types.TransactionCanceledException
-		var tc *types.TransactionConflictException
-		if !errors.As(err, &tce) && !errors.As(err, &tc) {
-			return classify("rebuild rollups", err)
 		}
 	}
 	return fmt.Errorf("rebuild rollups: still contended after %d attempts: %w", maxRollupAttempts, ErrUnavailable)

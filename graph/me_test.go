@@ -11,12 +11,7 @@ import (
 // me answers who is calling and which mutations the role may call, from the credentials alone:
 // no DynamoDB request. A request without a key has the anonymous role.
 func TestMe(t *testing.T) {
-	h := newHarnessWith(t, func(o *graph.Options) {
-		o.Auth = &graph.Auth{Keys: keyFile(t,
-			"viewer "+graph.HashKey("v-key")+" dashboards",
-			"devops "+graph.HashKey("d-key")+" pipeline",
-			"admin "+graph.HashKey("a-key")+" ops lead"), Anonymous: graph.RoleViewer}
-	})
+	h := rolesHarness(t)
 	const q = `{ me { name role allowedMutations } }`
 	tests := []struct {
 		key, name, role string
@@ -78,12 +73,7 @@ func TestMe(t *testing.T) {
 // anonymous callers read null there (it was readable by any caller), devops and admins the
 // summary; the rest of the notification stays readable by all.
 func TestNotificationInputSummaryByRole(t *testing.T) {
-	h := newHarnessWith(t, func(o *graph.Options) {
-		o.Auth = &graph.Auth{Keys: keyFile(t,
-			"viewer "+graph.HashKey("v-key")+" dashboards",
-			"devops "+graph.HashKey("d-key")+" pipeline",
-			"admin "+graph.HashKey("a-key")+" ops lead"), Anonymous: graph.RoleViewer}
-	})
+	h := rolesHarness(t)
 	h.env.RequireTransactions(t)
 	in := map[string]any{"source": "production", "error_count": 150, "password": "hunter2"}
 	if resp := h.doAs(t, "d-key", executeRules, map[string]any{"cap": "CAP-ALERT-MGT-001", "in": in, "type": "BUSINESS"}); len(resp.Errors) > 0 {
@@ -125,4 +115,15 @@ func TestNotificationInputSummaryByRole(t *testing.T) {
 			}
 		}
 	}
+}
+
+// rolesHarness serves the sample with a key of each role (v-key viewer "dashboards", d-key
+// devops "pipeline", a-key admin "ops lead") and viewer as the anonymous role.
+func rolesHarness(t *testing.T) *harness {
+	return newHarnessWith(t, func(o *graph.Options) {
+		o.Auth = &graph.Auth{Keys: keyFile(t,
+			"viewer "+graph.HashKey("v-key")+" dashboards",
+			"devops "+graph.HashKey("d-key")+" pipeline",
+			"admin "+graph.HashKey("a-key")+" ops lead"), Anonymous: graph.RoleViewer}
+	})
 }

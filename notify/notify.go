@@ -401,29 +401,17 @@ func redact(entry string) string {
 // Run delivers every `every` while ctx lives, holding the lease while it does: an instance
 // that cannot take the lease skips the pass. done, when set, gets each pass's result.
 func (d *Deliverer) Run(ctx context.Context, every time.Duration, holder string, done func(Result, error)) {
-	if every <= 0 {
-		return
-	}
-	ttl := max(3*every, time.Minute)
-	defer func() { _ = d.store.ReleaseLease(context.WithoutCancel(ctx), Lease, holder) }()
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-		held, err := d.store.AcquireLease(ctx, Lease, holder, ttl)
+	dynamo.EveryWithLease(ctx, d.store, Lease, holder, every, func(ctx context.Context, acquire func(context.Context) (bool, error)) {
+		held, err := acquire(ctx)
 		if err != nil || !held {
 			if done != nil && err != nil {
 				done(Result{}, err)
 			}
-			continue
+			return
 		}
 		res, err := d.RunOnce(ctx)
 		if done != nil {
 			done(res, err)
 		}
-	}
+	})
 }

@@ -87,27 +87,15 @@ func (s *Sweeper) pass(ctx context.Context, stats *dynamo.Stats) (Result, error)
 // Run sweeps every `every` while ctx lives, holding the lease while it does: an instance that
 // cannot take the lease skips the pass. done, when set, gets each pass's result.
 func (s *Sweeper) Run(ctx context.Context, every time.Duration, holder string, done func(Result, error)) {
-	if every <= 0 {
-		return
-	}
-	ttl := max(3*every, time.Minute)
-	defer func() { _ = s.store.ReleaseLease(context.WithoutCancel(ctx), Lease, holder) }()
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
+	dynamo.EveryWithLease(ctx, s.store, Lease, holder, every, func(ctx context.Context, acquire func(context.Context) (bool, error)) {
 		pctx, stats := dynamo.WithStats(ctx)
-		held, err := s.store.AcquireLease(pctx, Lease, holder, ttl)
+		held, err := acquire(pctx)
 		if err != nil || !held {
 			s.requests.Add(float64(stats.Snapshot().Requests))
 			if done != nil && err != nil {
 				done(Result{}, err)
 			}
-			continue
+			return
 		}
 		res, err := s.pass(pctx, stats)
 		res.Requests = stats.Snapshot().Requests
@@ -115,5 +103,5 @@ func (s *Sweeper) Run(ctx context.Context, every time.Duration, holder string, d
 		if done != nil {
 			done(res, err)
 		}
-	}
+	})
 }
