@@ -10,16 +10,12 @@
 //   TEST_OUTPUT_DIR   where screenshots go (default a new directory under the OS temp dir)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, chromiumArgs, serverBinary, startServer, stopServer } from '../testkit/server.mjs';
 
-const webDir = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const repoRoot = resolve(webDir, '..');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const outDir = process.env.TEST_OUTPUT_DIR
   ? resolve(process.env.TEST_OUTPUT_DIR)
   : mkdtempSync(join(tmpdir(), 'catalogue-web-screenshots-'));
@@ -43,48 +39,21 @@ const screenshots = [];
 // its Local Network Access checks refuse a WebSocket to 127.0.0.1: expected then, and only then.
 let indexRouted = false;
 
-async function startServer() {
-  let bin = process.env.CATALOGUE_BIN;
-  if (!bin) {
-    bin = join(tmp, 'catalogue');
-    execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
-  }
-  const env = { ...process.env };
-  for (const k of ['DYNAMODB_ENDPOINT', 'USE_AWS', 'PORT', 'HOST']) delete env[k];
-  server = spawn(bin, ['-port', '0', '-host', '127.0.0.1'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  server.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
-  return new Promise((resolveBase, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`the server printed no "listening on" line in 60 s:\n${out}\n${stderr}`)), 60_000);
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolveBase(m[1]);
-      }
-    });
-    server.on('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`the server exited (${code}) before listening:\n${stderr}`));
-    });
-  });
+// startCatalogue starts the embedded default server in the repository root.
+async function startCatalogue() {
+  let listening;
+  ({ server, listening } = startServer(serverBinary(tmp), []));
+  return listening;
 }
 
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'catalogue-web-test-'));
-  base = await startServer();
+  base = await startCatalogue();
   context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
     viewport: WIDE,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      // No internet: no name but the server's resolves.
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
+    args: chromiumArgs, // no internet: no name but the server's resolves
   });
   const origin = new URL(base).origin;
   await context.route((url) => url.origin !== origin && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
@@ -107,10 +76,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => { server.once('exit', r); setTimeout(r, 5000); });
-  }
+  await stopServer(server);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
   console.log(`screenshots (${screenshots.length}) in ${outDir}:\n${screenshots.map((s) => `  ${s}`).join('\n')}`);
 });

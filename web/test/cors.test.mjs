@@ -6,17 +6,14 @@
 //   node --test web/test/cors.test.mjs   (environment as browser.test.mjs)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
 import { createServer } from 'node:http';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer } from '../testkit/server.mjs';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const KEY = 'cors-test-key-0123456789abcdef';
 
 let tmp;
@@ -44,37 +41,18 @@ before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'catalogue-cors-test-'));
   ui = await servePage();
   foreign = await servePage();
-  let bin = process.env.CATALOGUE_BIN;
-  if (!bin) {
-    bin = join(tmp, 'catalogue');
-    execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
-  }
+  const bin = serverBinary(tmp);
   const keys = join(tmp, 'keys');
   writeFileSync(keys, `viewer ${createHash('sha256').update(KEY).digest('hex')} cors-ui\n`);
-  const env = { ...process.env };
-  for (const k of ['DYNAMODB_ENDPOINT', 'USE_AWS', 'PORT', 'HOST', 'CORS_ORIGINS']) delete env[k];
+  const env = serverEnv(['CORS_ORIGINS']);
   env.API_KEYS_FILE = keys;
-  server = spawn(bin, ['-port', '0', '-host', '127.0.0.1', '-anonymous', 'none', '-cors-origins', ui], { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  server.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
-  api = await new Promise((ok, fail) => {
-    let out = '';
-    const timer = setTimeout(() => fail(new Error(`no "listening on" line in 60 s:\n${out}\n${stderr}`)), 60_000);
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) { clearTimeout(timer); ok(m[1]); }
-    });
-    server.on('exit', (code) => { clearTimeout(timer); fail(new Error(`the server exited (${code}):\n${stderr}`)); });
-  });
+  let listening;
+  ({ server, listening } = startServer(bin, ['-anonymous', 'none', '-cors-origins', ui], { cwd: tmp, env }));
+  api = await listening;
   context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
+    args: chromiumArgs,
   });
   const known = new Set([api, ui, foreign]);
   await context.route((url) => !known.has(url.origin) && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
@@ -86,10 +64,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => { server.once('exit', r); setTimeout(r, 5000); });
-  }
+  await stopServer(server);
   for (const s of pages) s.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });

@@ -7,15 +7,12 @@
 //   node --test web/test/graphiql.test.mjs   (environment as browser.test.mjs)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
 import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer } from '../testkit/server.mjs';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const outDir = process.env.TEST_OUTPUT_DIR
   ? resolve(process.env.TEST_OUTPUT_DIR)
   : mkdtempSync(join(tmpdir(), 'catalogue-web-screenshots-'));
@@ -31,38 +28,19 @@ const problems = []; // page errors
 
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'catalogue-graphiql-test-'));
-  let bin = process.env.CATALOGUE_BIN;
-  if (!bin) {
-    bin = join(tmp, 'catalogue');
-    execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
-  }
-  const env = { ...process.env };
-  for (const k of ['DYNAMODB_ENDPOINT', 'USE_AWS', 'PORT', 'HOST', 'API_KEYS_FILE', 'CORS_ORIGINS']) delete env[k];
+  const bin = serverBinary(tmp);
+  const env = serverEnv(['API_KEYS_FILE', 'CORS_ORIGINS']);
   // An empty working directory: no web/node_modules, no node_modules, nothing to read.
   const cwd = join(tmp, 'empty');
   mkdirSync(cwd);
-  server = spawn(bin, ['-port', '0', '-host', '127.0.0.1'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  server.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
-  base = await new Promise((ok, fail) => {
-    let out = '';
-    const timer = setTimeout(() => fail(new Error(`no "listening on" line in 60 s:\n${out}\n${stderr}`)), 60_000);
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) { clearTimeout(timer); ok(m[1]); }
-    });
-    server.on('exit', (code) => { clearTimeout(timer); fail(new Error(`the server exited (${code}):\n${stderr}`)); });
-  });
+  let listening;
+  ({ server, listening } = startServer(bin, [], { cwd, env }));
+  base = await listening;
   context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
+    args: chromiumArgs,
   });
   const origin = new URL(base).origin;
   await context.route((url) => url.origin !== origin && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
@@ -81,10 +59,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => { server.once('exit', r); setTimeout(r, 5000); });
-  }
+  await stopServer(server);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 

@@ -7,16 +7,13 @@
 //   node --test web/test/roles.test.mjs   (environment as browser.test.mjs)
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer } from '../testkit/server.mjs';
 
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 const VIEWER = 'roles-test-viewer-key-0123456789';
 const DEVOPS = 'roles-test-devops-key-0123456789';
 const ALERT = 'CAP-ALERT-MGT-001';
@@ -32,39 +29,20 @@ const problems = [];
 
 before(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'catalogue-roles-test-'));
-  let bin = process.env.CATALOGUE_BIN;
-  if (!bin) {
-    bin = join(tmp, 'catalogue');
-    execFileSync('go', ['build', '-o', bin, '.'], { cwd: repoRoot, stdio: ['ignore', 'inherit', 'inherit'] });
-  }
+  const bin = serverBinary(tmp);
   const hash = (k) => createHash('sha256').update(k).digest('hex');
   const keys = join(tmp, 'keys');
   writeFileSync(keys, `viewer ${hash(VIEWER)} dashboards\ndevops ${hash(DEVOPS)} pipeline\n`);
-  const env = { ...process.env };
-  for (const k of ['DYNAMODB_ENDPOINT', 'USE_AWS', 'PORT', 'HOST', 'CORS_ORIGINS']) delete env[k];
+  const env = serverEnv(['CORS_ORIGINS']);
   env.API_KEYS_FILE = keys;
-  server = spawn(bin, ['-port', '0', '-host', '127.0.0.1'], { cwd: tmp, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  server.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
-  base = await new Promise((ok, fail) => {
-    let out = '';
-    const timer = setTimeout(() => fail(new Error(`no "listening on" line in 60 s:\n${out}\n${stderr}`)), 60_000);
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) { clearTimeout(timer); ok(m[1]); }
-    });
-    server.on('exit', (code) => { clearTimeout(timer); fail(new Error(`the server exited (${code}):\n${stderr}`)); });
-  });
+  let listening;
+  ({ server, listening } = startServer(bin, [], { cwd: tmp, env }));
+  base = await listening;
   context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
     executablePath: CHROMIUM,
     headless: true,
     viewport: { width: 1280, height: 900 },
-    args: [
-      '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
-      '--disable-background-networking', '--disable-component-update', '--disable-sync',
-      '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
-    ],
+    args: chromiumArgs,
   });
   const origin = new URL(base).origin;
   await context.route((url) => url.origin !== origin && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
@@ -83,10 +61,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => { server.once('exit', r); setTimeout(r, 5000); });
-  }
+  await stopServer(server);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
   assert.deepEqual(external, [], 'requests to other hosts');
   assert.deepEqual(problems, [], 'page errors');

@@ -7,15 +7,12 @@
 // Environment: OIDC_TEST_ISSUER (the provider), CATALOGUE_BIN (the server), CHROMIUM_PATH.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { CHROMIUM, serverEnv, startServer, stopServer } from '../testkit/server.mjs';
 
 const issuer = process.env.OIDC_TEST_ISSUER;
-const repoRoot = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
 
 let tmp;
 let server;
@@ -26,33 +23,19 @@ const external = [];
 const graphqlRequests = [];
 const problems = [];
 
-function startServer() {
-  const env = { ...process.env };
-  for (const k of ['DYNAMODB_ENDPOINT', 'USE_AWS', 'PORT', 'HOST', 'API_KEYS_FILE']) delete env[k];
-  server = spawn(process.env.CATALOGUE_BIN, ['-port', '0', '-host', '127.0.0.1', '-oidc-issuer', issuer,
-    '-oidc-audience', 'catalogue-api', '-oidc-client-id', 'explorer'], { cwd: repoRoot, env, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stderr = '';
-  server.stderr.on('data', (d) => { stderr = (stderr + d).slice(-4000); });
-  return new Promise((resolveBase, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no "listening on" line in 60 s:\n${out}\n${stderr}`)), 60_000);
-    server.stdout.on('data', (d) => {
-      out += d;
-      const m = /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-      if (m) {
-        clearTimeout(timer);
-        resolveBase(m[1]);
-      }
-    });
-    server.on('exit', (code) => reject(new Error(`the server exited (${code}):\n${stderr}`)));
-  });
+// startCatalogue starts the server signing in with the provider at issuer.
+function startCatalogue() {
+  let listening;
+  ({ server, listening } = startServer(process.env.CATALOGUE_BIN, ['-oidc-issuer', issuer,
+    '-oidc-audience', 'catalogue-api', '-oidc-client-id', 'explorer'], { env: serverEnv(['API_KEYS_FILE']) }));
+  return listening;
 }
 
 before(async () => {
   if (!issuer) return;
   const { chromium } = await import('playwright-core');
   tmp = mkdtempSync(join(tmpdir(), 'catalogue-signin-test-'));
-  base = await startServer();
+  base = await startCatalogue();
   context = await chromium.launchPersistentContext(join(tmp, 'profile'), {
     executablePath: CHROMIUM, headless: true,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
@@ -72,10 +55,7 @@ before(async () => {
 
 after(async () => {
   await context?.close();
-  if (server && server.exitCode === null) {
-    server.kill('SIGTERM');
-    await new Promise((r) => { server.once('exit', r); setTimeout(r, 5000); });
-  }
+  await stopServer(server);
   if (tmp) rmSync(tmp, { recursive: true, force: true });
 });
 
