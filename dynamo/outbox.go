@@ -155,17 +155,10 @@ func notificationChange(n *catalog.Notification, prevAttempts int) changeSpec {
 		if n.Attempts != prevAttempts {
 			c.fields = append([]string{"attempts"}, c.fields...)
 		}
-		c.detail = fmt.Sprintf("given up on %s after %d attempts: %s", n.Channel, n.Attempts, derefStr(n.LastError))
+		c.detail = fmt.Sprintf("given up on %s after %d attempts: %s", n.Channel, n.Attempts, deref(n.LastError))
 	default:
 		c.action, c.fields = catalog.ChangeUpdated, []string{"attempts", "lastError", "nextAttemptAt"}
-		c.detail = fmt.Sprintf("attempt %d to %s failed: %s; retried later", n.Attempts, n.Channel, derefStr(n.LastError))
+		c.detail = fmt.Sprintf("attempt %d to %s failed: %s; retried later", n.Attempts, n.Channel, deref(n.LastError))
 	}
 	return c
-}
-
-func derefStr(p *string) string {
-	if p == nil {
-		return ""
-	}
-	return *p
 }

@@ -103,11 +103,13 @@ func sumCapacity(cc []types.ConsumedCapacity, write bool) (rcu, wcu float64, ok 
 	return rcu, wcu, ok
 }
 
-func deref(f *float64) float64 {
-	if f == nil {
-		return 0
+// deref returns *p, or the zero value when p is nil.
+func deref[T any](p *T) T {
+	if p == nil {
+		var zero T
+		return zero
 	}
-	return *f
+	return *p
 }
 
 func one(c *types.ConsumedCapacity) []types.ConsumedCapacity {
