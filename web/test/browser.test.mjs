@@ -14,7 +14,7 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, chromiumArgs, serverBinary, startServer, stopServer } from '../testkit/server.mjs';
+import { CHROMIUM, chromiumArgs, serverBinary, startServer, stopServer, refuseOtherOrigins } from '../testkit/server.mjs';
 
 const outDir = process.env.TEST_OUTPUT_DIR
   ? resolve(process.env.TEST_OUTPUT_DIR)
@@ -55,11 +55,7 @@ before(async () => {
     viewport: WIDE,
     args: chromiumArgs, // no internet: no name but the server's resolves
   });
-  const origin = new URL(base).origin;
-  await context.route((url) => url.origin !== origin && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
-    external.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
+  await refuseOtherOrigins(context, [new URL(base).origin], external);
   page = context.pages()[0] || await context.newPage();
   page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
   page.on('console', (m) => {

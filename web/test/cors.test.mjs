@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer } from '../testkit/server.mjs';
+import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer, refuseOtherOrigins } from '../testkit/server.mjs';
 
 const KEY = 'cors-test-key-0123456789abcdef';
 
@@ -54,11 +54,7 @@ before(async () => {
     headless: true,
     args: chromiumArgs,
   });
-  const known = new Set([api, ui, foreign]);
-  await context.route((url) => !known.has(url.origin) && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
-    external.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
+  await refuseOtherOrigins(context, [api, ui, foreign], external);
   page = context.pages()[0] || await context.newPage();
 });
 

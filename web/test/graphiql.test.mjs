@@ -11,7 +11,7 @@ import { mkdtempSync, mkdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer } from '../testkit/server.mjs';
+import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer, refuseOtherOrigins } from '../testkit/server.mjs';
 
 const outDir = process.env.TEST_OUTPUT_DIR
   ? resolve(process.env.TEST_OUTPUT_DIR)
@@ -42,11 +42,7 @@ before(async () => {
     viewport: { width: 1280, height: 900 },
     args: chromiumArgs,
   });
-  const origin = new URL(base).origin;
-  await context.route((url) => url.origin !== origin && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
-    external.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
+  await refuseOtherOrigins(context, [new URL(base).origin], external);
   page = context.pages()[0] || await context.newPage();
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   // Every file GraphiQL loads at run time (a worker, a plugin, a font) must be embedded: a

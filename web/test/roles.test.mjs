@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer } from '../testkit/server.mjs';
+import { CHROMIUM, chromiumArgs, serverBinary, serverEnv, startServer, stopServer, refuseOtherOrigins } from '../testkit/server.mjs';
 
 const VIEWER = 'roles-test-viewer-key-0123456789';
 const DEVOPS = 'roles-test-devops-key-0123456789';
@@ -45,10 +45,7 @@ before(async () => {
     args: chromiumArgs,
   });
   const origin = new URL(base).origin;
-  await context.route((url) => url.origin !== origin && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
-    external.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
+  await refuseOtherOrigins(context, [origin], external);
   // The page as the server would render it with pageKey.
   await context.route((url) => url.origin === origin && url.pathname === '/', async (route) => {
     const resp = await route.fetch();

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CHROMIUM, serverEnv, startServer, stopServer } from '../testkit/server.mjs';
+import { CHROMIUM, serverEnv, startServer, stopServer, refuseOtherOrigins } from '../testkit/server.mjs';
 
 const issuer = process.env.OIDC_TEST_ISSUER;
 
@@ -41,11 +41,7 @@ before(async () => {
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking',
       '--disable-component-update', '--disable-sync', '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
   });
-  const allowed = new Set([new URL(base).origin, new URL(issuer).origin]);
-  await context.route((url) => !allowed.has(url.origin), (route) => {
-    external.push(route.request().url());
-    return route.abort('internetdisconnected');
-  });
+  await refuseOtherOrigins(context, [new URL(base).origin, new URL(issuer).origin], external);
   page = context.pages()[0] || await context.newPage();
   page.on('pageerror', (e) => problems.push(`page error on ${page.url()}: ${e.message}`));
   page.on('request', (r) => {

@@ -59,3 +59,13 @@ export async function stopServer(server) {
     await new Promise((r) => { server.once('exit', r); setTimeout(r, 5000); });
   }
 }
+
+// refuseOtherOrigins aborts every request of a browser context to an origin not in origins
+// (data: and blob: URLs aside), as if the network were down, and records its URL in refused.
+export function refuseOtherOrigins(context, origins, refused) {
+  const allowed = new Set(origins);
+  return context.route((url) => !allowed.has(url.origin) && !url.protocol.startsWith('data') && !url.protocol.startsWith('blob'), (route) => {
+    refused.push(route.request().url());
+    return route.abort('internetdisconnected');
+  });
+}
