@@ -162,17 +162,10 @@ func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (m
 			if it.PK != pk || (!r.IncludeExpired && it.expired(now)) {
 				continue
 			}
-			m, err := toMetric(it)
+			m, err := metricOfKey(it, r.CapabilityID)
 			if err != nil {
 				return nil, false, err
 			}
-			// The key fields come from the item's key, so that MetricKeyOf(m) names exactly
-			// the item read (DeleteMetrics deletes what was archived, nothing else).
-			comp, t, at, err := parseMetricSK(it.SK)
-			if err != nil {
-				return nil, false, err
-			}
-			m.CapabilityID, m.ComponentID, m.MetricType, m.Timestamp = r.CapabilityID, comp, t, catalog.NewTimestamp(at)
 			if r.MetricType == "" || m.MetricType == r.MetricType {
 				metrics = append(metrics, m)
 			}
@@ -213,18 +206,29 @@ func (s *Store) metricTypeInRange(ctx context.Context, r MetricRange, limit int)
 	}
 	metrics := make([]*catalog.Metric, 0, len(items))
 	for _, it := range items {
-		m, err := toMetric(it)
+		m, err := metricOfKey(it, r.CapabilityID)
 		if err != nil {
 			return nil, false, err
 		}
-		comp, t, at, err := parseMetricSK(it.SK)
-		if err != nil {
-			return nil, false, err
-		}
-		m.CapabilityID, m.ComponentID, m.MetricType, m.Timestamp = r.CapabilityID, comp, t, catalog.NewTimestamp(at)
 		metrics = append(metrics, m)
 	}
 	return metrics, more, nil
+}
+
+// metricOfKey decodes a sample of capabilityID whose key fields come from the item's key, so
+// that MetricKeyOf(m) names exactly the item read (DeleteMetrics deletes what was archived,
+// nothing else).
+func metricOfKey(it *item, capabilityID string) (*catalog.Metric, error) {
+	m, err := toMetric(it)
+	if err != nil {
+		return nil, err
+	}
+	comp, t, at, err := parseMetricSK(it.SK)
+	if err != nil {
+		return nil, err
+	}
+	m.CapabilityID, m.ComponentID, m.MetricType, m.Timestamp = capabilityID, comp, t, catalog.NewTimestamp(at)
+	return m, nil
 }
 
 // MetricComponentIDs returns, sorted, the IDs of the components that have metric items in a
