@@ -4,6 +4,7 @@
 //	go run ./bench                       # the default run: 200 capabilities + a large one
 //	go run ./bench -caps 20 -n 50 -out - # a quick run, report on stdout
 //	go run ./bench -search-only          # only the search section (10,000 capabilities)
+//	go run ./bench -postgraphile-only    # only the comparison with PostGraphile over PostgreSQL
 //
 // It generates a synthetic catalogue, bulk-loads it through dynamo.Store.BulkLoad into an
 // in-memory DynamoDB (internal/memdyn, in a child process so that its CPU is not counted as the
@@ -85,6 +86,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.IntVar(&cfg.embN16, "emb-n16", 800, "runs per embedded-default operation at concurrency 16 (half for cold reads)")
 	registerSubFlags(fs, &cfg.subs)
 	registerSearchFlags(fs, &cfg.search)
+	registerPGFlags(fs, &cfg.pg)
 	serveSubs := fs.String("serve-subscriptions", "", "serve one server instance on -endpoint's table on this address, its memory at /_bench/mem, and do nothing else (the child process of the subscriptions section)")
 	serve := fs.String("serve-backend", "", "serve the delaying, counting backend on this address and do nothing else (the child process mode; also usable behind an outside proxy)")
 	if err := fs.Parse(args); err != nil {
@@ -115,6 +117,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.search.only {
 		return searchOnly(cfg, command, *out, stdout, stderr)
+	}
+	if cfg.pg.only {
+		return postgraphileOnly(cfg, command, *out, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "bench: %d capabilities (+%v large), %d items; delay %v, n %d, c %d\n", s.Capabilities, s.Large, s.items(), cfg.delay, cfg.n, cfg.c)
 	start := time.Now()

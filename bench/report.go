@@ -198,6 +198,7 @@ func (r *report) write(w io.Writer, command string) {
 	r.writePersisted(p)
 	r.writeSubscriptions(p)
 	r.search.write(p)
+	r.pg.write(p)
 
 	p("## What each operation asks and what the baseline sends")
 	p("")

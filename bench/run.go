@@ -74,6 +74,8 @@ type config struct {
 	subs subConfig
 	// search is the search section (search.go).
 	search searchConfig
+	// pg is the comparison with PostGraphile over PostgreSQL (postgraphile.go).
+	pg pgConfig
 
 	log io.Writer // progress
 	now time.Time // the catalogue's "now"; zero means time.Now()
@@ -127,6 +129,7 @@ type report struct {
 	embedded     *embReport
 	subs         *subReport
 	search       *searchReport
+	pg           *pgReport
 }
 
 type harness struct {
@@ -256,6 +259,11 @@ func run(ctx context.Context, cfg config) (*report, error) {
 	if cfg.search.enabled {
 		if rep.search, err = measureSearch(ctx, cfg, h.logf); err != nil {
 			return nil, fmt.Errorf("search: %w", err)
+		}
+	}
+	if cfg.pg.enabled {
+		if rep.pg, err = pgSection(ctx, cfg, h.logf); err != nil {
+			return nil, fmt.Errorf("postgraphile: %w", err)
 		}
 	}
 	rep.loadAfter = loadAverage()
