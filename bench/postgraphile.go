@@ -751,13 +751,13 @@ func (r *pgReport) write(p func(string, ...any)) {
 		p("Measured by `%s` (%s UTC); the other sections are from the full run.", r.Command, r.At.UTC().Format("2006-01-02 15:04"))
 		p("")
 	}
-	p("What a team might pick instead (issue #17): **PostGraphile 4 over a local PostgreSQL**, %s, beside the embedded default as the section above builds it (memdyn in this process, the sample catalogue; %s). Machine: %s. Load average before and after the section: %s / %s (the machine is shared: other work shows in every timing, alike for both servers).",
-		r.Versions, lowerFirst(r.CacheNote), machine(), r.LoadBefore, r.LoadAfter)
+	p("What a team might pick instead (issue #17): **PostGraphile 4 over a local PostgreSQL**, %s, beside the embedded default as its own section builds it (memdyn in this process, the sample catalogue). %s. Machine: %s. Load average before and after the section: %s / %s (the machine is shared: other work shows in every timing, alike for both servers).",
+		r.Versions, r.CacheNote, machine(), r.LoadBefore, r.LoadAfter)
 	p("")
 	p("PostgreSQL is a throwaway cluster (initdb into a temporary directory, as the user postgres when the benchmark runs as root; fsync, synchronous_commit and full_page_writes off: it is thrown away, and the reads do not touch the disk) loaded with the same sample catalogue as the relational schema a team would write (bench/pgdata.go: capability, component, dependency and rule tables, foreign keys to the capability and from a dependency to its source and target components, an index on every foreign key, the nested objects as jsonb): %d capabilities, %d components, %d dependencies, %d rules. PostGraphile runs as in production: no watch, no GraphiQL, no query log, `--dynamic-json`, the simplify inflector, one Node.js process. Before measuring, both servers' answers to each operation were normalised (every capability, component, dependency and rule with every field both queries ask) and found equal; the run fails if they differ.",
 		r.Counts[0], r.Counts[1], r.Counts[2], r.Counts[3])
 	p("")
-	p("Both over loopback HTTP from the same Go client in this process, interleaved: %d rounds, each measuring every server and mode at concurrency 1 then 16, the order reversed every other round; the latencies are pooled over the rounds. **After a write**: each run first sends an untimed write to the capability read (ours: `updateCapability` of its description, which bumps its WriteSeq, so the partition cache and the read memo miss; PostGraphile: its own `updateCapability` mutation of the same row), as in the section above; the write's CPU is in the CPU column. **CPU per operation** (over the concurrency-16 passes): PostGraphile's server CPU is its node process's plus every PostgreSQL process's (postmaster, backends, the children it reaped), from /proc, and this process's is then the client alone (and this process's idle background work); ours runs in this process with memdyn and the client, so its server CPU (≈) is this process's CPU less this process's per run of the same operation and mode while it drove PostGraphile: an estimate (the answers differ in size; background work is spread over a different wall time), 0 when the difference is below the noise.", r.Rounds)
+	p("Both over loopback HTTP from the same Go client in this process, interleaved: %d rounds, each measuring every server and mode at concurrency 1 then 16, the order reversed every other round; the latencies are pooled over the rounds. **After a write**: each run first sends an untimed write to the capability read (ours: `updateCapability` of its description, which bumps its WriteSeq, so the partition cache and the read memo miss; PostGraphile: its own `updateCapability` mutation of the same row), as in the embedded default's cold rows; the write's CPU is in the CPU columns, and at concurrency 16 the ops/s count write-then-read pairs (ours' client sends its writes one at a time, each with the revision the last one returned, as the embedded section does; PostGraphile's contend for the row's lock), so fewer reads overlap and their p50 can fall below the warm one's. **CPU per operation** (over the concurrency-16 passes): PostGraphile's server CPU is its node process's plus every PostgreSQL process's (postmaster, backends, the children it reaped), from /proc, and this process's is then the client alone (and this process's idle background work); ours runs in this process with memdyn and the client, so its server CPU (≈) is this process's CPU less this process's per run of the same operation and mode while it drove PostGraphile: an estimate (the answers differ in size; background work is spread over a different wall time), 0 when the difference is below the noise.", r.Rounds)
 	p("")
 	for _, o := range r.Ops {
 		p("**%s**", o.Name)
@@ -804,11 +804,4 @@ func durRatio(a, b time.Duration) float64 {
 		return 0
 	}
 	return float64(a) / float64(b)
-}
-
-func lowerFirst(s string) string {
-	if s == "" {
-		return s
-	}
-	return strings.ToLower(s[:1]) + s[1:]
 }

@@ -351,3 +351,21 @@ func TestPGSectionWrite(t *testing.T) {
 		t.Errorf("splice: %q", got)
 	}
 }
+
+// TestPGSectionMissing: without PostgreSQL or PostGraphile the full run's section says what is
+// missing and how to install it, and measures nothing.
+func TestPGSectionMissing(t *testing.T) {
+	cfg := config{}
+	cfg.pg.dir = t.TempDir() // no node_modules
+	cfg.pg.bin = t.TempDir() // no PostgreSQL
+	rep, err := pgSection(context.Background(), cfg, t.Logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rep.Missing, "PostGraphile") || !strings.Contains(rep.Missing, "postgres") || len(rep.Ops) != 0 {
+		t.Errorf("report %+v", rep)
+	}
+	if _, err := measurePostGraphile(context.Background(), cfg, t.Logf); err == nil {
+		t.Error("-postgraphile-only measured without PostgreSQL and PostGraphile")
+	}
+}
