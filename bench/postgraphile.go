@@ -513,6 +513,7 @@ func measurePostGraphile(ctx context.Context, cfg config, logf func(string, ...a
 	}
 	client := &pgClientCPU{}
 	var touches atomic.Int64
+	var pgWriteMu sync.Mutex
 	for _, o := range ops {
 		ourOp := &embOp{name: o.name, bodies: [][]byte{o.ours}}
 		oursOne := func(ctx context.Context) error {
@@ -531,6 +532,10 @@ func measurePostGraphile(ctx context.Context, cfg config, logf func(string, ...a
 		sides = append(sides, &pgSide{server: "PostGraphile", mode: "warm", one: pgOne, cpu: pgCPU})
 		if o.touch != "" {
 			sides = append(sides, &pgSide{server: "PostGraphile", mode: "after a write", one: pgOne, cpu: pgCPU, write: func(ctx context.Context) error {
+				// One write at a time, as ours' client sends them (each needs the revision the
+				// last one returned), so both servers see the same stream of writes.
+				pgWriteMu.Lock()
+				defer pgWriteMu.Unlock()
 				n := touches.Add(1)
 				return pgCheck(pg.post(ctx, body(pgTouchMutation, map[string]any{"id": o.touch, "d": fmt.Sprintf("touched by the benchmark, %d", n)})))
 			}})
@@ -757,7 +762,7 @@ func (r *pgReport) write(p func(string, ...any)) {
 	p("PostgreSQL is a throwaway cluster (initdb into a temporary directory, as the user postgres when the benchmark runs as root; fsync, synchronous_commit and full_page_writes off: it is thrown away, and the reads do not touch the disk) loaded with the same sample catalogue as the relational schema a team would write (bench/pgdata.go: capability, component, dependency and rule tables, foreign keys to the capability and from a dependency to its source and target components, an index on every foreign key, the nested objects as jsonb): %d capabilities, %d components, %d dependencies, %d rules. PostGraphile runs as in production: no watch, no GraphiQL, no query log, `--dynamic-json`, the simplify inflector, one Node.js process. Before measuring, both servers' answers to each operation were normalised (every capability, component, dependency and rule with every field both queries ask) and found equal; the run fails if they differ.",
 		r.Counts[0], r.Counts[1], r.Counts[2], r.Counts[3])
 	p("")
-	p("Both over loopback HTTP from the same Go client in this process, interleaved: %d rounds, each measuring every server and mode at concurrency 1 then 16, the order reversed every other round; the latencies are pooled over the rounds. **After a write**: each run first sends an untimed write to the capability read (ours: `updateCapability` of its description, which bumps its WriteSeq, so the partition cache and the read memo miss; PostGraphile: its own `updateCapability` mutation of the same row), as in the embedded default's cold rows; the write's CPU is in the CPU columns, and at concurrency 16 the ops/s count write-then-read pairs (ours' client sends its writes one at a time, each with the revision the last one returned, as the embedded section does; PostGraphile's contend for the row's lock), so fewer reads overlap and their p50 can fall below the warm one's. **CPU per operation** (over the concurrency-16 passes): PostGraphile's server CPU is its node process's plus every PostgreSQL process's (postmaster, backends, the children it reaped), from /proc, and this process's is then the client alone (and this process's idle background work); ours runs in this process with memdyn and the client, so its server CPU (≈) is this process's CPU less this process's per run of the same operation and mode while it drove PostGraphile: an estimate (the answers differ in size; background work is spread over a different wall time), 0 when the difference is below the noise.", r.Rounds)
+	p("Both over loopback HTTP from the same Go client in this process, interleaved: %d rounds, each measuring every server and mode at concurrency 1 then 16, the order reversed every other round; the latencies are pooled over the rounds. **After a write**: each run first sends an untimed write to the capability read (ours: `updateCapability` of its description, which bumps its WriteSeq, so the partition cache and the read memo miss; PostGraphile: its own `updateCapability` mutation of the same row), as in the embedded default's cold rows; the write's CPU is in the CPU columns, and at concurrency 16 the ops/s count write-then-read pairs (the client sends the writes one at a time to both servers: ours needs the revision the last one returned, as in the embedded section, and PostGraphile's are serialised alike so that both see the same stream of writes), so fewer reads overlap and their p50 can fall below the warm one's. **CPU per operation** (over the concurrency-16 passes): PostGraphile's server CPU is its node process's plus every PostgreSQL process's (postmaster, backends, the children it reaped), from /proc, and this process's is then the client alone (and this process's idle background work); ours runs in this process with memdyn and the client, so its server CPU (≈) is this process's CPU less this process's per run of the same operation and mode while it drove PostGraphile: an estimate (the answers differ in size; background work is spread over a different wall time), 0 when the difference is below the noise.", r.Rounds)
 	p("")
 	for _, o := range r.Ops {
 		p("**%s**", o.Name)
