@@ -203,7 +203,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.corsOrigins, err = graph.ParseCORSOrigins(splitList(*corsOrigins)); err != nil {
 		return nil, fmt.Errorf("-cors-origins (CORS_ORIGINS): %w", err)
 	}
-	if len(c.corsOrigins) > 0 && c.keysFile == "" && c.oidcIssuer == "" {
+	if len(c.corsOrigins) > 0 && c.generatesKey() {
 		return nil, errors.New("-cors-origins needs -api-keys-file (API_KEYS_FILE) or -oidc-issuer (OIDC_ISSUER): without either the server generates an admin key, renders it into its pages and answers loopback clients only, so no other origin may call it")
 	}
 	if c.anonymous != "none" && c.anonymous != "viewer" {
@@ -236,6 +236,11 @@ func envDuration(getenv func(string) string, k string, def time.Duration) time.D
 
 // embedded reports whether the configuration runs the in-process backend.
 func (c *config) embedded() bool { return c.endpoint == "" && !c.useAWS }
+
+// generatesKey reports whether the server generates an admin key for this run (loadAuth),
+// which the banner prints and the pages embed: with neither an API keys file nor an OIDC
+// issuer nobody could write otherwise. parseConfig refuses -cors-origins on the same decision.
+func (c *config) generatesKey() bool { return c.keysFile == "" && c.oidcIssuer == "" }
 
 func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -517,7 +522,7 @@ func loadAuth(cfg *config) (*graph.Auth, string, error) {
 		}
 	}
 	generated := ""
-	if cfg.keysFile == "" && cfg.oidcIssuer == "" {
+	if cfg.generatesKey() {
 		generated = graph.NewAPIKey()
 		auth.Keys.Add(generated, graph.RoleAdmin, "embedded-default")
 	}

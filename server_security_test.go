@@ -423,3 +423,36 @@ func TestOIDCServerStartsWithoutProvider(t *testing.T) {
 		t.Errorf("JWKS fetched %d times, want 1", n)
 	}
 }
+
+// Whether the server generates an admin key is one decision (config.generatesKey): loadAuth
+// generates one exactly when parseConfig refuses -cors-origins for want of another way to sign
+// in, for each way of configuring who writes.
+func TestGeneratedKeyDecision(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	if err := os.WriteFile(keys, []byte("admin 2bb80d537b1da3e38bd30361aa855686bde0eacd7162fef6a25fe97bf527a25b ops\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		args     []string
+		generate bool
+	}{
+		{nil, true},
+		{[]string{"-api-keys-file", keys}, false},
+		{[]string{"-oidc-issuer", "https://idp.example", "-oidc-audience", "api"}, false},
+		{[]string{"-api-keys-file", keys, "-oidc-issuer", "https://idp.example", "-oidc-audience", "api"}, false},
+	} {
+		noEnv := func(string) string { return "" }
+		c, err := parseConfig(tt.args, noEnv, io.Discard)
+		if err != nil {
+			t.Fatalf("parseConfig(%q): %v", tt.args, err)
+		}
+		_, generated, err := loadAuth(c)
+		if err != nil || (generated != "") != tt.generate || c.generatesKey() != tt.generate {
+			t.Errorf("%q: generated key %q (%v), generatesKey %v; want a key: %v", tt.args, generated, err, c.generatesKey(), tt.generate)
+		}
+		_, err = parseConfig(append(tt.args, "-cors-origins", "https://app.example"), noEnv, io.Discard)
+		if (err != nil) != tt.generate {
+			t.Errorf("%q with -cors-origins: %v; want refused: %v", tt.args, err, tt.generate)
+		}
+	}
+}

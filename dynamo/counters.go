@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -344,8 +345,53 @@ func sumShards(shards []counterShard) map[string]int64 {
 }
 
 // Counts returns the catalogue's counters, summed over the shards (one BatchGetItem), and
-// keeps them as the search planner's statistics.
+// keeps them as the search planner's statistics. Within a context of WithCountsOnce the
+// counters are read once: every later or concurrent call shares that read.
 func (s *Store) Counts(ctx context.Context) (*Counts, error) {
+	if reads, ok := ctx.Value(countsOnceKey{}).(*countsOnce); ok {
+		r := reads.of(s)
+		r.once.Do(func() { r.counts, r.err = s.readCounts(ctx) })
+		return r.counts, r.err
+	}
+	return s.readCounts(ctx)
+}
+
+// countsOnce holds the counters read by each store within one WithCountsOnce context.
+type countsOnce struct {
+	mu    sync.Mutex
+	reads map[*Store]*countsRead
+}
+
+type countsRead struct {
+	once   sync.Once
+	counts *Counts
+	err    error
+}
+
+type countsOnceKey struct{}
+
+// WithCountsOnce returns ctx in which a store reads the catalogue's counters at most once
+// (Counts): one GraphQL query whose fields each need them (catalogueSummary, owners,
+// owner(name), a totalCount the counters decide) then costs one BatchGetItem, and every field
+// answers from the same snapshot. Meant for one read-only operation: a write made within ctx
+// is not seen by a later Counts.
+func WithCountsOnce(ctx context.Context) context.Context {
+	return context.WithValue(ctx, countsOnceKey{}, &countsOnce{reads: map[*Store]*countsRead{}})
+}
+
+func (o *countsOnce) of(s *Store) *countsRead {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	r := o.reads[s]
+	if r == nil {
+		r = &countsRead{}
+		o.reads[s] = r
+	}
+	return r
+}
+
+// readCounts reads and sums the counter shards (through the read memo when there is one).
+func (s *Store) readCounts(ctx context.Context) (*Counts, error) {
 	at := s.now()
 	c, err := memoized(s, pageKey{scope: "counters"}, func() (*Counts, error) {
 		shards, err := s.readShards(ctx)

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/graph"
 )
 
@@ -358,4 +359,19 @@ func TestExecuteRulesTokenLargeRules(t *testing.T) {
 		t.Fatalf("updateRule: %s", resp.Body)
 	}
 	replay("after another execution and an edit")
+}
+
+// executeRules reports what it requests in extensions.cost, as a connection does: up to
+// dynamo.MaxRulesPerExecution executions (it reported 0: the cost counted connections only,
+// and a root list has none above it); nodes(ids:) one node an ID.
+func TestExecuteRulesCost(t *testing.T) {
+	h := newHarness(t)
+	resp := h.ok(t, executeRules, map[string]any{"cap": "CAP-ALERT-MGT-001", "in": map[string]any{"source": "production"}, "type": "BUSINESS"}, nil)
+	if resp.Extensions.Cost.Requested != dynamo.MaxRulesPerExecution || resp.Extensions.Cost.Limit != 50000 {
+		t.Errorf("executeRules: extensions.cost = %+v, want requested %d limit 50000", resp.Extensions.Cost, dynamo.MaxRulesPerExecution)
+	}
+	resp = h.ok(t, `{ nodes(ids: ["CAP-ALERT-MGT-001", "CAP-FRAUD-DET-001"]) { id } }`, nil, nil)
+	if resp.Extensions.Cost.Requested != 2 {
+		t.Errorf("nodes of 2 IDs: extensions.cost.requested = %d, want 2", resp.Extensions.Cost.Requested)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/99designs/gqlgen/graphql/handler"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
+	"github.com/vektah/gqlparser/v2/ast"
 
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/dynamo"
@@ -210,6 +211,12 @@ func (dynamoStats) ExtensionName() string                   { return "DynamoDBSt
 func (dynamoStats) Validate(graphql.ExecutableSchema) error { return nil }
 
 func (d dynamoStats) InterceptResponse(ctx context.Context, next graphql.ResponseHandler) *graphql.Response {
+	if graphql.HasOperationContext(ctx) {
+		if op := graphql.GetOperationContext(ctx).Operation; op != nil && op.Operation == ast.Query {
+			// The fields of one query that need the catalogue's counters share one read.
+			ctx = dynamo.WithCountsOnce(ctx)
+		}
+	}
 	resp := next(ctx)
 	if resp == nil {
 		return nil

@@ -229,6 +229,14 @@ func (w *walk) field(f *ast.Field, fanout int) {
 		fanout = saturatingMul(fanout, first)
 		w.cost = saturatingAdd(w.cost, fanout)
 	case f.Definition.Type.Elem != nil && len(f.SelectionSet) > 0 && !pageOf(f):
+		if root(f) {
+			// A root field that returns a list of objects (executeRules, nodes) requests its
+			// nodes as a connection of its bound does; below the root a list only multiplies.
+			bound := w.listBound(f)
+			w.cost = saturatingAdd(w.cost, bound)
+			fanout = saturatingMul(fanout, bound)
+			break
+		}
 		fanout = saturatingMul(fanout, unpaginatedFanout)
 	}
 	w.selections(f.SelectionSet, fanout)
@@ -265,6 +273,27 @@ func (w *walk) first(f *ast.Field, connection string) int {
 		}
 	}
 	return max(min(n, limit), 1)
+}
+
+// root reports whether f is a field of the operation's root type (Query, Mutation).
+func root(f *ast.Field) bool {
+	return f.ObjectDefinition != nil && (f.ObjectDefinition.Name == "Query" || f.ObjectDefinition.Name == "Mutation")
+}
+
+// listBound is the most nodes a root list field may return: executeRules executes at most
+// dynamo.MaxRulesPerExecution rules, nodes(ids:) answers one node an ID (at most maxNodes),
+// any other counts unpaginatedFanout.
+func (w *walk) listBound(f *ast.Field) int {
+	switch f.Name {
+	case "executeRules":
+		return dynamo.MaxRulesPerExecution
+	case "nodes":
+		if ids, ok := f.ArgumentMap(w.op.Variables)["ids"].([]any); ok {
+			return max(1, min(len(ids), maxNodes))
+		}
+		return maxNodes
+	}
+	return unpaginatedFanout
 }
 
 // pageOf reports whether f lists the items of a page (a connection's nodes or edges), which its
