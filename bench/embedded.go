@@ -85,7 +85,29 @@ type embReport struct {
 	Load      string   // /proc/loadavg when it started
 	PageOps   []string // the operations the explorer's capability page sends on load
 	CacheNote string
+	// Command and At are set when the section ran alone (-embedded-only).
+	Command string
+	At      time.Time
 }
+
+// embeddedOnly runs the section alone, prints it and, unless out is "-", replaces the section of
+// the file out (BENCHMARKS.md) with it, leaving the rest as it is.
+func embeddedOnly(cfg config, command, out string, stdout, stderr io.Writer) error {
+	return sectionOnly(sectionRun[*embReport]{
+		name: "embedded default", heading: embeddedHeading, out: out, stdout: stdout, stderr: stderr,
+		measure: func(logf func(string, ...any)) (*embReport, error) {
+			rep, err := measureEmbedded(context.Background(), cfg, logf)
+			if err == nil {
+				rep.Command, rep.At = command, time.Now()
+			}
+			return rep, err
+		},
+		write:  func(r *embReport, p func(string, ...any)) { (&report{embedded: r}).writeEmbedded(p) },
+		failed: func(*embReport) error { return nil }, // the targets are reported, PASS or FAIL, as in the full run
+	})
+}
+
+const embeddedHeading = "## The embedded default against GraphQL's trivial query\n"
 
 func (e *embReport) row(name, mode string) *embRow {
 	for _, r := range e.Rows {

@@ -68,8 +68,12 @@ func (r *report) writeEmbedded(p func(string, ...any)) {
 	if triv == nil {
 		return
 	}
-	p("## The embedded default against GraphQL's trivial query")
+	p("%s", strings.TrimSuffix(embeddedHeading, "\n"))
 	p("")
+	if e.Command != "" {
+		p("Measured by `%s` (%s UTC, %s); the other sections are from the full run.", e.Command, e.At.UTC().Format("2006-01-02 15:04"), machine())
+		p("")
+	}
 	p("The server as `go run .` builds it (bench/embedded.go): memdyn in this process behind `dynamo.StartEmbedded`, the embedded S3, the sample catalogue (%d items) with its artifacts, `graph.NewHandler` with the server's options and a %v request deadline, served to the benchmark's client over loopback HTTP, its DynamoDB client calling memdyn in process as the server's does (`loopback.Server.Do`: the guard and its key check, no socket), its store given memdyn's write generation as the server's is (the read memo); the server, memdyn and the benchmark's client share this process and the machine's %d cores. Each operation is timed against `{ __typename }` on the same server in the same run, at concurrency 1 (%d runs) and 16 (%d runs). Warm: the same read repeated. Cold: each read comes right after a write to its capability (an `updateCapability` of the description, untimed, one write at a time; for the list, a write to one of its capabilities; half the runs), so cold throughput at C=16 is the writes' rate, not the reads'. Past deadline counts, at concurrency 16, answers with a TIMEOUT error or HTTP 503 and runs longer than the deadline. Load average when this section started: %s. %s.",
 		e.Items, e.Deadline, numCPU(), triv.Runs1, triv.Runs16, e.Load, e.CacheNote)
 	p("")

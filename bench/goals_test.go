@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +124,32 @@ func TestEmbeddedDefault(t *testing.T) {
 				t.Errorf("%d rows, want 7 (trivial; view, list, page warm and cold)", len(rep.Rows))
 			}
 		})
+	}
+}
+
+// -embedded-only measures the embedded default's section alone and replaces that section of the
+// report, leaving the other sections as they are.
+func TestEmbeddedOnlySplicesItsSection(t *testing.T) {
+	out := t.TempDir() + "/B.md"
+	before := "# Benchmarks\n\n## Other\n\nkept\n\n" + embeddedHeading + "\nold figures\n\n## After\n\nkept too\n"
+	if err := os.WriteFile(out, []byte(before), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr bytes.Buffer
+	if err := mainErr([]string{"-embedded-only", "-emb-n1", "2", "-emb-n16", "16", "-warm", "1", "-out", out}, &stdout, &stderr); err != nil {
+		t.Fatalf("%v\n%s", err, stderr.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(b)
+	for _, want := range []string{"## Other\n\nkept\n", "## After\n\nkept too\n", "Measured by `go run ./bench -embedded-only", "| complete view | cold |", "| list all | cold |"} {
+		if !strings.Contains(doc, want) {
+			t.Errorf("report lacks %q:\n%s", want, doc)
+		}
+	}
+	if strings.Contains(doc, "old figures") || strings.Count(doc, embeddedHeading) != 1 {
+		t.Errorf("the old section was not replaced:\n%s", doc)
 	}
 }

@@ -5,6 +5,7 @@
 //	go run ./bench -caps 20 -n 50 -out - # a quick run, report on stdout
 //	go run ./bench -search-only          # only the search section (10,000 capabilities)
 //	go run ./bench -postgraphile-only    # only the comparison with PostGraphile over PostgreSQL
+//	go run ./bench -embedded-only        # only the embedded default's section
 //
 // It generates a synthetic catalogue, bulk-loads it through dynamo.Store.BulkLoad into an
 // in-memory DynamoDB (internal/memdyn, in a child process so that its CPU is not counted as the
@@ -82,6 +83,7 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	fs.Int64Var(&cfg.cacheBytes, "cache-bytes", 64<<20, "the server's partition cache, in bytes (0: off), for every server the benchmark builds (cacheOptions in embedded.go); the server's default")
 	fs.StringVar(&cfg.floorOps, "floor", "^(complete view|list 50 .*)$", "measure these operations' CPU against the floor: the same schema and data served by resolvers that return ready objects (a regular expression; empty: none)")
 	fs.BoolVar(&cfg.embedded, "embedded", true, "measure the embedded default (memdyn in process, the sample catalogue) against { __typename } on the same server")
+	embOnly := fs.Bool("embedded-only", false, "measure the embedded-default section only and replace its section of -out (the rest of the file stays as it is)")
 	fs.IntVar(&cfg.embN1, "emb-n1", 200, "runs per embedded-default operation at concurrency 1 (half for cold reads)")
 	fs.IntVar(&cfg.embN16, "emb-n16", 800, "runs per embedded-default operation at concurrency 16 (half for cold reads)")
 	registerSubFlags(fs, &cfg.subs)
@@ -114,6 +116,9 @@ func mainErr(args []string, stdout, stderr io.Writer) error {
 	}
 	if cfg.subs.only {
 		return subscriptionsOnly(cfg, command, *out, stdout, stderr)
+	}
+	if *embOnly {
+		return embeddedOnly(cfg, command, *out, stdout, stderr)
 	}
 	if cfg.search.only {
 		return searchOnly(cfg, command, *out, stdout, stderr)

@@ -57,7 +57,8 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) 
 	if err != nil {
 		return nil, err
 	}
-	return dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
+	var inProcessErr error
+	client := dynamodb.NewFromConfig(awsCfg, func(o *dynamodb.Options) {
 		if cfg.Endpoint != "" {
 			o.BaseEndpoint = aws.String(cfg.Endpoint)
 			// Local implementations (minidyn) send an X-Amz-Crc32 that does not match the
@@ -69,7 +70,16 @@ func NewClient(ctx context.Context, cfg ClientConfig) (*dynamodb.Client, error) 
 		}
 		o.HTTPClient = bodyReadOnly{o.HTTPClient}
 		o.APIOptions = append(o.APIOptions, statsMiddleware(cfg.Observer), wireItemDecoder)
-	}), nil
+		if _, ok := given.(*Embedded); ok && cfg.Endpoint != "" {
+			// The Embedded serves in this process: skip what only the way to AWS needs
+			// (inprocess.go). Every other client is built as above, unchanged.
+			inProcessErr = inProcessOptions(o, cfg.Endpoint, o.Credentials)
+		}
+	})
+	if inProcessErr != nil {
+		return nil, inProcessErr
+	}
+	return client, nil
 }
 
 // bodyReadOnly passes requests on with their body's WriteTo method hidden. smithy-go wraps a

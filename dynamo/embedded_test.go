@@ -3,9 +3,14 @@ package dynamo_test
 import (
 	"context"
 	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/internal/awsconf"
@@ -49,5 +54,69 @@ func TestEmbeddedInProcess(t *testing.T) {
 	}
 	if err := dynamo.New(other, dynamo.Options{}).Ping(ctx); err == nil {
 		t.Error("a client without the embedded key was served in process")
+	}
+}
+
+// The in-process client (inprocess.go) skips SigV4 and AWS's bookkeeping headers but still names
+// its access key ID as the guard reads it; a client of any other endpoint (here a plain HTTP
+// server standing for DynamoDB Local or AWS) still signs every request as the SDK does.
+func TestInProcessShortcutsOnlyInProcess(t *testing.T) {
+	ctx := context.Background()
+	var inProc http.Header
+	emb, err := dynamo.StartEmbedded(func(h http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			inProc = r.Header.Clone()
+			h.ServeHTTP(w, r)
+		})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer emb.Close()
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key, HTTPClient: emb, MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := dynamo.New(client, dynamo.Options{}).CreateTable(ctx, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := inProc.Get("Authorization"), "Credential="+emb.Key+"/"; !strings.Contains(got, want) {
+		t.Errorf("in process: Authorization = %q, want it to contain %q", got, want)
+	}
+	for _, h := range []string{"X-Amz-Content-Sha256", "Amz-Sdk-Invocation-Id", "X-Amz-Date"} {
+		if v := inProc.Get(h); v != "" {
+			t.Errorf("in process: %s = %q, want none (no signing, no AWS bookkeeping)", h, v)
+		}
+	}
+	signed := regexp.MustCompile(`Signature=[0-9a-f]{64}$`)
+	if signed.MatchString(inProc.Get("Authorization")) {
+		t.Errorf("in process: Authorization %q carries a signature", inProc.Get("Authorization"))
+	}
+
+	var remote http.Header
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		remote = r.Header.Clone()
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		_, _ = w.Write([]byte(`{"TableNames":[]}`))
+	}))
+	defer srv.Close()
+	other, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: srv.URL, AccessKeyID: "LOCALREMOTE", MaxAttempts: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.ListTables(ctx, &dynamodb.ListTablesInput{}); err != nil {
+		t.Fatal(err)
+	}
+	auth := remote.Get("Authorization")
+	if !strings.HasPrefix(auth, "AWS4-HMAC-SHA256 Credential=LOCALREMOTE/") || !signed.MatchString(auth) {
+		t.Errorf("endpoint client: Authorization = %q, want a SigV4 signature", auth)
+	}
+	for _, h := range []string{"Amz-Sdk-Invocation-Id", "X-Amz-Date"} {
+		if remote.Get(h) == "" {
+			t.Errorf("endpoint client: no %s header", h)
+		}
+	}
+	if !strings.Contains(remote.Get("User-Agent"), "aws-sdk-go-v2") {
+		t.Errorf("endpoint client: User-Agent = %q, want the SDK's", remote.Get("User-Agent"))
 	}
 }
