@@ -80,7 +80,10 @@ func TestOnCommitReportsVersionsAndTouchedSegments(t *testing.T) {
 			return err
 		}, 0},
 		{"addComponent with a token", func() error { _, err := s.AddComponent(ctx, newComponent("CAP-HOOK", "c1", 1), idem); return err }, dynamo.SegComponents},
-		{"addComponent", func() error { _, err := s.AddComponent(ctx, newComponent("CAP-HOOK", "c2", 2), dynamo.Idempotency{}); return err }, dynamo.SegComponents},
+		{"addComponent", func() error {
+			_, err := s.AddComponent(ctx, newComponent("CAP-HOOK", "c2", 2), dynamo.Idempotency{})
+			return err
+		}, dynamo.SegComponents},
 		{"addDependency", func() error {
 			_, err := s.AddDependency(ctx, &catalog.Dependency{CapabilityID: "CAP-HOOK", SourceComponentID: "c1", TargetComponentID: "c2", Criticality: "high", DependencyType: catalog.DependencyRuntime}, dynamo.Idempotency{})
 			return err
