@@ -111,7 +111,12 @@ type embServer struct {
 // (-cache-bytes, as the server's flag; 0 turns it off) to the servers it builds: the embedded
 // default, the main passes and the floor's comparison all run with it.
 func cacheOptions(cfg config, o graph.Options) graph.Options {
-	o.PartitionCache = graph.NewPartitionCache(int(cfg.cacheBytes), nil)
+	return withCache(graph.NewPartitionCache(int(cfg.cacheBytes), nil), o)
+}
+
+// withCache returns o with the partition cache c (built from -cache-bytes).
+func withCache(c *graph.PartitionCache, o graph.Options) graph.Options {
+	o.PartitionCache = c
 	return o
 }
 
@@ -134,7 +139,13 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 		return fail(err)
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench"), Generation: emb.Generation})
+	// As server.go builds it: the partition cache follows the store's own writes (Retag).
+	cache := graph.NewPartitionCache(int(cfg.cacheBytes), nil)
+	var onCommit func(dynamo.Commit)
+	if cache != nil {
+		onCommit = cache.Retag
+	}
+	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench"), Generation: emb.Generation, OnCommit: onCommit})
 	if err := store.CreateTable(ctx, time.Minute); err != nil {
 		return fail(err)
 	}
@@ -155,7 +166,7 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 	keys := &graph.KeyRing{}
 	key := graph.NewAPIKey()
 	keys.Add(key, graph.RoleAdmin, "bench")
-	opts := cacheOptions(cfg, graph.Options{
+	opts := withCache(cache, graph.Options{
 		Logger:           log,
 		Auth:             &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
 		Deadline:         10 * time.Second, // server.go's -request-timeout default
