@@ -2,12 +2,17 @@ package graph_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"net/http"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/dynamo/dynamotest"
 	"github.com/capcat/catalogue/graph"
 	"github.com/capcat/catalogue/sample"
@@ -150,3 +155,123 @@ func TestRetagEveryMutation(t *testing.T) {
 		}
 	}
 }
+
+// A write through another server instance on the same table is not seen by this one's cache:
+// its next view finds the capability at a version none of its entries carries and reads every
+// range again (as without Retag), and answers the new state.
+func TestRetagWriteThroughAnotherInstance(t *testing.T) {
+	h := newRetagHarness(t)
+	const id = "CAP-ALERT-MGT-001"
+	h.view(t, "cold", id)
+	otherCache := graph.NewPartitionCache(graph.DefaultCacheBytes, nil)
+	other := dynamo.New(h.env.Client, dynamo.Options{Table: h.env.Table, Now: func() time.Time { return testNow }, CursorSecret: []byte("test-secret"),
+		Logger: testLogger(), StatsTTL: -1, OnCommit: otherCache.Retag})
+	otherServer := graph.NewHandler(other, graph.Options{Logger: testLogger(), Now: func() time.Time { return testNow }, PartitionCache: otherCache})
+	serve(t, otherServer, `mutation { updateCapability(id: "CAP-ALERT-MGT-001", expectedRevision: 1, input: {description: "elsewhere"}) { revision } }`, nil)
+	if hits, misses, n := h.view(t, "after a description change elsewhere", id); hits != 0 || misses != 2 || n != 3 {
+		t.Errorf("view after a write through another instance: hits/misses %d/%d, %d requests; want 0/2 and 3", hits, misses, n)
+	}
+	h.view(t, "warm", id)
+	serve(t, otherServer, addComp, map[string]any{"cap": id, "in": map[string]any{"componentId": "elsewhere-1", "name": "n", "componentType": "cache", "order": 62}})
+	if hits, misses, _ := h.view(t, "after addComponent elsewhere", id); hits != 0 || misses != 2 {
+		t.Errorf("view after addComponent through another instance: hits/misses %d/%d, want 0/2", hits, misses)
+	}
+	if ids := componentIDs(t, h.do(t, completeView, nil)); !slices.Contains(ids, "elsewhere-1") {
+		t.Errorf("components after the write elsewhere: %v", ids)
+	}
+	h.wrote = true
+}
+
+// A reader that read the capability's version before two writes (one of METADATA only, one
+// of the components) and reads its components range after them caches that range under the
+// old version: the writes' Retag ran before it was filled and must not have created it, and
+// no later Retag moves it (no write commits from the old version again). The next view reads
+// the components again and answers the writes; the rules range, filled before the writes, was
+// moved along with them and is a hit.
+func TestRetagReaderFillingAtTheOldVersion(t *testing.T) {
+	h := newRetagHarness(t)
+	const id = "CAP-ALERT-MGT-001"
+	var once sync.Once
+	held, release := make(chan struct{}), make(chan struct{})
+	h.env.Counter.Inspect = func(op string, body []byte, _ http.ResponseWriter) bool {
+		if op == "Query" && strings.Contains(string(body), "COMPONENT#") {
+			once.Do(func() {
+				close(held)
+				<-release
+			})
+		}
+		return false
+	}
+	done := make(chan *gqlResponse)
+	go func() { done <- serve(t, h.handler, fullView, map[string]any{"id": id}) }()
+	<-held
+	h.ok(t, `mutation { updateCapability(id: "CAP-ALERT-MGT-001", expectedRevision: 1, input: {description: "during the read"}) { revision } }`, nil, nil)
+	h.ok(t, addComp, map[string]any{"cap": id, "in": map[string]any{"componentId": "during-read-1", "name": "n", "componentType": "cache", "order": 63}}, nil)
+	close(release)
+	<-done
+	hits, misses, _ := h.view(t, "after the reader filled at the old version", id)
+	if hits != 1 || misses != 1 {
+		t.Errorf("view after: hits/misses %d/%d, want 1/1 (the components read again, the rules moved)", hits, misses)
+	}
+	if ids := componentIDs(t, h.do(t, completeView, nil)); !slices.Contains(ids, "during-read-1") {
+		t.Errorf("components after the writes: %v", ids)
+	}
+}
+
+// Writers of the components and writers of METADATA only race with readers, each writer
+// reading right after its own write; every such read shows the write, and after each round the
+// cached server answers as the uncached one. Run with -race.
+func TestRetagRacingWritersAndReaders(t *testing.T) {
+	h := newRetagHarness(t)
+	const id = "CAP-ALERT-MGT-001"
+	h.view(t, "cold", id)
+	for round := range 4 {
+		var wg sync.WaitGroup
+		for range 3 {
+			wg.Go(func() {
+				for range 3 {
+					serve(t, h.handler, fullView, map[string]any{"id": id})
+				}
+			})
+		}
+		wg.Go(func() {
+			comp := fmt.Sprintf("race-%d", round)
+			serve(t, h.handler, addComp, map[string]any{"cap": id, "in": map[string]any{"componentId": comp, "name": "n", "componentType": "cache", "order": 70 + round}})
+			if ids := componentIDs(t, serve(t, h.handler, completeView, nil)); !slices.Contains(ids, comp) {
+				t.Errorf("round %d: the view right after addComponent %s has %v", round, comp, ids)
+			}
+		})
+		wg.Go(func() {
+			desc := fmt.Sprintf("round %d", round)
+			for attempt := 0; ; attempt++ {
+				var cur struct{ Capability struct{ Revision int } }
+				if err := decodeData(serve(t, h.handler, `{ capability(id: "CAP-ALERT-MGT-001") { revision } }`, nil), &cur); err != nil {
+					t.Error(err)
+					return
+				}
+				resp := h.uncached.do(t, `mutation($id: ID!, $rev: Int!, $d: String!) { updateCapability(id: $id, expectedRevision: $rev, input: {description: $d}) { revision } }`,
+					map[string]any{"id": id, "rev": cur.Capability.Revision, "d": desc})
+				if len(resp.Errors) == 0 {
+					break
+				}
+				if attempt > 20 {
+					t.Errorf("round %d: updateCapability kept failing: %s", round, resp.Body)
+					return
+				}
+			}
+			var got struct{ Capability struct{ Description string } }
+			if err := decodeData(serve(t, h.handler, fullView, map[string]any{"id": id}), &got); err != nil {
+				t.Error(err)
+			} else if got.Capability.Description != desc {
+				// Another round's write cannot come in between: rounds do not overlap.
+				t.Errorf("round %d: the view right after updateCapability has description %q", round, got.Capability.Description)
+			}
+		})
+		wg.Wait()
+		h.view(t, fmt.Sprintf("after round %d", round), id)
+	}
+	h.wrote = true
+}
+
+// decodeData decodes a response's data into out.
+func decodeData(resp *gqlResponse, out any) error { return json.Unmarshal(resp.Data, out) }
