@@ -142,7 +142,7 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 	// As server.go builds it: the partition cache follows the store's own writes (Retag).
 	cache := graph.NewPartitionCache(int(cfg.cacheBytes), nil)
 	var onCommit func(dynamo.Commit)
-	if cache != nil {
+	if cache != nil && !cfg.noRetag {
 		onCommit = cache.Retag
 	}
 	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench"), Generation: emb.Generation, OnCommit: onCommit})
@@ -508,5 +508,5 @@ func cacheNote(cacheBytes int64) string {
 	if cacheBytes <= 0 {
 		return "The servers ran without the partition cache (-cache-bytes 0): every range read goes to memdyn; the embedded store's read memo still answers repeated metadata reads and list pages while nothing was written"
 	}
-	return fmt.Sprintf("The servers ran with the partition cache on (-cache-bytes %d, the server's default is %d): warm reads take their ranges from it and their metadata and list pages from the embedded store's read memo (memdyn's write generation unchanged: no request), cold ones (right after a write) read metadata and ranges again", cacheBytes, graph.DefaultCacheBytes)
+	return fmt.Sprintf("The servers ran with the partition cache on (-cache-bytes %d, the server's default is %d): warm reads take their ranges from it and their metadata and list pages from the embedded store's read memo (memdyn's write generation unchanged: no request), cold ones (right after a write through the same server, which moved the ranges it did not touch to the capability's new version: PartitionCache.Retag) read the metadata or the list page again", cacheBytes, graph.DefaultCacheBytes)
 }
