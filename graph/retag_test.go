@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -191,14 +192,15 @@ func TestRetagWriteThroughAnotherInstance(t *testing.T) {
 func TestRetagReaderFillingAtTheOldVersion(t *testing.T) {
 	h := newRetagHarness(t)
 	const id = "CAP-ALERT-MGT-001"
-	var once sync.Once
+	// The first Query of the components range (the reader's) waits for release; the
+	// write's own read of that range, later, passes.
+	var armed atomic.Bool
+	armed.Store(true)
 	held, release := make(chan struct{}), make(chan struct{})
 	h.env.Counter.Inspect = func(op string, body []byte, _ http.ResponseWriter) bool {
-		if op == "Query" && strings.Contains(string(body), "COMPONENT#") {
-			once.Do(func() {
-				close(held)
-				<-release
-			})
+		if op == "Query" && strings.Contains(string(body), "COMPONENT#") && armed.CompareAndSwap(true, false) {
+			close(held)
+			<-release
 		}
 		return false
 	}
