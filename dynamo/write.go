@@ -369,14 +369,16 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	tail.actions = append(tail.actions, counters...)
 	actions := append(append([]types.TransactWriteItem{}, p.actions...), tail.actions...)
 	err = s.commitActions(ctx, capabilityID, seq, actions, idem, p.result, now)
-	if err == nil && s.onCommit != nil && !p.create && st.capability != nil {
-		// The METADATA put is conditioned on the WriteSeq read: it moved from st.capability's
-		// version to the one it wrote, atomically with every action of the transaction.
-		to, derr := writtenCapability(tail.actions[0].Put.Item)
-		if derr != nil {
+	if err == nil && s.onCommit != nil && !p.create && st.meta != nil {
+		// The METADATA put is conditioned on the WriteSeq read: it moved from the version read
+		// (decoded again from the item: a plan may have changed st.capability in place) to the
+		// one it wrote, atomically with every action of the transaction.
+		from, ferr := toCapability(st.meta)
+		to, terr := writtenCapability(tail.actions[0].Put.Item)
+		if ferr != nil || terr != nil {
 			return nil // committed; only the notice is lost (a later read misses, as without it)
 		}
-		s.onCommit(Commit{Table: s.table, CapabilityID: capabilityID, From: st.capability, To: to, Touched: touchedSegments(capabilityID, actions)})
+		s.onCommit(Commit{Table: s.table, CapabilityID: capabilityID, From: from, To: to, Touched: touchedSegments(capabilityID, actions)})
 	}
 	var lost *lostRace
 	if errors.As(err, &lost) && !lost.token {
