@@ -262,7 +262,17 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 	reg := prometheus.NewRegistry()
 	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	metrics := graph.NewInstruments(reg)
-	b, err := openBackends(ctx, cfg, getenv, log, metrics)
+	// The server's partition cache follows the writes of its own store (PartitionCache.Retag):
+	// it is built before the store, which calls it after each committed mutation.
+	var cache *graph.PartitionCache
+	var onCommit func(dynamo.Commit)
+	if cmd == nil {
+		cache = graph.NewPartitionCache(cfg.cacheBytes, reg)
+		if cache != nil {
+			onCommit = cache.Retag
+		}
+	}
+	b, err := openBackends(ctx, cfg, getenv, log, metrics, onCommit)
 	if err != nil {
 		return err
 	}
@@ -377,7 +387,7 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		Archive:          b.archiver,
 		MaxInFlight:      cfg.maxInFlight,
 		PersistedQueries: graph.NewPersistedQueries(cfg.apqBytes),
-		PartitionCache:   graph.NewPartitionCache(cfg.cacheBytes, reg),
+		PartitionCache:   cache,
 		LoopbackOnly:     generatedKey != "",
 		Hub: graph.NewHub(store, graph.HubOptions{Poll: cfg.changePoll, Hold: cfg.changeHold, Logger: log, Instruments: metrics,
 			Limits: graph.SubscriptionLimits{PerConnection: cfg.subsPerConn, PerKey: cfg.subsPerKey, ConnectionsPerKey: cfg.connsPerKey, Unauthenticated: cfg.connsBeforeInit}}),
@@ -632,7 +642,7 @@ func (b *backends) close() {
 // (table created; with -data the data file loaded, or when it is absent, or without -data, the
 // sample catalogue and artifacts), an endpoint, or AWS. With -data every later write is saved
 // (b.close saves the last ones).
-func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Instruments) (_ *backends, err error) {
+func openBackends(ctx context.Context, cfg *config, getenv func(string) string, log *slog.Logger, metrics *graph.Instruments, onCommit func(dynamo.Commit)) (_ *backends, err error) {
 	b := &backends{}
 	var data *datafile.File
 	defer func() {
@@ -668,7 +678,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		return nil, err
 	}
 	b.store = dynamo.New(client, dynamo.Options{Table: cfg.table, Logger: log, CursorSecret: []byte(getenv("CURSOR_SECRET")), ChangeRetention: cfg.changeRetention, Generation: generation,
-		HealthChannels: cfg.notifyHealthChannels})
+		HealthChannels: cfg.notifyHealthChannels, OnCommit: onCommit})
 	if cfg.createTable {
 		if err := b.store.CreateTable(ctx, 2*time.Minute); err != nil {
 			return nil, fmt.Errorf("create table: %w", err)

@@ -133,7 +133,12 @@ type embServer struct {
 // (-cache-bytes, as the server's flag; 0 turns it off) to the servers it builds: the embedded
 // default, the main passes and the floor's comparison all run with it.
 func cacheOptions(cfg config, o graph.Options) graph.Options {
-	o.PartitionCache = graph.NewPartitionCache(int(cfg.cacheBytes), nil)
+	return withCache(graph.NewPartitionCache(int(cfg.cacheBytes), nil), o)
+}
+
+// withCache returns o with the partition cache c (built from -cache-bytes).
+func withCache(c *graph.PartitionCache, o graph.Options) graph.Options {
+	o.PartitionCache = c
 	return o
 }
 
@@ -156,7 +161,13 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 		return fail(err)
 	}
 	log := slog.New(slog.NewJSONHandler(io.Discard, nil))
-	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench"), Generation: emb.Generation})
+	// As server.go builds it: the partition cache follows the store's own writes (Retag).
+	cache := graph.NewPartitionCache(int(cfg.cacheBytes), nil)
+	var onCommit func(dynamo.Commit)
+	if cache != nil && !cfg.noRetag {
+		onCommit = cache.Retag
+	}
+	store := dynamo.New(client, dynamo.Options{Logger: log, CursorSecret: []byte("bench"), Generation: emb.Generation, OnCommit: onCommit})
 	if err := store.CreateTable(ctx, time.Minute); err != nil {
 		return fail(err)
 	}
@@ -177,7 +188,7 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 	keys := &graph.KeyRing{}
 	key := graph.NewAPIKey()
 	keys.Add(key, graph.RoleAdmin, "bench")
-	opts := cacheOptions(cfg, graph.Options{
+	opts := withCache(cache, graph.Options{
 		Logger:           log,
 		Auth:             &graph.Auth{Keys: keys, Anonymous: graph.RoleNone},
 		Deadline:         10 * time.Second, // server.go's -request-timeout default
@@ -519,5 +530,5 @@ func cacheNote(cacheBytes int64) string {
 	if cacheBytes <= 0 {
 		return "The servers ran without the partition cache (-cache-bytes 0): every range read goes to memdyn; the embedded store's read memo still answers repeated metadata reads and list pages while nothing was written"
 	}
-	return fmt.Sprintf("The servers ran with the partition cache on (-cache-bytes %d, the server's default is %d): warm reads take their ranges from it and their metadata and list pages from the embedded store's read memo (memdyn's write generation unchanged: no request), cold ones (right after a write) read metadata and ranges again", cacheBytes, graph.DefaultCacheBytes)
+	return fmt.Sprintf("The servers ran with the partition cache on (-cache-bytes %d, the server's default is %d): warm reads take their ranges from it and their metadata and list pages from the embedded store's read memo (memdyn's write generation unchanged: no request), cold ones (right after a write through the same server, which moved the ranges it did not touch to the capability's new version: PartitionCache.Retag) read the metadata or the list page again", cacheBytes, graph.DefaultCacheBytes)
 }

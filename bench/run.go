@@ -64,6 +64,9 @@ type config struct {
 
 	// cacheBytes is the server's partition cache (-cache-bytes); see cacheOptions.
 	cacheBytes int64
+	// noRetag builds the embedded default's cache without following the store's writes (no
+	// dynamo.Options.OnCommit): the comparison of BenchmarkEmbeddedCold, as before Retag.
+	noRetag bool
 	// floorOps names the operations measured against the floor (floor.go); empty: none.
 	floorOps string
 	// embedded measures the embedded default against the trivial query (embedded.go), with

@@ -96,6 +96,42 @@ const (
 	entityRollup      = "MetricRollup"
 )
 
+// bounds returns the sort-key range of a contiguous group of segments from PlanRanges.
+func (s Segment) bounds() (lo, hi string, err error) {
+	switch s {
+	case SegComponents:
+		return componentPrefix, prefixEnd(componentPrefix), nil
+	case SegDependencies:
+		return dependencyPrefix, prefixEnd(dependencyPrefix), nil
+	case SegComponents | SegDependencies:
+		return componentPrefix, prefixEnd(dependencyPrefix), nil
+	case SegRules:
+		return rulePrefix, prefixEnd(rulePrefix), nil
+	}
+	return "", "", fmt.Errorf("segments %v are not one contiguous range", s)
+}
+
+// prefixEnd is the upper bound of the keys beginning with p (p ends in '#').
+func prefixEnd(p string) string { return strings.TrimSuffix(p, "#") + rangeEnd }
+
+// cachedSegments are the segments of a partition whose ranges (Segment.bounds) readers may
+// cache: each alone, and components with dependencies as one range (PlanRanges).
+var cachedSegments = [...]Segment{SegComponents, SegDependencies, SegRules}
+
+// segmentsHolding returns the segments whose range (Segment.bounds, the bounds the range reads
+// query) holds the sort key sk of a capability's partition: none for METADATA, jobs, metrics,
+// versions, changes and the rest.
+func segmentsHolding(sk string) Segment {
+	var held Segment
+	for _, seg := range cachedSegments {
+		lo, hi, _ := seg.bounds()
+		if lo <= sk && sk <= hi {
+			held |= seg
+		}
+	}
+	return held
+}
+
 // ValidateID returns a *catalog.ValidationError naming field unless id may be part of a key
 // (catalog.ValidateID: the identifier alphabet is the table's and the buckets').
 func ValidateID(field, id string) error { return catalog.ValidateID(field, id) }

@@ -57,24 +57,6 @@ func PlanRanges(want Segment) []Segment {
 	return ranges
 }
 
-// bounds returns the sort-key range of a contiguous group of segments from PlanRanges.
-func (s Segment) bounds() (lo, hi string, err error) {
-	switch s {
-	case SegComponents:
-		return componentPrefix, prefixEnd(componentPrefix), nil
-	case SegDependencies:
-		return dependencyPrefix, prefixEnd(dependencyPrefix), nil
-	case SegComponents | SegDependencies:
-		return componentPrefix, prefixEnd(dependencyPrefix), nil
-	case SegRules:
-		return rulePrefix, prefixEnd(rulePrefix), nil
-	}
-	return "", "", fmt.Errorf("segments %v are not one contiguous range", s)
-}
-
-// prefixEnd is the upper bound of the keys beginning with p (p ends in '#').
-func prefixEnd(p string) string { return strings.TrimSuffix(p, "#") + rangeEnd }
-
 // Partition is what a partition read returned, by segment, in sort-key order.
 type Partition struct {
 	Components   []*catalog.Component

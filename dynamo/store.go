@@ -79,6 +79,13 @@ type Options struct {
 	// moves a component's or the capability's health status (NOTIFY_HEALTH_CHANNELS); each
 	// takes one item of recordMetrics' transaction, so at most MaxHealthChannels.
 	HealthChannels []string
+	// OnCommit, when set, is called after each mutation's transaction committed through this
+	// Store over a capability that existed before it (see Commit): not for a creation, a lost
+	// race, an idempotent replay, nor for the writes that do not go through a mutation's
+	// transaction (recordMetrics, deleteCapability, check -repair, bulk load, import). It runs
+	// while the capability's writers in this process wait: it must be quick. The partition
+	// cache re-tags the ranges the write did not touch with it (docs/performance.md).
+	OnCommit func(Commit)
 }
 
 // MaxHealthChannels bounds Options.HealthChannels.
@@ -106,6 +113,8 @@ type Store struct {
 	sortLimit int
 	// stats are the search planner's statistics (planstats.go).
 	stats planStats
+	// onCommit is Options.OnCommit.
+	onCommit func(Commit)
 }
 
 // writerLock returns the lock of a capability's writers in this process.
@@ -117,7 +126,7 @@ func (s *Store) writerLock(capabilityID string) *sync.Mutex {
 
 // New returns a Store over db.
 func New(db API, opts Options) *Store {
-	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger, memo: newReadMemo(opts.Generation)}
+	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger, memo: newReadMemo(opts.Generation), onCommit: opts.OnCommit}
 	if s.table == "" {
 		s.table = DefaultTable
 	}

@@ -369,6 +369,17 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	tail.actions = append(tail.actions, counters...)
 	actions := append(append([]types.TransactWriteItem{}, p.actions...), tail.actions...)
 	err = s.commitActions(ctx, capabilityID, seq, actions, idem, p.result, now)
+	if err == nil && s.onCommit != nil && !p.create && st.meta != nil {
+		// The METADATA put is conditioned on the WriteSeq read: it moved from the version read
+		// (decoded again from the item: a plan may have changed st.capability in place) to the
+		// one it wrote, atomically with every action of the transaction.
+		from, ferr := toCapability(st.meta)
+		to, terr := writtenCapability(tail.actions[0].Put.Item)
+		if ferr != nil || terr != nil {
+			return nil // committed; only the notice is lost (a later read misses, as without it)
+		}
+		s.onCommit(Commit{Table: s.table, CapabilityID: capabilityID, From: from, To: to, Touched: touchedSegments(capabilityID, actions)})
+	}
 	var lost *lostRace
 	if errors.As(err, &lost) && !lost.token {
 		for _, i := range lost.failed {
@@ -378,6 +389,60 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 		}
 	}
 	return err
+}
+
+// Commit is a mutation's transaction that committed through a Store (Options.OnCommit): the
+// capability's METADATA moved, atomically with the rest of the transaction, from From (as the
+// mutation read it) to To (as a later read decodes what the transaction wrote: WriteSeq,
+// Revision, CreatedAt and UpdatedAt included). Touched are the segments of the capability's
+// partition holding the sort key of an action of the transaction (a Put, Update, Delete or
+// ConditionCheck), by the bounds the range reads query; every segment when an action's key
+// could not be classified. A segment not touched holds at To exactly what it held at From.
+type Commit struct {
+	Table, CapabilityID string
+	From, To            *catalog.Capability
+	Touched             Segment
+}
+
+// allSegments are every segment a range read can hold.
+const allSegments = SegComponents | SegDependencies | SegRules
+
+// touchedSegments returns the segments of capabilityID's partition that actions write or check
+// an item of; an action whose key it cannot read counts as touching every segment.
+func touchedSegments(capabilityID string, actions []types.TransactWriteItem) Segment {
+	pk := capabilityPK(capabilityID)
+	var touched Segment
+	for _, a := range actions {
+		var key map[string]types.AttributeValue
+		switch {
+		case a.Put != nil:
+			key = a.Put.Item
+		case a.Update != nil:
+			key = a.Update.Key
+		case a.Delete != nil:
+			key = a.Delete.Key
+		case a.ConditionCheck != nil:
+			key = a.ConditionCheck.Key
+		}
+		apk, ok1 := key[attrPK].(*types.AttributeValueMemberS)
+		ask, ok2 := key[attrSK].(*types.AttributeValueMemberS)
+		if !ok1 || !ok2 {
+			return allSegments
+		}
+		if apk.Value == pk {
+			touched |= segmentsHolding(ask.Value)
+		}
+	}
+	return touched
+}
+
+// writtenCapability decodes a METADATA item as written, as a read of it decodes it.
+func writtenCapability(av map[string]types.AttributeValue) (*catalog.Capability, error) {
+	it, err := readItem(av)
+	if err != nil {
+		return nil, err
+	}
+	return toCapability(it)
 }
 
 // commitActions adds the idempotency token to actions and runs them as one TransactWriteItems.

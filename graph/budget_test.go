@@ -277,3 +277,45 @@ func TestRequestBudgetsCached(t *testing.T) {
 		})
 	}
 }
+
+// With the cache following this server's own writes (PartitionCache.Retag, as server.go builds
+// it), the first read after a write costs what the write left to read: the capability's version
+// alone after a METADATA-only write (1 request, where 3 for the view and 4 for the list page
+// were spent before: metadata, then every range again), and the ranges the write touched.
+func TestRequestBudgetsAfterOwnWrite(t *testing.T) {
+	n := len(sample.Catalogue(testNow))
+	list := fmt.Sprintf(`{ capabilities(first: %d) { nodes { name description components { name dependsOn { name } } dependencies { criticality } rules { name } } } }`, n)
+	const describe = `mutation { updateCapability(id: "CAP-FRAUD-DET-001", expectedRevision: 1, input: {description: "budget"}) { revision } }`
+	const component = `mutation { updateComponent(capabilityId: "CAP-FRAUD-DET-001", componentId: "api-server-fraud-001", expectedRevision: 1, input: {version: "9.9"}) { revision } }`
+	view := `{ capability(id: "CAP-FRAUD-DET-001") { name description components { componentId name } dependencies { source { name } target { name } } rules { name } } }`
+	tests := []struct {
+		name, query, write string
+		requests, misses   int
+	}{
+		{"complete view after updateCapability", view, describe, 1, 0},
+		{"complete view after updateComponent", view, component, 2, 1},
+		{"list after updateCapability", list, describe, 1, 0},
+		// The page, the written capability's version (one BatchGetItem), its components range.
+		{"list after updateComponent", list, component, 3, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h := newRetagHarness(t)
+			h.ok(t, tt.query, nil, nil)
+			h.ok(t, tt.write, nil, nil)
+			resp := h.do(t, tt.query, nil)
+			if len(resp.Errors) > 0 {
+				t.Fatalf("errors: %s", resp.Body)
+			}
+			if got := h.env.Counter.Total(); got != tt.requests {
+				t.Errorf("DynamoDB requests = %d (%v), want %d", got, h.env.Counter.Ops(), tt.requests)
+			}
+			if _, misses := cacheCounts(t, resp); misses != tt.misses {
+				t.Errorf("cache misses = %d, want %d", misses, tt.misses)
+			}
+			if plain := h.uncached.do(t, tt.query, nil); string(plain.Data) != string(resp.Data) {
+				t.Errorf("the cached answer differs from the uncached one:\n%s\n%s", resp.Data, plain.Data)
+			}
+		})
+	}
+}

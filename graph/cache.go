@@ -176,6 +176,22 @@ func (c *lru[V]) set(key string, value V, weight int) (evicted int) {
 	return c.evict()
 }
 
+// swap replaces the value of key, if present, by what replace returns when it returns true,
+// with the same weight and without making it more recently used; all under the lock, so that
+// nothing stored between the test and the replacement is lost.
+func (c *lru[V]) swap(key string, replace func(V) (V, bool)) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	e, ok := c.index[key]
+	if !ok {
+		return
+	}
+	ent := e.Value.(*lruEntry[V])
+	if v, ok := replace(ent.value); ok {
+		ent.value = v
+	}
+}
+
 // evict removes the least recently used entries past the bounds; c.mu is held.
 func (c *lru[V]) evict() (evicted int) {
 	for c.order.Len() > c.maxEntries || c.bytes > c.maxBytes {

@@ -21,7 +21,9 @@ const DefaultCacheBytes = 64 << 20
 // read in the same request carries the same version; it fills the cache only with a range read
 // (strongly consistent) after a strongly consistent read of that version completed. Every write
 // to a partition changes its WriteSeq in the same transaction, so an entry is never served
-// once its capability changed, through this server or any other (docs/performance.md).
+// once its capability changed, through this server or any other (docs/performance.md). After
+// a write through this server, Retag moves the ranges the write did not touch to the new
+// version.
 //
 // Entries are shared between concurrent requests and never changed after they are filled: the
 // loaders copy the slices they hand out, and nothing mutates the entities.
@@ -102,6 +104,38 @@ func (c *PartitionCache) get(table string, k rangeKey, v capVersion) (*dynamo.Pa
 func (c *PartitionCache) put(table string, k rangeKey, v capVersion, p *dynamo.Partition) {
 	if n := c.lru.set(cacheKey(table, k), &cachedRange{version: v, part: p}, cacheWeight(table, k, p)); n > 0 {
 		c.evictions.Add(float64(n))
+	}
+}
+
+// cacheableRanges are the ranges the loaders can cache (dynamo.PlanRanges of any wanted set).
+var cacheableRanges = [...]dynamo.Segment{dynamo.SegComponents, dynamo.SegDependencies,
+	dynamo.SegComponents | dynamo.SegDependencies, dynamo.SegRules}
+
+// Retag follows a write this server committed (dynamo.Options.OnCommit): the METADATA moved
+// atomically from version e.From to e.To, and every writer of a cached range changes the
+// version in the same transaction, so a range the transaction did not touch holds at e.To
+// exactly what it held at e.From. An entry of such a range tagged exactly e.From is tagged e.To
+// instead (compare-and-swap: an entry filled at any other version is left as it is); an entry
+// of a touched range is left at its version, which no read returns again. It creates no entry.
+// The first read after this server's own write then needs only the capability's version.
+func (c *PartitionCache) Retag(e dynamo.Commit) {
+	if c == nil || e.From == nil || e.To == nil {
+		return
+	}
+	from, to := versionOf(e.From), versionOf(e.To)
+	if from == to {
+		return
+	}
+	for _, r := range cacheableRanges {
+		if e.Touched&r != 0 {
+			continue
+		}
+		c.lru.swap(cacheKey(e.Table, rangeKey{CapabilityID: e.CapabilityID, Range: r}), func(old *cachedRange) (*cachedRange, bool) {
+			if old.version != from {
+				return nil, false
+			}
+			return &cachedRange{version: to, part: old.part}, true
+		})
 	}
 }
 

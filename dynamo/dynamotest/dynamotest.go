@@ -165,6 +165,8 @@ type Options struct {
 	StatsTTL time.Duration
 	// HealthChannels is the store's dynamo.Options.HealthChannels.
 	HealthChannels []string
+	// OnCommit is the store's dynamo.Options.OnCommit.
+	OnCommit func(dynamo.Commit)
 }
 
 // New starts a backend with the table created. It is closed when the test ends.
@@ -204,7 +206,7 @@ func New(tb testing.TB, opts Options) *Env {
 		statsTTL = -1
 	}
 	env.Store = dynamo.New(client, dynamo.Options{Table: env.Table, Now: opts.Now, CursorSecret: []byte("test-secret"), Logger: slog.New(slog.NewTextHandler(io.Discard, nil)),
-		StatsTTL: statsTTL, HealthChannels: opts.HealthChannels})
+		StatsTTL: statsTTL, HealthChannels: opts.HealthChannels, OnCommit: opts.OnCommit})
 	if err := env.Store.CreateTable(ctx, time.Minute); err != nil {
 		tb.Fatalf("CreateTable: %v", err)
 	}
