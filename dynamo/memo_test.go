@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"reflect"
 	"strconv"
 	"strings"
 	"sync"
@@ -218,4 +219,68 @@ func TestEmbeddedReadMemoInterleaved(t *testing.T) {
 		})
 	}
 	wg.Wait()
+}
+
+// A write through the store itself leaves its capability in the memo as the transaction wrote
+// it, at the engine's generation the transaction committed at (memdyn.GenerationHeader): the
+// next read of it costs no call and equals what the engine returns. Any later write through
+// the port moves the generation on and the read goes to the engine again; a create is kept
+// too; a write the engine refused keeps nothing.
+func TestEmbeddedReadMemoKeepsItsOwnWrite(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	const id = "CAP-ALERT-MGT-001"
+	cur, _ := e.readOne(t, id)
+	if _, err := e.store.UpdateCapability(ctx, id, cur.Revision, func(c *catalog.Capability) error {
+		c.Description = "written here"
+		return nil
+	}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	got, n := e.readOne(t, id)
+	if n != 0 || got.Description != "written here" || got.Revision != cur.Revision+1 {
+		t.Fatalf("after its own write: %d reads, description %q, revision %d; want 0 reads, the new description, revision %d",
+			n, got.Description, got.Revision, cur.Revision+1)
+	}
+	// What the memo answers is what the engine returns, field for field.
+	fromEngine, err := e.other.CapabilitiesByIDConsistent(ctx, []string{id})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, fromEngine[0]) {
+		t.Errorf("the memo's capability differs from the engine's:\nmemo   %+v\nengine %+v", got, fromEngine[0])
+	}
+
+	// A write through the port after it: the memo's entry is not served.
+	if _, err := e.other.UpdateCapability(ctx, id, got.Revision, func(c *catalog.Capability) error {
+		c.Description = "written through the port"
+		return nil
+	}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, n := e.readOne(t, id); n != 1 || got.Description != "written through the port" {
+		t.Errorf("after a write through the port: %d reads, %q; want 1 read, the port's description", n, got.Description)
+	}
+
+	// A write refused by its condition (a stale revision) keeps nothing.
+	latest, _ := e.readOne(t, id)
+	if _, err := e.store.UpdateCapability(ctx, id, latest.Revision-1, func(c *catalog.Capability) error {
+		c.Description = "refused"
+		return nil
+	}, dynamo.Idempotency{}); err == nil {
+		t.Fatal("a stale revision was accepted")
+	}
+	if got, _ := e.readOne(t, id); got.Description != "written through the port" {
+		t.Errorf("after a refused write: %q", got.Description)
+	}
+
+	// A create through the store.
+	c := *cur
+	c.CapabilityID, c.Name = "CAP-MEMO-OWN-001", "Created here"
+	if _, err := e.store.CreateCapability(ctx, &c, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, n := e.readOne(t, c.CapabilityID); n != 0 || got == nil || got.Name != "Created here" {
+		t.Errorf("after its own create: %d reads, %v; want 0 reads, the capability", n, got)
+	}
 }

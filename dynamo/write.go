@@ -11,11 +11,15 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/internal/memdyn"
 )
 
 // How writes work. Every mutation of a capability's partition is one TransactWriteItems that
@@ -368,17 +372,9 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 	}
 	tail.actions = append(tail.actions, counters...)
 	actions := append(append([]types.TransactWriteItem{}, p.actions...), tail.actions...)
-	err = s.commitActions(ctx, capabilityID, seq, actions, idem, p.result, now)
-	if err == nil && s.onCommit != nil && !p.create && st.meta != nil {
-		// The METADATA put is conditioned on the WriteSeq read: it moved from the version read
-		// (decoded again from the item: a plan may have changed st.capability in place) to the
-		// one it wrote, atomically with every action of the transaction.
-		from, ferr := toCapability(st.meta)
-		to, terr := writtenCapability(tail.actions[0].Put.Item)
-		if ferr != nil || terr != nil {
-			return nil // committed; only the notice is lost (a later read misses, as without it)
-		}
-		s.onCommit(Commit{Table: s.table, CapabilityID: capabilityID, From: from, To: to, Touched: touchedSegments(capabilityID, actions)})
+	gen, err := s.commitActionsAt(ctx, capabilityID, seq, actions, idem, p.result, now)
+	if err == nil && (s.memo != nil || s.onCommit != nil) {
+		s.committed(capabilityID, st, p, tail.actions[0].Put.Item, actions, gen)
 	}
 	var lost *lostRace
 	if errors.As(err, &lost) && !lost.token {
@@ -389,6 +385,45 @@ func (s *Store) commit(ctx context.Context, capabilityID string, st *partitionSt
 		}
 	}
 	return err
+}
+
+// committed tells what a mutation's transaction wrote, once it committed, to those who keep
+// reads: the read memo (the embedded engine's generation gen, when it sent one, is the one the
+// transaction committed at: the METADATA it wrote is what a read returns while the engine is
+// still at gen) and Options.OnCommit.
+func (s *Store) committed(capabilityID string, st *partitionState, p *plan, meta map[string]types.AttributeValue, actions []types.TransactWriteItem, gen uint64) {
+	to, err := writtenCapability(meta)
+	if err != nil {
+		return // committed; only the notice is lost (a later read misses, as without it)
+	}
+	if s.memo != nil && gen != 0 {
+		s.memo.keepCapabilities(gen, []string{capabilityID}, []*catalog.Capability{to})
+	}
+	if s.onCommit == nil || p.create || st.meta == nil {
+		return
+	}
+	// The METADATA put is conditioned on the WriteSeq read: it moved from the version read
+	// (decoded again from the item: a plan may have changed st.capability in place) to the
+	// one it wrote, atomically with every action of the transaction.
+	from, err := toCapability(st.meta)
+	if err != nil {
+		return
+	}
+	s.onCommit(Commit{Table: s.table, CapabilityID: capabilityID, From: from, To: to, Touched: touchedSegments(capabilityID, actions)})
+}
+
+// committedGeneration reads memdyn.GenerationHeader off a committed TransactWriteItems' raw
+// response: 0 when there is none.
+func committedGeneration(md middleware.Metadata) uint64 {
+	raw, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response)
+	if !ok || raw == nil {
+		return 0
+	}
+	g, err := strconv.ParseUint(raw.Header.Get(memdyn.GenerationHeader), 10, 64)
+	if err != nil {
+		return 0
+	}
+	return g
 }
 
 // Commit is a mutation's transaction that committed through a Store (Options.OnCommit): the
@@ -450,6 +485,14 @@ func writtenCapability(av map[string]types.AttributeValue) (*catalog.Capability,
 // token, on one capability or two, only one commits. A failed condition is a *lostRace; other
 // errors are classified.
 func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int, actions []types.TransactWriteItem, idem Idempotency, result *item, now time.Time) error {
+	_, err := s.commitActionsAt(ctx, capabilityID, seq, actions, idem, result, now)
+	return err
+}
+
+// commitActionsAt is commitActions, also returning the embedded engine's generation the
+// transaction committed at (memdyn.GenerationHeader; 0 from any other DynamoDB, or when it sent
+// none).
+func (s *Store) commitActionsAt(ctx context.Context, capabilityID string, seq int, actions []types.TransactWriteItem, idem Idempotency, result *item, now time.Time) (uint64, error) {
 	tokenAt := -1
 	if idem.Token != "" {
 		tok := &item{PK: tokenPK(idem.Token), SK: tokenSK, EntityType: entityToken, CreatedAt: now, UpdatedAt: now, Revision: 1,
@@ -460,13 +503,13 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 		if result != nil {
 			rav, err := result.av()
 			if err != nil {
-				return err
+				return 0, err
 			}
 			tok.Data["result"] = &types.AttributeValueMemberM{Value: rav}
 		}
 		tav, err := tok.av()
 		if err != nil {
-			return err
+			return 0, err
 		}
 		tokenAt = len(actions)
 		actions = append(actions, types.TransactWriteItem{Put: &types.Put{
@@ -477,7 +520,7 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 		}})
 	}
 	if len(actions) > maxTransact {
-		return catalog.Invalid("", "this change needs %d writes, over DynamoDB's limit of %d in one transaction", len(actions), maxTransact)
+		return 0, catalog.Invalid("", "this change needs %d writes, over DynamoDB's limit of %d in one transaction", len(actions), maxTransact)
 	}
 	for i := range actions {
 		a := &actions[i]
@@ -488,7 +531,7 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 				stampWriter(ctx, a.Put.Item)
 			}
 			if n := itemSize(a.Put.Item); n > maxItemSize {
-				return catalog.Invalid("input", "the item would be %d bytes, over DynamoDB's 400 KB limit", n)
+				return 0, catalog.Invalid("input", "the item would be %d bytes, over DynamoDB's 400 KB limit", n)
 			}
 		case a.Delete != nil:
 			a.Delete.TableName = &s.table
@@ -506,15 +549,15 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 		sum := sha256.Sum256([]byte(idem.Token + "|" + idem.Hash + "|" + capabilityID + "|" + strconv.Itoa(seq)))
 		in.ClientRequestToken = aws.String(hex.EncodeToString(sum[:])[:36])
 	}
-	_, err := s.db.TransactWriteItems(ctx, in)
+	out, err := s.db.TransactWriteItems(ctx, in)
 	if err == nil {
-		return nil
+		return committedGeneration(out.ResultMetadata), nil
 	}
 	var tce *types.TransactionCanceledException
 	if errors.As(err, &tce) {
 		for i, r := range tce.CancellationReasons {
 			if aws.ToString(r.Code) == "ConditionalCheckFailed" && i == tokenAt {
-				return &lostRace{token: true}
+				return 0, &lostRace{token: true}
 			}
 		}
 		lost := &lostRace{}
@@ -527,15 +570,15 @@ func (s *Store) commitActions(ctx context.Context, capabilityID string, seq int,
 			}
 		}
 		if len(lost.failed) > 0 {
-			return lost
+			return 0, lost
 		}
 		if len(tce.CancellationReasons) == 0 {
-			return &lostRace{} // a backend that gives no reasons: re-read and decide
+			return 0, &lostRace{} // a backend that gives no reasons: re-read and decide
 		}
 	}
 	var tc *types.TransactionConflictException
 	if errors.As(err, &tc) {
-		return &lostRace{}
+		return 0, &lostRace{}
 	}
-	return classify("write capability "+capabilityID, err)
+	return 0, classify("write capability "+capabilityID, err)
 }

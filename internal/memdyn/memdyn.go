@@ -55,9 +55,26 @@ type Server struct {
 
 // lock takes the write lock for a change and advances the generation, before anything is
 // changed: every write path takes the lock through it.
-func (s *Server) lock() {
+func (s *Server) lock() { s.lockGen() }
+
+// lockGen is lock, returning the generation it advanced to: while Generation still returns it,
+// nothing has been written since this writer's change.
+func (s *Server) lockGen() uint64 {
 	s.mu.Lock()
-	s.gen.Add(1)
+	return s.gen.Add(1)
+}
+
+// GenerationHeader is the response header of a TransactWriteItems call that committed: the
+// generation (see Generation) its write lock advanced to. While Generation still returns that
+// value, the items the transaction wrote are what every read returns, so a client in this
+// process may keep them as read at that generation (the embedded store's read memo does). A
+// token replay, which writes nothing, has none.
+const GenerationHeader = "X-Memdyn-Generation"
+
+// committed is a write's answer with the generation it committed at (GenerationHeader).
+type committed struct {
+	body       []byte
+	generation uint64
 }
 
 // Generation returns a number that grows whenever anything may have been written (an item,
@@ -191,6 +208,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeErr(w, "ValidationException", err.Error())
 		}
 		return
+	}
+	if c, ok := out.(committed); ok {
+		w.Header().Set(GenerationHeader, strconv.FormatUint(c.generation, 10))
+		out = c.body
 	}
 	b, ok := out.([]byte)
 	if !ok {

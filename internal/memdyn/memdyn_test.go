@@ -11,8 +11,11 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsmiddleware "github.com/aws/aws-sdk-go-v2/aws/middleware"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go/middleware"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
 
 	"github.com/capcat/catalogue/dynamo"
 	"github.com/capcat/catalogue/internal/awsconf"
@@ -92,22 +95,41 @@ func TestTransactionLimits(t *testing.T) {
 }
 
 func TestTransactionClientRequestToken(t *testing.T) {
-	_, e := newMemdyn(t)
+	srv, e := newMemdyn(t)
 	in := func(rev string) *dynamodb.TransactWriteItemsInput {
 		return &dynamodb.TransactWriteItemsInput{ClientRequestToken: aws.String("tok-1"), TransactItems: []types.TransactWriteItem{
 			{Put: &types.Put{TableName: &e.table, Item: withAttrs(key("CAP#6", "META"), item{"Revision": n(rev)}), ConditionExpression: aws.String("attribute_not_exists(PK)")}}}}
 	}
-	if _, err := e.db.TransactWriteItems(e.ctx, in("1")); err != nil {
+	first, err := e.db.TransactWriteItems(e.ctx, in("1"))
+	if err != nil {
 		t.Fatalf("first call: %v", err)
 	}
+	// A committed transaction names the generation it committed at: the engine's, while
+	// nothing else is written.
+	if got, want := generationHeader(first.ResultMetadata), fmt.Sprint(srv.Generation()); got != want {
+		t.Errorf("%s of a commit = %q, want %q (Generation)", memdyn.GenerationHeader, got, want)
+	}
 	// The same call again (an SDK retry after a lost answer) succeeds without writing again,
-	// though its condition would now fail.
-	if _, err := e.db.TransactWriteItems(e.ctx, in("1")); err != nil {
+	// though its condition would now fail; it wrote nothing, so it names no generation (the
+	// items it would have written may have changed since the first call).
+	again, err := e.db.TransactWriteItems(e.ctx, in("1"))
+	if err != nil {
 		t.Errorf("the same call with the same token = %v, want success", err)
+	} else if got := generationHeader(again.ResultMetadata); got != "" {
+		t.Errorf("%s of a replay = %q, want none", memdyn.GenerationHeader, got)
 	}
 	if _, err := e.db.TransactWriteItems(e.ctx, in("2")); errCode(err) != "IdempotentParameterMismatchException" {
 		t.Errorf("another call with the same token = %v, want IdempotentParameterMismatchException", err)
 	}
+}
+
+// generationHeader is memdyn.GenerationHeader of a call's raw response.
+func generationHeader(md middleware.Metadata) string {
+	raw, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response)
+	if !ok {
+		return "no raw response"
+	}
+	return raw.Header.Get(memdyn.GenerationHeader)
 }
 
 func TestUpdateItemRemoveAfterSet(t *testing.T) {

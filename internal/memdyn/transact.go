@@ -65,13 +65,17 @@ func (s *Server) transactWriteItems(body []byte) (any, error) {
 	if len(in.ClientRequestToken) > 36 {
 		return nil, validation("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
 	}
-	// The call's parameters, canonical (members in sorted order, as clients send maps in any).
-	var canon any
-	_ = json.Unmarshal(body, &canon)
-	cb, _ := json.Marshal(canon)
-	hash := sha256.Sum256(cb)
+	// The call's parameters, canonical (members in sorted order, as clients send maps in any),
+	// for a client request token's replay check: hashed only when there is a token.
+	var hash [sha256.Size]byte
+	if in.ClientRequestToken != "" {
+		var canon any
+		_ = json.Unmarshal(body, &canon)
+		cb, _ := json.Marshal(canon)
+		hash = sha256.Sum256(cb)
+	}
 
-	s.lock()
+	gen := s.lockGen()
 	defer s.mu.Unlock()
 	now := s.now()
 	if in.ClientRequestToken != "" {
@@ -220,5 +224,5 @@ func (s *Server) transactWriteItems(body []byte) (any, error) {
 		caps = append(caps, capacity{name, units[name]})
 	}
 	o.capacity(in.ReturnConsumedCapacity, caps)
-	return o.bytes(), nil
+	return committed{body: o.bytes(), generation: gen}, nil
 }
