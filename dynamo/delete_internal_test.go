@@ -16,3 +16,6 @@ func MarkDeleting(ctx context.Context, s *Store, id string) (any, error) {
 func FinishDelete(ctx context.Context, s *Store, id string, marked any) error {
 	return s.finishDelete(ctx, id, marked.(*item))
 }
+
+// SetBeforeCommit makes s run f in every mutation between planning and committing.
+func SetBeforeCommit(s *Store, f func(capabilityID string)) { s.beforeCommit = f }

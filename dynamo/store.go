@@ -115,6 +115,11 @@ type Store struct {
 	stats planStats
 	// onCommit is Options.OnCommit.
 	onCommit func(Commit)
+	// instance tells this Store's transactions from another's in the DynamoDB client request
+	// tokens it derives (commitActionsAt): random per Store.
+	instance string
+	// beforeCommit, when set (tests only), runs in mutate between planning and committing.
+	beforeCommit func(capabilityID string)
 }
 
 // writerLock returns the lock of a capability's writers in this process.
@@ -126,7 +131,8 @@ func (s *Store) writerLock(capabilityID string) *sync.Mutex {
 
 // New returns a Store over db.
 func New(db API, opts Options) *Store {
-	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger, memo: newReadMemo(opts.Generation), onCommit: opts.OnCommit}
+	s := &Store{db: db, table: opts.Table, now: opts.Now, log: opts.Logger, memo: newReadMemo(opts.Generation), onCommit: opts.OnCommit,
+		instance: rand.Text()}
 	if s.table == "" {
 		s.table = DefaultTable
 	}

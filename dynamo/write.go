@@ -244,6 +244,9 @@ func (s *Store) mutate(ctx context.Context, capabilityID string, want Segment, i
 		if err != nil {
 			return nil, err
 		}
+		if s.beforeCommit != nil {
+			s.beforeCommit(capabilityID)
+		}
 		err = s.commit(ctx, capabilityID, st, p, idem, now)
 		var refused *refusal
 		if errors.As(err, &refused) && idem.Token != "" {
@@ -544,9 +547,14 @@ func (s *Store) commitActionsAt(ctx context.Context, capabilityID string, seq in
 	in := &dynamodb.TransactWriteItemsInput{TransactItems: actions, ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal}
 	if idem.Token != "" {
 		// DynamoDB's own token lasts 10 minutes and is bound to identical parameters: derive
-		// it from the client's token, the capability and the state this attempt read, so the
-		// SDK's retries of this attempt share it and a re-planned attempt gets a fresh one.
-		sum := sha256.Sum256([]byte(idem.Token + "|" + idem.Hash + "|" + capabilityID + "|" + strconv.Itoa(seq)))
+		// it from the client's token, the capability, the state this attempt read, this Store
+		// and the attempt's time, so the SDK's retries of this attempt share it and anything
+		// else gets a fresh one: a re-planned attempt, and the same request sent to another
+		// server instance at once, which read the same state but plans other parameters (its
+		// timestamps) and would otherwise be refused with IdempotentParameterMismatch; with its
+		// own token it loses the race on the idempotency item and answers as the first did.
+		sum := sha256.Sum256([]byte(idem.Token + "|" + idem.Hash + "|" + capabilityID + "|" + strconv.Itoa(seq) +
+			"|" + s.instance + "|" + strconv.FormatInt(now.UnixNano(), 10)))
 		in.ClientRequestToken = aws.String(hex.EncodeToString(sum[:])[:36])
 	}
 	out, err := s.db.TransactWriteItems(ctx, in)
@@ -577,7 +585,10 @@ func (s *Store) commitActionsAt(ctx context.Context, capabilityID string, seq in
 		}
 	}
 	var tc *types.TransactionConflictException
-	if errors.As(err, &tc) {
+	var mismatch *types.IdempotentParameterMismatchException
+	if errors.As(err, &tc) || errors.As(err, &mismatch) {
+		// A mismatch: another transaction used this attempt's token (derived above, so only
+		// a writer that read the same state at the same instant): re-read and decide.
 		return 0, &lostRace{}
 	}
 	return 0, classify("write capability "+capabilityID, err)
