@@ -187,6 +187,7 @@ func GraphQLHandler(store Store, opts Options) http.Handler {
 	srv.Use(nullDefaults{schema: schema.Schema()}) // before every extension that reads arguments
 	srv.Use(limiter{limits: opts.Limits, cache: cache})
 	srv.Use(absentNulls{})
+	srv.Use(freshPerMutation{})
 	srv.Use(dynamoStats{s3: opts.Artifacts != nil || opts.Archive != nil})
 	srv.Use(operationRecorder{})
 	srv.Use(socketOperations{store: store, opts: opts})

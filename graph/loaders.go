@@ -9,6 +9,7 @@ import (
 
 	"github.com/99designs/gqlgen/graphql"
 	"github.com/graph-gophers/dataloader/v7"
+	"github.com/vektah/gqlparser/v2/ast"
 	"golang.org/x/sync/errgroup"
 
 	"github.com/capcat/catalogue/catalog"
@@ -136,6 +137,51 @@ func NewLoaders(store Store, opts LoaderOptions) *Loaders {
 			dataloader.WithCache[string, *catalog.Capability](l.freshCache))
 	}
 	return l
+}
+
+// Reset forgets everything the loaders read or started (their counters stay): what is read next
+// is read again. A mutation operation's root fields run one after another, each a write, and
+// each one's payload must show the catalogue as it left it, not as an earlier field's payload
+// read it (freshPerMutation). Nothing may be loading while it runs.
+func (l *Loaders) Reset() {
+	l.capabilities.ClearAll()
+	l.jobs.ClearAll()
+	l.metricWindows.ClearAll()
+	if l.fresh != nil {
+		l.fresh.ClearAll()
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.planned, l.ranges, l.ahead = map[string][]dynamo.Segment{}, map[rangeKey]*rangeRead{}, nil
+	l.byID, l.graph = map[string]map[string]*catalog.Component{}, map[string]*edgeIndex{}
+	if l.consistent != nil {
+		l.consistent = map[string]bool{}
+	}
+	l.roots = sync.Once{}
+}
+
+// freshPerMutation gives each root field of a mutation operation loaders that have read
+// nothing yet (Loaders.Reset before it runs): gqlgen runs them one after another, and the
+// payload of a later write read through an earlier one's loaders showed what the earlier one
+// read (a component renamed twice in one request answered the first name under its
+// capability).
+type freshPerMutation struct{}
+
+var (
+	_ graphql.HandlerExtension     = freshPerMutation{}
+	_ graphql.RootFieldInterceptor = freshPerMutation{}
+)
+
+func (freshPerMutation) ExtensionName() string                   { return "FreshPerMutation" }
+func (freshPerMutation) Validate(graphql.ExecutableSchema) error { return nil }
+
+func (freshPerMutation) InterceptRootField(ctx context.Context, next graphql.RootResolver) graphql.Marshaler {
+	if oc := graphql.GetOperationContext(ctx); oc != nil && oc.Operation != nil && oc.Operation.Operation == ast.Mutation {
+		if l, ok := ctx.Value(loadersKey{}).(*Loaders); ok {
+			l.Reset()
+		}
+	}
+	return next(ctx)
 }
 
 // CacheCounts returns how many partition ranges this request found in the partition cache and
