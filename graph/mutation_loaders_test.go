@@ -19,11 +19,15 @@ func TestMutationPayloadsReadAfterTheirOwnWrite(t *testing.T) {
 		}
 		var got struct {
 			A struct {
-				Capability struct{ Components []struct{ ComponentID, Name string } }
+				Capability struct {
+					Components []struct{ ComponentID, Name string }
+				}
 			}
 			B struct {
 				Name       string
-				Capability struct{ Components []struct{ ComponentID, Name string } }
+				Capability struct {
+					Components []struct{ ComponentID, Name string }
+				}
 			}
 			C struct{ ComponentID string }
 			D struct {
