@@ -30,9 +30,12 @@ func newComponent(capID, id string, order int) *catalog.Component {
 		Health: &catalog.ComponentHealth{Status: catalog.HealthHealthy, Availability: 99.99, ResponseTime: 50}}
 }
 
-// A TransactionConflict is retried with the same ClientRequestToken: DynamoDB's own
-// idempotency then covers the retry.
-func TestTransactionConflictRetriedWithSameToken(t *testing.T) {
+// A TransactionConflict (the transaction was cancelled: nothing committed) is re-planned and
+// sent again, with a ClientRequestToken of its own: the re-planned attempt's parameters (its
+// timestamps) differ, and DynamoDB refuses another call's parameters under a token it has seen
+// (IdempotentParameterMismatch). The SDK's own retries of one attempt (a lost answer) resend
+// the same input, token included. The write commits once.
+func TestTransactionConflictReplannedWithItsOwnToken(t *testing.T) {
 	env := dynamotest.New(t, dynamotest.Options{})
 	env.RequireTransactions(t)
 	ctx := context.Background()
@@ -65,8 +68,8 @@ func TestTransactionConflictRetriedWithSameToken(t *testing.T) {
 	if _, err := env.Store.AddComponent(ctx, newComponent("CAP-TC-1", "tc-worker-1", 1), idem); err != nil {
 		t.Fatalf("AddComponent after conflicts: %v", err)
 	}
-	if len(tokens) != 3 || tokens[0] == "" || tokens[0] != tokens[1] || tokens[1] != tokens[2] {
-		t.Errorf("ClientRequestTokens = %q, want three equal, non-empty", tokens)
+	if len(tokens) != 3 || tokens[0] == "" || tokens[1] == "" || tokens[2] == "" || tokens[0] == tokens[1] || tokens[1] == tokens[2] || tokens[0] == tokens[2] {
+		t.Errorf("ClientRequestTokens = %q, want three different, non-empty", tokens)
 	}
 	if err := env.Store.CheckPartition(ctx, "CAP-TC-1"); err != nil {
 		t.Error(err)
