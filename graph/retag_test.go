@@ -187,8 +187,10 @@ func TestRetagWriteThroughAnotherInstance(t *testing.T) {
 // of the components) and reads its components range after them caches that range under the
 // old version: the writes' Retag ran before it was filled and must not have created it, and
 // no later Retag moves it (no write commits from the old version again). The next view reads
-// the components again and answers the writes; the rules range, filled before the writes, was
-// moved along with them and is a hit.
+// the components again and answers the writes (as the uncached server does: view compares).
+// The reader's rules range is read beside its components range: filled before the writes'
+// Retag it was moved along with them and hits, filled after it is at the old version and
+// misses; both are right, and which one comes is up to the scheduler.
 func TestRetagReaderFillingAtTheOldVersion(t *testing.T) {
 	h := newRetagHarness(t)
 	const id = "CAP-ALERT-MGT-001"
@@ -212,8 +214,8 @@ func TestRetagReaderFillingAtTheOldVersion(t *testing.T) {
 	close(release)
 	<-done
 	hits, misses, _ := h.view(t, "after the reader filled at the old version", id)
-	if hits != 1 || misses != 1 {
-		t.Errorf("view after: hits/misses %d/%d, want 1/1 (the components read again, the rules moved)", hits, misses)
+	if misses < 1 || hits+misses != 2 {
+		t.Errorf("view after: hits/misses %d/%d, want the components read again (a miss) and 2 ranges in all", hits, misses)
 	}
 	if ids := componentIDs(t, h.do(t, completeView, nil)); !slices.Contains(ids, "during-read-1") {
 		t.Errorf("components after the writes: %v", ids)
