@@ -185,18 +185,16 @@ func (s *Store) decodeMetricPosition(scope, capabilityID, cursor string) (*Metri
 	if cursor == "" {
 		return nil, nil
 	}
-	bad := catalog.Invalid("after", "cursor is not valid for this query")
-	body, ok := s.cursors.Decode(scope, cursor)
-	if !ok {
-		return nil, bad
+	p, err := s.cursorPayload(scope, cursor)
+	if err != nil {
+		return nil, err
 	}
-	var p cursorPayload
-	if err := json.Unmarshal(body, &p); err != nil || p.PK != capabilityPK(capabilityID) {
-		return nil, bad
+	if p.PK != capabilityPK(capabilityID) {
+		return nil, errBadCursor()
 	}
 	comp, t, at, err := parseMetricSK(p.SK)
 	if err != nil {
-		return nil, bad
+		return nil, errBadCursor()
 	}
 	return &MetricKey{CapabilityID: capabilityID, ComponentID: comp, MetricType: t, Timestamp: at}, nil
 }

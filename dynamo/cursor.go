@@ -51,17 +51,12 @@ func (s *Store) decodeCursor(scope string, q query, cursor string) (map[string]t
 	if cursor == "" {
 		return nil, nil
 	}
-	bad := catalog.Invalid("after", "cursor is not valid for this query")
-	body, ok := s.cursors.Decode(scope, cursor)
-	if !ok {
-		return nil, bad
-	}
-	var p cursorPayload
-	if err := json.Unmarshal(body, &p); err != nil {
-		return nil, bad
+	p, err := s.cursorPayload(scope, cursor)
+	if err != nil {
+		return nil, err
 	}
 	if (q.index && p.GSI1PK != q.pk) || (!q.index && p.PK != q.pk) {
-		return nil, bad
+		return nil, errBadCursor()
 	}
 	key := keyOf(p.PK, p.SK)
 	if q.index {
@@ -69,6 +64,23 @@ func (s *Store) decodeCursor(scope string, q query, cursor string) (map[string]t
 		key[attrGSI1SK] = &types.AttributeValueMemberS{Value: p.GSI1SK}
 	}
 	return key, nil
+}
+
+// errBadCursor returns the error of a cursor that is not valid for the query it is given to.
+func errBadCursor() error { return catalog.Invalid("after", "cursor is not valid for this query") }
+
+// cursorPayload returns the position a signed cursor of scope carries; errBadCursor when it was
+// tampered with, issued for another scope or does not decode.
+func (s *Store) cursorPayload(scope, cursor string) (*cursorPayload, error) {
+	body, ok := s.cursors.Decode(scope, cursor)
+	if !ok {
+		return nil, errBadCursor()
+	}
+	var p cursorPayload
+	if err := json.Unmarshal(body, &p); err != nil {
+		return nil, errBadCursor()
+	}
+	return &p, nil
 }
 
 // page runs q from cursor `after` for `first` items and decodes them with conv.
