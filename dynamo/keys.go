@@ -214,6 +214,18 @@ func domainGSI1SK(p catalog.Priority, name string) string {
 // healthPK is the GSI1 partition of the capabilities in one health status.
 func healthPK(status catalog.HealthStatus) string { return healthPrefix + string(status) }
 
+// capabilityListPartition reports whether gsi1pk is the GSI1 partition of a capability list
+// (capabilityPage): the CAPABILITIES index, a business domain's or a health status's.
+func capabilityListPartition(gsi1pk string) bool {
+	return gsi1pk == capabilitiesPK || strings.HasPrefix(gsi1pk, domainPrefix) || strings.HasPrefix(gsi1pk, healthPrefix)
+}
+
+// capabilityEntrySK reports whether sk is that of a capability's entry in those lists: its
+// METADATA item or one of its two index items.
+func capabilityEntrySK(sk string) bool {
+	return sk == metadataSK || sk == domainIndexSK || sk == healthIndexSK
+}
+
 // healthGSI1SK orders a health partition by score (floored, three digits) then ID.
 func healthGSI1SK(score float64, capabilityID string) string {
 	s := int(math.Floor(score))

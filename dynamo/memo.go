@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/capcat/catalogue/catalog"
@@ -91,6 +92,53 @@ func (m *readMemo) keepCapabilities(g uint64, ids []string, caps []*catalog.Capa
 		}
 		m.caps[id] = caps[i]
 	}
+}
+
+// wrote records a write through this store that committed at the engine's generation gen and
+// left capability id as `to` (from is what the write read, nil for a create). The memo then
+// holds `to` at gen. When what the memo holds was read at gen-1, the write was the only one in
+// between (each write advances the generation by one), and keepLists says the write changed no
+// list but by replacing id's entry in place (listsKeep), what was read at gen-1 is carried to
+// gen: the capabilities by ID as they were, the list pages with id's entry replaced by `to`. A
+// page whose entry for id is not `from` (read after this write, or after a later one, though
+// tagged gen-1) is dropped rather than mixed.
+func (m *readMemo) wrote(gen uint64, id string, from, to *catalog.Capability, keepLists bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if keepLists && m.caps != nil && m.gen == gen-1 {
+		m.gen = gen
+		for k, p := range m.pages {
+			if q := replaced(p, id, from, to); q != nil {
+				m.pages[k] = q
+			} else {
+				delete(m.pages, k)
+			}
+		}
+	} else if !m.at(gen) {
+		return
+	}
+	if _, ok := m.caps[id]; ok || len(m.caps) < memoLimit {
+		m.caps[id] = to
+	}
+}
+
+// replaced returns p with capability id's entry, when it holds `from`, replaced by `to`: p itself
+// when it has no entry for id, nil when its entry is another version. p is shared by its
+// readers and stays as it is.
+func replaced(p *Page[*catalog.Capability], id string, from, to *catalog.Capability) *Page[*catalog.Capability] {
+	for i, c := range p.Items {
+		if c == nil || c.CapabilityID != id {
+			continue
+		}
+		if c.WriteSeq != from.WriteSeq || c.Revision != from.Revision || !c.UpdatedAt.Equal(from.UpdatedAt.Time) {
+			return nil
+		}
+		q := *p
+		q.Items = slices.Clone(p.Items)
+		q.Items[i] = to
+		return &q
+	}
+	return p
 }
 
 // page returns the memo's page k at generation g.

@@ -284,3 +284,186 @@ func TestEmbeddedReadMemoKeepsItsOwnWrite(t *testing.T) {
 		t.Errorf("after its own create: %d reads, %v; want 0 reads, the capability", n, got)
 	}
 }
+
+// listPages reads, through s, every kind of capability list page: all capabilities (whole and in
+// pages of two, followed by cursor), one domain's through both indexes, and each health status's.
+func listPages(t *testing.T, s *dynamo.Store, domain string) []*dynamo.Page[*catalog.Capability] {
+	t.Helper()
+	ctx := context.Background()
+	var out []*dynamo.Page[*catalog.Capability]
+	add := func(p *dynamo.Page[*catalog.Capability], err error) *dynamo.Page[*catalog.Capability] {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, p)
+		return p
+	}
+	add(s.Capabilities(ctx, "", 50, ""))
+	for p, after := (*dynamo.Page[*catalog.Capability])(nil), ""; p == nil || p.HasNext; after = p.Cursors[len(p.Cursors)-1] {
+		p = add(s.Capabilities(ctx, "", 2, after))
+	}
+	add(s.Capabilities(ctx, domain, 50, ""))
+	add(s.CapabilitiesByDomain(ctx, domain, 50, ""))
+	add(s.CapabilitiesByDomain(ctx, "finance", 50, ""))
+	for _, h := range catalog.HealthStatuses {
+		add(s.CapabilitiesByHealth(ctx, h, 50, ""))
+	}
+	return out
+}
+
+// After a write through the store itself that leaves every capability list as it was but for
+// the written capability's entry in place (listsKeep: its domain, priority, name and health are
+// unchanged), the memo's list pages read just before are carried to the write's generation
+// with that entry replaced: the next list costs no call and equals, page for page and cursor
+// for cursor, what the engine returns. A write that moves the entry, one through the port in
+// between, and a create read the lists again.
+func TestEmbeddedReadMemoCarriesListsAcrossItsOwnWrite(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	const id, domain = "CAP-ALERT-MGT-001", "operations"
+	check := func(step string, wantReads bool) {
+		t.Helper()
+		before := e.reads.Load()
+		got := listPages(t, e.store, domain)
+		n := e.reads.Load() - before
+		if (n > 0) != wantReads {
+			t.Errorf("%s: %d reads of the lists; want reads %v", step, n, wantReads)
+		}
+		want := listPages(t, e.other, domain)
+		if !reflect.DeepEqual(got, want) {
+			for i := range got {
+				if !reflect.DeepEqual(got[i], want[i]) {
+					t.Errorf("%s: list page %d differs from the engine's:\nmemo   %+v\nengine %+v", step, i, got[i], want[i])
+				}
+			}
+		}
+		if again := e.reads.Load(); listPages(t, e.store, domain) != nil && e.reads.Load() != again {
+			t.Errorf("%s: the lists read again: %d reads; want 0", step, e.reads.Load()-again)
+		}
+	}
+	update := func(s *dynamo.Store, id string, change func(*catalog.Capability)) {
+		t.Helper()
+		cur, err := e.other.Capability(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.UpdateCapability(ctx, id, cur.Revision, func(c *catalog.Capability) error {
+			change(c)
+			return nil
+		}, dynamo.Idempotency{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	check("first", true)
+
+	update(e.store, id, func(c *catalog.Capability) { c.Description = "written here" })
+	check("after its own write of the description", false)
+	update(e.store, id, func(c *catalog.Capability) {
+		c.Status = catalog.CapabilityDeprecated
+		c.Tags = append(c.Tags, "carried")
+	})
+	check("after its own write of the status and tags", false)
+
+	// Writes that move the entry: another priority (all three orders), another name (the
+	// CAPABILITIES and DOMAIN# orders).
+	update(e.store, id, func(c *catalog.Capability) { c.Priority = catalog.PriorityLow })
+	check("after its own write of the priority", true)
+	update(e.store, id, func(c *catalog.Capability) { c.Name = "Zz Alert Management" })
+	check("after its own write of the name", true)
+
+	// A write through the port, then one through the store: two writes since the lists were
+	// read.
+	update(e.other, "CAP-FRAUD-DET-001", func(c *catalog.Capability) { c.Description = "written through the port" })
+	update(e.store, id, func(c *catalog.Capability) { c.Description = "written here again" })
+	check("after a write through the port and its own", true)
+
+	// A write of another capability through the store itself.
+	update(e.store, "CAP-FRAUD-DET-001", func(c *catalog.Capability) { c.Description = "written here too" })
+	check("after its own write of another capability", false)
+
+	// A create through the store adds an entry.
+	cur, err := e.other.Capability(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := *cur
+	c.CapabilityID, c.Name = "CAP-MEMO-LIST-001", "Aa Created here"
+	if _, err := e.store.CreateCapability(ctx, &c, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	check("after its own create", true)
+}
+
+// Lists read through the memo while the store itself writes one capability (its lists carried
+// across each write) and the port writes another in the same pages, as fast as all go: every
+// page shows each capability at least as new as the last write of it that completed before the
+// read began (run under -race).
+func TestEmbeddedReadMemoListsInterleavedWithItsOwnWrites(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	const writes = 40
+	ids := [2]string{"CAP-ALERT-MGT-001", "CAP-FRAUD-DET-001"}
+	writers := [2]*dynamo.Store{e.store, e.other}
+	var done [2]atomic.Int64 // the last write of ids[i] that returned
+	var wg sync.WaitGroup
+	for w := range 2 {
+		wg.Go(func() {
+			c, err := e.other.Capability(ctx, ids[w])
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			rev := c.Revision
+			for i := 1; i <= writes; i++ {
+				c, err := writers[w].UpdateCapability(ctx, ids[w], rev, func(c *catalog.Capability) error {
+					c.Description = fmt.Sprintf("write %d", i)
+					return nil
+				}, dynamo.Idempotency{})
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				rev = c.Revision
+				done[w].Store(int64(i))
+			}
+		})
+	}
+	for r := range 3 {
+		wg.Go(func() {
+			for done[0].Load() < writes || done[1].Load() < writes {
+				least := [2]int64{done[0].Load(), done[1].Load()}
+				var p *dynamo.Page[*catalog.Capability]
+				var err error
+				switch r {
+				case 0:
+					p, err = e.store.Capabilities(ctx, "", 50, "")
+				case 1:
+					p, err = e.store.CapabilitiesByHealth(ctx, catalog.HealthHealthy, 50, "")
+				default:
+					p, err = e.store.Capabilities(ctx, "", 3, "")
+				}
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for _, c := range p.Items {
+					for w, id := range ids {
+						if c.CapabilityID != id {
+							continue
+						}
+						seen := int64(0)
+						if n, ok := strings.CutPrefix(c.Description, "write "); ok {
+							seen, _ = strconv.ParseInt(n, 10, 64)
+						}
+						if seen < least[w] {
+							t.Errorf("reader %d: %s read %q after write %d had returned", r, id, c.Description, least[w])
+							return
+						}
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+}

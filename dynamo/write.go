@@ -399,20 +399,77 @@ func (s *Store) committed(capabilityID string, st *partitionState, p *plan, meta
 	if err != nil {
 		return // committed; only the notice is lost (a later read misses, as without it)
 	}
-	if s.memo != nil && gen != 0 {
-		s.memo.keepCapabilities(gen, []string{capabilityID}, []*catalog.Capability{to})
-	}
-	if s.onCommit == nil || p.create || st.meta == nil {
-		return
-	}
 	// The METADATA put is conditioned on the WriteSeq read: it moved from the version read
 	// (decoded again from the item: a plan may have changed st.capability in place) to the
 	// one it wrote, atomically with every action of the transaction.
-	from, err := toCapability(st.meta)
-	if err != nil {
+	var from *catalog.Capability
+	if !p.create && st.meta != nil {
+		if from, err = toCapability(st.meta); err != nil {
+			from = nil
+		}
+	}
+	if s.memo != nil && gen != 0 {
+		s.memo.wrote(gen, capabilityID, from, to, from != nil && listsKeep(capabilityID, from, to, actions))
+	}
+	if s.onCommit == nil || from == nil {
 		return
 	}
 	s.onCommit(Commit{Table: s.table, CapabilityID: capabilityID, From: from, To: to, Touched: touchedSegments(capabilityID, actions)})
+}
+
+// listsKeep reports whether a transaction that wrote capabilityID from `from` to `to` (actions)
+// left every capability list (the GSI1 partitions capabilityPage reads) as it was but for that
+// capability's entry, which now holds `to` at the same place: the capability's three index keys
+// are those it had, and no other action puts, updates or deletes an entry of those lists (an
+// action whose key it cannot read counts as one).
+func listsKeep(capabilityID string, from, to *catalog.Capability, actions []types.TransactWriteItem) bool {
+	was, err := capabilityItems(from, time.Time{})
+	if err != nil {
+		return false
+	}
+	is, err := capabilityItems(to, time.Time{})
+	if err != nil {
+		return false
+	}
+	for i := range was {
+		if was[i].GSI1PK != is[i].GSI1PK || was[i].GSI1SK != is[i].GSI1SK {
+			return false
+		}
+	}
+	pk := capabilityPK(capabilityID)
+	for _, a := range actions {
+		var key map[string]types.AttributeValue
+		switch {
+		case a.Put != nil:
+			key = a.Put.Item
+		case a.Update != nil:
+			key = a.Update.Key
+		case a.Delete != nil:
+			key = a.Delete.Key
+		case a.ConditionCheck != nil:
+			continue // writes nothing
+		default:
+			return false
+		}
+		apk, ok1 := key[attrPK].(*types.AttributeValueMemberS)
+		ask, ok2 := key[attrSK].(*types.AttributeValueMemberS)
+		if !ok1 || !ok2 {
+			return false
+		}
+		if a.Put == nil {
+			// An update or a delete of a capability's entry: what it leaves is not known here.
+			if capabilityEntrySK(ask.Value) {
+				return false
+			}
+			continue
+		}
+		gpk, _ := a.Put.Item[attrGSI1PK].(*types.AttributeValueMemberS)
+		listed := gpk != nil && capabilityListPartition(gpk.Value)
+		if (listed || capabilityEntrySK(ask.Value)) && !(apk.Value == pk && capabilityEntrySK(ask.Value)) {
+			return false
+		}
+	}
+	return true
 }
 
 // committedGeneration reads memdyn.GenerationHeader off a committed TransactWriteItems' raw

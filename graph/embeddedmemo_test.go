@@ -19,8 +19,9 @@ import (
 // Two servers on the embedded default's memdyn, each with its partition cache: "here" as
 // server.go builds it (its client calls memdyn in process, its store has the read memo), and
 // "there" reaching the same memdyn through its port, as a second instance does. A warm view or
-// list here costs no DynamoDB request; a write through either server is seen here at once; and
-// views, lists and writes at once share the memo's and the cache's entities without a race.
+// list here costs no DynamoDB request, nor does one right after a write here; a write through
+// either server is seen here at once; and views, lists and writes at once share the memo's and
+// the cache's entities without a race.
 func TestEmbeddedMemoAcrossInstances(t *testing.T) {
 	ctx := context.Background()
 	emb, err := dynamo.StartEmbedded(nil)
@@ -36,7 +37,9 @@ func TestEmbeddedMemoAcrossInstances(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	storeHere := dynamo.New(inProcess, dynamo.Options{CursorSecret: []byte("s"), Generation: emb.Generation})
+	// The cache here follows the store's own writes, as server.go wires it.
+	cacheHere := graph.NewPartitionCache(graph.DefaultCacheBytes, nil)
+	storeHere := dynamo.New(inProcess, dynamo.Options{CursorSecret: []byte("s"), Generation: emb.Generation, OnCommit: cacheHere.Retag})
 	storeThere := dynamo.New(port, dynamo.Options{CursorSecret: []byte("s")})
 	if err := storeHere.CreateTable(ctx, time.Minute); err != nil {
 		t.Fatal(err)
@@ -44,10 +47,10 @@ func TestEmbeddedMemoAcrossInstances(t *testing.T) {
 	if _, err := storeHere.BulkLoad(ctx, sample.Catalogue(testNow), 4); err != nil {
 		t.Fatal(err)
 	}
-	opts := func() graph.Options {
-		return graph.Options{Logger: testLogger(), Now: func() time.Time { return testNow }, PartitionCache: graph.NewPartitionCache(graph.DefaultCacheBytes, nil)}
+	opts := func(cache *graph.PartitionCache) graph.Options {
+		return graph.Options{Logger: testLogger(), Now: func() time.Time { return testNow }, PartitionCache: cache}
 	}
-	here, there := graph.NewHandler(storeHere, opts()), graph.NewHandler(storeThere, opts())
+	here, there := graph.NewHandler(storeHere, opts(cacheHere)), graph.NewHandler(storeThere, opts(graph.NewPartitionCache(graph.DefaultCacheBytes, nil)))
 	list := `{ capabilities(first: 20) { nodes { name description components { name dependsOn { name } } dependencies { source { name } } rules { name } } } }`
 	view := `{ capability(id: "CAP-ALERT-MGT-001") { description revision components { componentId } dependencies { source { name } } rules { name } } }`
 
@@ -75,6 +78,21 @@ func TestEmbeddedMemoAcrossInstances(t *testing.T) {
 	}
 	if r := serve(t, here, list, nil); !strings.Contains(r.Body, "written there") {
 		t.Error("list here after a write there shows the old description")
+	}
+
+	// A write here: the list and the view here right after it cost no request (the memo's
+	// pages and the cache's ranges follow the server's own write) and answer what there does.
+	decode(t, serve(t, here, view, nil), &v)
+	serve(t, here, update, map[string]any{"rev": v.Capability.Revision, "d": "written here"})
+	for _, q := range []string{list, view} {
+		r := serve(t, here, q, nil)
+		if r.Extensions.DynamoDB.Requests != 0 || !strings.Contains(r.Body, "written here") {
+			t.Errorf("%.40s… here after a write here: %d DynamoDB requests, new description %v; want 0, true",
+				q, r.Extensions.DynamoDB.Requests, strings.Contains(r.Body, "written here"))
+		}
+		if want := serve(t, there, q, nil); string(want.Data) != string(r.Data) {
+			t.Errorf("%.40s… here after a write here differs from there:\n%s\n%s", q, r.Data, want.Data)
+		}
 	}
 
 	// Views and lists here while both servers add components.
