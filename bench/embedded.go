@@ -125,9 +125,21 @@ type embServer struct {
 	client *http.Client
 	close  func()
 
+	// elsewhere reaches the same memdyn through its port, as another server instance or a
+	// command does: its writes are the "elsewhere" mode's (no read memo, no re-tag here).
+	elsewhere *dynamo.Store
+
 	mu   sync.Mutex
 	revs map[string]int // each capability's revision, for the cold reads' writes
 }
+
+// The modes an operation is measured in: warm (the same read repeated), cold (right after a
+// write through this server) and elsewhere (right after a write through memdyn's port).
+const (
+	modeWarm      = "warm"
+	modeCold      = "cold"
+	modeElsewhere = "after a write elsewhere"
+)
 
 // cacheOptions is the one place where the benchmark passes its partition-cache setting
 // (-cache-bytes, as the server's flag; 0 turns it off) to the servers it builds: the embedded
@@ -199,9 +211,14 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 	})
 	srv := httptest.NewServer(graph.NewHandler(store, opts))
 	closers = append(closers, srv.Close)
+	port, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: emb.URL, AccessKeyID: emb.Key}})
+	if err != nil {
+		return fail(err)
+	}
+	elsewhere := dynamo.New(port, dynamo.Options{Logger: log, CursorSecret: []byte("bench")})
 	tr := &http.Transport{MaxIdleConns: 64, MaxIdleConnsPerHost: 64}
 	closers = append(closers, tr.CloseIdleConnections)
-	es := &embServer{url: srv.URL, key: key, client: &http.Client{Transport: tr}, revs: map[string]int{}}
+	es := &embServer{url: srv.URL, key: key, client: &http.Client{Transport: tr}, elsewhere: elsewhere, revs: map[string]int{}}
 	es.close = func() {
 		for i := len(closers) - 1; i >= 0; i-- {
 			closers[i]()
@@ -270,6 +287,26 @@ func (e *embServer) touch(ctx context.Context, id string) error {
 		return nil
 	}
 	return fmt.Errorf("touch %s: revision conflicts", id)
+}
+
+// touchElsewhere is touch through memdyn's port (another instance, a command): the server
+// learns of it only from the versions it reads.
+func (e *embServer) touchElsewhere(ctx context.Context, id string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	cur, err := e.elsewhere.Capability(ctx, id)
+	if err != nil {
+		return fmt.Errorf("touch %s elsewhere: %w", id, err)
+	}
+	c, err := e.elsewhere.UpdateCapability(ctx, id, cur.Revision, func(c *catalog.Capability) error {
+		c.Description = fmt.Sprintf("touched elsewhere by the benchmark, revision %d", cur.Revision+1)
+		return nil
+	}, dynamo.Idempotency{})
+	if err != nil {
+		return fmt.Errorf("touch %s elsewhere: %w", id, err)
+	}
+	e.revs[id] = c.Revision
+	return nil
 }
 
 // embOp is a measured unit: one or more requests, sent at once or one after another as the
@@ -349,9 +386,9 @@ func measureEmbedded(ctx context.Context, cfg config, logf func(string, ...any))
 		{name: "explorer capability page", bodies: page.hashed, sequential: true, touch: id},
 	}
 	for _, op := range ops {
-		modes := []string{"warm"}
+		modes := []string{modeWarm}
 		if op.touch != "" {
-			modes = append(modes, "cold")
+			modes = append(modes, modeCold, modeElsewhere)
 		}
 		for _, mode := range modes {
 			r, err := e.measureOp(ctx, cfg, op, mode, rep.Deadline)
@@ -359,7 +396,7 @@ func measureEmbedded(ctx context.Context, cfg config, logf func(string, ...any))
 				return nil, err
 			}
 			rep.Rows = append(rep.Rows, r)
-			logf("embedded %-26s %-4s %2d req  p50 C=1 %7.2f ms  C=16 p50 %7.2f ms  %8.0f/s  past deadline %d",
+			logf("embedded %-26s %-23s %2d req  p50 C=1 %7.2f ms  C=16 p50 %7.2f ms  %8.0f/s  past deadline %d",
 				op.name, mode, r.Requests, ms(r.P50C1), ms(r.P50C16), r.Throughput, r.PastDeadline)
 		}
 	}
@@ -373,8 +410,13 @@ func (e *embServer) measureOp(ctx context.Context, cfg config, op *embOp, mode s
 	var mu sync.Mutex
 	late := 0
 	one := func(ctx context.Context) (sample, error) {
-		if mode == "cold" {
+		switch mode {
+		case modeCold:
 			if err := e.touch(ctx, op.touch); err != nil {
+				return sample{}, err
+			}
+		case modeElsewhere:
+			if err := e.touchElsewhere(ctx, op.touch); err != nil {
 				return sample{}, err
 			}
 		}
@@ -390,7 +432,7 @@ func (e *embServer) measureOp(ctx context.Context, cfg config, op *embOp, mode s
 		return nil, err
 	}
 	n1, n16 := cfg.embN1, cfg.embN16
-	if mode == "cold" {
+	if mode != modeWarm {
 		n1, n16 = max(n1/2, 2), max(n16/2, 4)
 	}
 	s1, _, err := runMany(ctx, n1, 1, one)

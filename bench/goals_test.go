@@ -84,23 +84,26 @@ func TestExplorerPageOnLoad(t *testing.T) {
 	}
 }
 
-// The embedded default's section runs every operation warm and cold, on the requests the
-// server's budgets allow, and no request runs past its deadline.
+// The embedded default's section runs every operation warm, cold and after a write elsewhere,
+// on the requests the server's budgets allow, and no request runs past its deadline.
 func TestEmbeddedDefault(t *testing.T) {
 	// The embedded store answers a repeated metadata read or list page from its read memo while
 	// nothing was written (dynamo.Options.Generation). Without the partition cache a warm view
 	// still reads its 2 ranges; with it (the server's default) a warm view or list costs no
-	// request at all, and a cold one (right after a write through the same server, which moved
-	// the ranges it did not touch to the new version, PartitionCache.Retag, and left the
-	// capability it wrote in the read memo at the generation it committed at) reads nothing (a
-	// view) or the page alone (the list). Without the cache, the cold view's metadata comes
-	// from the memo too and its 2 ranges are read.
+	// request at all, nor does a cold one (right after a write through the same server, which
+	// moved the ranges it did not touch to the new version, PartitionCache.Retag, left the
+	// capability it wrote in the read memo at the generation it committed at and carried the
+	// list pages across). After a write elsewhere (through memdyn's port) a view reads the
+	// metadata and both ranges of the capability, a list its page, the capability's version and
+	// both ranges (the budget's "list after a write through another instance"). Without the
+	// cache, the cold view's metadata comes from the memo too and its 2 ranges are read.
 	for _, c := range []struct {
 		cacheBytes int64
 		want       map[string]int
 	}{
-		{0, map[string]int{"trivial warm": 0, "complete view warm": 2, "complete view cold": 2}},
-		{64 << 20, map[string]int{"trivial warm": 0, "complete view warm": 0, "complete view cold": 0, "list all warm": 0, "list all cold": 1}},
+		{0, map[string]int{"trivial warm": 0, "complete view warm": 2, "complete view cold": 2, "complete view " + modeElsewhere: 3}},
+		{64 << 20, map[string]int{"trivial warm": 0, "complete view warm": 0, "complete view cold": 0, "list all warm": 0, "list all cold": 0,
+			"complete view " + modeElsewhere: 3, "list all " + modeElsewhere: 4}},
 	} {
 		t.Run(fmt.Sprintf("cache-bytes=%d", c.cacheBytes), func(t *testing.T) {
 			cfg := config{warm: 1, embN1: 2, embN16: 16, cacheBytes: c.cacheBytes}
@@ -124,8 +127,8 @@ func TestEmbeddedDefault(t *testing.T) {
 			if seen != len(c.want) {
 				t.Errorf("%d of the %d rows checked were measured", seen, len(c.want))
 			}
-			if len(rep.Rows) != 7 {
-				t.Errorf("%d rows, want 7 (trivial; view, list, page warm and cold)", len(rep.Rows))
+			if len(rep.Rows) != 10 {
+				t.Errorf("%d rows, want 10 (trivial; view, list, page warm, cold and after a write elsewhere)", len(rep.Rows))
 			}
 		})
 	}
@@ -148,7 +151,7 @@ func TestEmbeddedOnlySplicesItsSection(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	for _, want := range []string{"## Other\n\nkept\n", "## After\n\nkept too\n", "Measured by `go run ./bench -embedded-only", "| complete view | cold |", "| list all | cold |"} {
+	for _, want := range []string{"## Other\n\nkept\n", "## After\n\nkept too\n", "Measured by `go run ./bench -embedded-only", "| complete view | cold |", "| list all | cold |", "| list all | " + modeElsewhere + " |"} {
 		if !strings.Contains(doc, want) {
 			t.Errorf("report lacks %q:\n%s", want, doc)
 		}
