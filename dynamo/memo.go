@@ -30,11 +30,14 @@ type readMemo struct {
 	valuesGen uint64
 }
 
-// pageKey is a capability list page: its scope (index and key), size and cursor.
+// pageKey is a capability list page: its scope (index and key), size and cursor. index marks
+// a page of a list index read in key order (capabilityPage), the only pages a write can carry
+// (wrote): a search page (filters, orders) is chosen by what a write may change.
 type pageKey struct {
 	scope string
 	first int
 	after string
+	index bool
 }
 
 // memoLimit bounds each of the memo's maps (IDs and pages asked for by clients, which may be
@@ -99,16 +102,18 @@ func (m *readMemo) keepCapabilities(g uint64, ids []string, caps []*catalog.Capa
 // holds `to` at gen. When what the memo holds was read at gen-1, the write was the only one in
 // between (each write advances the generation by one), and keepLists says the write changed no
 // list but by replacing id's entry in place (listsKeep), what was read at gen-1 is carried to
-// gen: the capabilities by ID as they were, the list pages with id's entry replaced by `to`. A
-// page whose entry for id is not `from` (read after this write, or after a later one, though
-// tagged gen-1) is dropped rather than mixed.
+// gen: the capabilities by ID as they were, the list index pages with id's entry replaced by
+// `to`. A page whose entry for id is not `from` (read after this write, or after a later one,
+// though tagged gen-1) is dropped rather than mixed, and so is every search page: its filters
+// and order read fields (status, tags, owner, the update time, the exact health score) that
+// listsKeep does not hold.
 func (m *readMemo) wrote(gen uint64, id string, from, to *catalog.Capability, keepLists bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if keepLists && m.caps != nil && m.gen == gen-1 {
 		m.gen = gen
 		for k, p := range m.pages {
-			if q := replaced(p, id, from, to); q != nil {
+			if q := replaced(p, id, from, to); q != nil && k.index {
 				m.pages[k] = q
 			} else {
 				delete(m.pages, k)

@@ -467,3 +467,59 @@ func TestEmbeddedReadMemoListsInterleavedWithItsOwnWrites(t *testing.T) {
 	}
 	wg.Wait()
 }
+
+// Search pages (filters, orders) are chosen by fields a write may change without moving its
+// capability's list index entries (status, tags, owner, the update time, the exact health
+// score): they are not carried across the store's own write, and each equals the engine's
+// after it. (The probe of issue #17's list carry found a status filter still listing a
+// capability moved out of it, and an UPDATED_AT order missing the capability just written.)
+func TestEmbeddedReadMemoDropsSearchPagesAtItsOwnWrite(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	const id = "CAP-ALERT-MGT-001"
+	queries := []dynamo.CapabilityQuery{
+		{Statuses: []catalog.CapabilityStatus{catalog.CapabilityActive}},
+		{Order: dynamo.OrderUpdatedAt, Desc: true},
+		{Tags: []string{"carried"}},
+	}
+	search := func(s *dynamo.Store) []*dynamo.Page[*catalog.Capability] {
+		t.Helper()
+		var out []*dynamo.Page[*catalog.Capability]
+		for _, q := range queries {
+			for _, first := range []int{2, 50} {
+				p, err := s.SearchCapabilities(ctx, q, first, "")
+				if err != nil {
+					t.Fatal(err)
+				}
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	search(e.store)
+	cur, err := e.other.Capability(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.store.UpdateCapability(ctx, id, cur.Revision, func(c *catalog.Capability) error {
+		c.Status, c.Tags = catalog.CapabilityDeprecated, append(c.Tags, "carried")
+		return nil
+	}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	got, want := search(e.store), search(e.other)
+	for i := range got {
+		if !reflect.DeepEqual(got[i], want[i]) {
+			q := queries[i/2]
+			t.Errorf("search %+v (page %d) after its own write differs from the engine's:\nmemo   %s\nengine %s", q, i, ids(got[i]), ids(want[i]))
+		}
+	}
+}
+
+func ids(p *dynamo.Page[*catalog.Capability]) string {
+	var out []string
+	for _, c := range p.Items {
+		out = append(out, fmt.Sprintf("%s(%s rev %d)", c.CapabilityID, c.Status, c.Revision))
+	}
+	return strings.Join(out, " ")
+}

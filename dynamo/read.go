@@ -290,7 +290,7 @@ func (s *Store) capabilityPage(ctx context.Context, scope string, q query, first
 	if s.memo == nil {
 		return page(s, ctx, scope, q, first, after, toCapability)
 	}
-	g, k := s.memo.now(), pageKey{scope: scope, first: first, after: after}
+	g, k := s.memo.now(), pageKey{scope: scope, first: first, after: after, index: true}
 	if p := s.memo.page(g, k); p != nil {
 		return p, nil
 	}
