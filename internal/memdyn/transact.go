@@ -65,14 +65,11 @@ func (s *Server) transactWriteItems(body []byte) (any, error) {
 	if len(in.ClientRequestToken) > 36 {
 		return nil, validation("1 validation error detected: Value at 'clientRequestToken' failed to satisfy constraint: Member must have length less than or equal to 36")
 	}
-	// The call's parameters, canonical (members in sorted order, as clients send maps in any),
-	// for a client request token's replay check: hashed only when there is a token.
+	// The call's parameters, canonical (members in any order, as clients send maps), for a
+	// client request token's replay check: hashed only when there is a token.
 	var hash [sha256.Size]byte
 	if in.ClientRequestToken != "" {
-		var canon any
-		_ = json.Unmarshal(body, &canon)
-		cb, _ := json.Marshal(canon)
-		hash = sha256.Sum256(cb)
+		hash = canonicalHash(body)
 	}
 
 	gen := s.lockGen()
