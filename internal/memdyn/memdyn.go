@@ -47,6 +47,7 @@ type Server struct {
 	expiring   expiryHeap
 	nextExpiry atomic.Int64
 	tokens     map[string]requestToken // TransactWriteItems client request tokens (see transact.go)
+	tokenOrder []tokenAt               // the tokens in the order they were recorded (dropExpiredTokens)
 	clock      atomic.Pointer[func() time.Time]
 	faults     atomic.Pointer[Faults]
 	// gen counts the write lock's acquisitions (lock): see Generation.

@@ -28,6 +28,29 @@ type requestToken struct {
 	hash [32]byte
 }
 
+// tokenAt is a token as it was recorded, in Server.tokenOrder.
+type tokenAt struct {
+	token string
+	at    time.Time
+}
+
+// dropExpiredTokens forgets the tokens recorded longer than tokenLifetime ago, oldest first:
+// it stops at the first one still live, so a call pays for the tokens that expired since the
+// last one, not for every token of the last ten minutes (the SDK puts one on every
+// TransactWriteItems). A token recorded again is dropped only through its last record. With a
+// clock set back (SetClock) a token may outlive its lifetime here; a lookup checks its age.
+func (s *Server) dropExpiredTokens(now time.Time) {
+	i := 0
+	for ; i < len(s.tokenOrder) && now.Sub(s.tokenOrder[i].at) > tokenLifetime; i++ {
+		t := s.tokenOrder[i]
+		if tok, ok := s.tokens[t.token]; ok && tok.at.Equal(t.at) {
+			delete(s.tokens, t.token)
+		}
+	}
+	clear(s.tokenOrder[:i]) // the strings, for the collector
+	s.tokenOrder = s.tokenOrder[i:]
+}
+
 type txOp struct {
 	condInput
 	Key              map[string]*av
@@ -76,12 +99,8 @@ func (s *Server) transactWriteItems(body []byte) (any, error) {
 	defer s.mu.Unlock()
 	now := s.now()
 	if in.ClientRequestToken != "" {
-		for k, tok := range s.tokens {
-			if now.Sub(tok.at) > tokenLifetime {
-				delete(s.tokens, k)
-			}
-		}
-		if tok, ok := s.tokens[in.ClientRequestToken]; ok {
+		s.dropExpiredTokens(now)
+		if tok, ok := s.tokens[in.ClientRequestToken]; ok && now.Sub(tok.at) <= tokenLifetime {
 			if tok.hash != hash {
 				return nil, &apiError{"IdempotentParameterMismatchException", "Request with the same client request token but different parameters"}
 			}
@@ -214,6 +233,7 @@ func (s *Server) transactWriteItems(body []byte) (any, error) {
 	}
 	if in.ClientRequestToken != "" {
 		s.tokens[in.ClientRequestToken] = requestToken{at: now, hash: hash}
+		s.tokenOrder = append(s.tokenOrder, tokenAt{in.ClientRequestToken, now})
 	}
 	var o obj
 	caps := make([]capacity, 0, len(order))
