@@ -305,6 +305,18 @@ func (n *node) resolve(item map[string]*av) *av {
 	return v
 }
 
+// attributes appends the top-level attribute names the paths of the condition start with: all
+// of the item that eval reads.
+func (n *node) attributes(names []string) []string {
+	if len(n.path) > 0 {
+		names = append(names, n.path[0])
+	}
+	for _, k := range n.kids {
+		names = k.attributes(names)
+	}
+	return names
+}
+
 // eval evaluates a condition against an item.
 func (n *node) eval(item map[string]*av) bool {
 	switch n.op {

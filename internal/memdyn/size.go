@@ -1,6 +1,7 @@
 package memdyn
 
 import (
+	"bytes"
 	"encoding/base64"
 	"errors"
 	"unicode/utf8"
@@ -23,32 +24,43 @@ func rawItemSize(b []byte) (int, error) {
 }
 
 // scanItem returns the size of an item in the JSON wire format and the raw JSON of the values
-// of the attributes named in keys, in one pass over the bytes.
+// of the attributes named in keys, in one pass over the bytes. Names are compared as written:
+// a name written with an escape matches none (scanItemNames tells).
 func scanItem(b []byte, keys []string) (size int, values map[string][]byte, err error) {
+	size, values, _, err = scanItemNames(b, keys)
+	return size, values, err
+}
+
+// scanItemNames is scanItem, also telling whether an attribute name of the item is written with
+// an escape (and so may be one of keys without matching).
+func scanItemNames(b []byte, keys []string) (size int, values map[string][]byte, escapedName bool, err error) {
 	s := &scanner{b: b}
 	values = map[string][]byte{}
 	if err := s.expect('{'); err != nil {
-		return 0, nil, err
+		return 0, nil, false, err
 	}
 	if s.peek() == '}' {
 		s.i++
-		return 0, values, nil
+		return 0, values, false, nil
 	}
 	for {
 		start := s.i
 		n, _, err := s.str()
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, false, err
 		}
 		name := b[start:s.i]
+		if bytes.IndexByte(name, '\\') >= 0 {
+			escapedName = true
+		}
 		if err := s.expect(':'); err != nil {
-			return 0, nil, err
+			return 0, nil, false, err
 		}
 		s.space()
 		vstart := s.i
 		m, err := s.value()
 		if err != nil {
-			return 0, nil, err
+			return 0, nil, false, err
 		}
 		size += n + m
 		for _, k := range keys {
@@ -63,11 +75,11 @@ func scanItem(b []byte, keys []string) (size int, values map[string][]byte, err 
 			s.i++
 			s.space()
 			if s.i != len(s.b) {
-				return 0, nil, errSyntax
+				return 0, nil, false, errSyntax
 			}
-			return size, values, nil
+			return size, values, escapedName, nil
 		default:
-			return 0, nil, errSyntax
+			return 0, nil, false, errSyntax
 		}
 	}
 }
