@@ -107,6 +107,9 @@ func fieldsChanged(before, after *item) []string {
 	}
 	var fields []string
 	for k, v := range a {
+		if identical(v, b[k]) {
+			continue // plain would decode both alike: the same field, without decoding it
+		}
 		if !reflect.DeepEqual(plain(v), plain(b[k])) {
 			fields = append(fields, k)
 		}
@@ -118,6 +121,56 @@ func fieldsChanged(before, after *item) []string {
 	}
 	sort.Strings(fields)
 	return fields
+}
+
+// identical reports whether two attribute values are written alike: the same types, strings,
+// element orders and map members all the way down. Values written alike decode alike, so
+// fieldsChanged needs no decoding for them (most fields of a write, which changes a few); a
+// number such as NaN or Inf, which does not equal itself decoded, is never identical.
+func identical(a, b types.AttributeValue) bool {
+	switch x := a.(type) {
+	case nil:
+		return b == nil
+	case *types.AttributeValueMemberS:
+		y, ok := b.(*types.AttributeValueMemberS)
+		return ok && x != nil && y != nil && x.Value == y.Value
+	case *types.AttributeValueMemberN:
+		y, ok := b.(*types.AttributeValueMemberN)
+		return ok && x != nil && y != nil && x.Value == y.Value && !strings.ContainsAny(x.Value, "nNiI")
+	case *types.AttributeValueMemberBOOL:
+		y, ok := b.(*types.AttributeValueMemberBOOL)
+		return ok && x != nil && y != nil && x.Value == y.Value
+	case *types.AttributeValueMemberNULL:
+		y, ok := b.(*types.AttributeValueMemberNULL)
+		return ok && x != nil && y != nil && x.Value == y.Value
+	case *types.AttributeValueMemberM:
+		y, ok := b.(*types.AttributeValueMemberM)
+		if !ok || x == nil || y == nil || len(x.Value) != len(y.Value) {
+			return false
+		}
+		for k, v := range x.Value {
+			w, ok := y.Value[k]
+			if !ok || !identical(v, w) {
+				return false
+			}
+		}
+		return true
+	case *types.AttributeValueMemberL:
+		y, ok := b.(*types.AttributeValueMemberL)
+		if !ok || x == nil || y == nil || len(x.Value) != len(y.Value) {
+			return false
+		}
+		for i := range x.Value {
+			if !identical(x.Value[i], y.Value[i]) {
+				return false
+			}
+		}
+		return true
+	case *types.AttributeValueMemberSS:
+		y, ok := b.(*types.AttributeValueMemberSS)
+		return ok && x != nil && y != nil && slices.Equal(x.Value, y.Value)
+	}
+	return false // B, NS, BS and anything else: decoded and compared as before
 }
 
 // changeCursor is the position a change ID or a feed cursor names: a change (its capability,
