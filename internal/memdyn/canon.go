@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -26,10 +27,17 @@ import (
 // and its elements; a string 's', its length and its bytes; a number 'n' and its float64 bits;
 // true, false and null 't', 'f' and 'z'.
 func canonicalHash(b []byte) [sha256.Size]byte {
-	c := canon{b: b, out: make([]byte, 0, 2*len(b)), tmp: make([]byte, 0, 2*len(b)), members: make([]member, 0, 64)}
+	c := canons.Get().(*canon)
+	c.b, c.i, c.out, c.tmp, c.members = b, 0, c.out[:0], c.tmp[:0], c.members[:0]
 	c.value()
-	return sha256.Sum256(c.out)
+	sum := sha256.Sum256(c.out)
+	c.b = nil
+	canons.Put(c)
+	return sum
 }
+
+// canons are the buffers of canonicalHash, reused from call to call.
+var canons = sync.Pool{New: func() any { return new(canon) }}
 
 type canon struct {
 	b   []byte
@@ -150,6 +158,7 @@ func (c *canon) object() {
 	c.i++ // {
 	base := len(c.members)
 	start := len(c.out)
+	c.out = append(c.out, 'o', 0, 0, 0, 0) // the member count, written at the end
 	for {
 		c.space()
 		if c.i >= len(c.b) {
@@ -172,6 +181,15 @@ func (c *canon) object() {
 		c.members = append(c.members, member{start: ms, end: len(c.out)})
 	}
 	ms := c.members[base:]
+	defer func() { c.members = c.members[:base] }()
+	inOrder := true // strictly: sorted, no name twice
+	for i := 1; i < len(ms) && inOrder; i++ {
+		inOrder = bytes.Compare(c.name(ms[i-1]), c.name(ms[i])) < 0
+	}
+	if inOrder { // a single member ({"S": ...}), or sent sorted: written as it is
+		binary.BigEndian.PutUint32(c.out[start+1:], uint32(len(ms)))
+		return
+	}
 	// Sorted by name, a repeated name's last occurrence last among its equals; then only that
 	// one is kept.
 	slices.SortStableFunc(ms, func(a, b member) int { return bytes.Compare(c.name(a), c.name(b)) })
@@ -182,13 +200,13 @@ func (c *canon) object() {
 		}
 		kept = append(kept, m)
 	}
-	c.tmp = append(c.tmp[:0], c.out[start:]...)
-	c.out = append(c.out[:start], 'o')
-	c.out = binary.BigEndian.AppendUint32(c.out, uint32(len(kept)))
+	from := start + 5
+	c.tmp = append(c.tmp[:0], c.out[from:]...)
+	c.out = c.out[:from]
 	for _, m := range kept {
-		c.out = append(c.out, c.tmp[m.start-start:m.end-start]...)
+		c.out = append(c.out, c.tmp[m.start-from:m.end-from]...)
 	}
-	c.members = c.members[:base]
+	binary.BigEndian.PutUint32(c.out[start+1:], uint32(len(kept)))
 }
 
 // name is a member's name as written to out.
