@@ -99,8 +99,8 @@ func (r *report) write(w io.Writer, command string) {
 	if s.Large {
 		p("  plus one large capability (%s) with %d jobs and %d one-minute metric samples:", largeID, s.LargeJobs, s.LargeMetrics)
 	}
-	p("  %d items, bulk-loaded through `dynamo.Store.BulkLoad` in %v with no delay (CPU: %v in this process, %v in the backend).",
-		r.items, r.loadTime.Round(100*time.Millisecond), r.loadCPU.Round(100*time.Millisecond), r.loadChildCPU.Round(100*time.Millisecond))
+	p("  %d items, bulk-loaded through `dynamo.Store.BulkWrite` in groups of 4 capabilities and one `RepairCounters` (%d Scan requests) in %v with no delay (CPU: %v in this process, %v in the backend).",
+		r.items, r.loadOps["Scan"], r.loadTime.Round(100*time.Millisecond), r.loadCPU.Round(100*time.Millisecond), r.loadChildCPU.Round(100*time.Millisecond))
 	p("- Runs per operation: %d warm-up, %d at concurrency 1 with the delay (critical path), %d at concurrency %d with the delay (percentiles, throughput), %d at concurrency 1 without the delay (CPU, allocations);",
 		cfg.warm, cfg.n1, cfg.n, cfg.c, cfg.cpuN)
 	p("  fewer where a pass would cost more than %d DynamoDB requests (the runs column says how many: C=1 / C=%d / CPU).", cfg.budget, cfg.c)

@@ -139,6 +139,25 @@ func bundleItems(b *catalog.Bundle, now time.Time) ([]*item, error) {
 // It is for loading catalogues (the sample, benchmarks), not for changes made while serving.
 // It ends by recounting the catalogue's counters (RepairCounters: one Scan of the table).
 func (s *Store) BulkLoad(ctx context.Context, bundles []*catalog.Bundle, parallel int) (int, error) {
+	n, err := s.BulkWrite(ctx, bundles, parallel)
+	if err != nil {
+		return n, err
+	}
+	// Batch writes have no transaction to move the counters in, and a load overwrites what its
+	// keys held: the counters are recounted instead (RepairCounters: a correction measured
+	// against a recount, exact on a rerun and safe beside writers).
+	if _, err := s.RepairCounters(ctx); err != nil {
+		return n, fmt.Errorf("bulk load: %w", err)
+	}
+	return n, nil
+}
+
+// BulkWrite is BulkLoad without its recount of the counters, for a loader that writes a big
+// catalogue as many groups (each BulkLoad's recount is a Scan of the whole table, so a load in
+// n groups would read the table n times): call RepairCounters once after the last group. Until
+// then the counters (catalogueSummary, owners, totalCount of capabilities) do not count what it
+// wrote.
+func (s *Store) BulkWrite(ctx context.Context, bundles []*catalog.Bundle, parallel int) (int, error) {
 	now := s.now()
 	var children, capabilities []*item
 	for _, b := range bundles {
@@ -171,12 +190,6 @@ func (s *Store) BulkLoad(ctx context.Context, bundles []*catalog.Bundle, paralle
 			return 0, fmt.Errorf("bulk load: %w", err)
 		}
 		n += len(reqs)
-	}
-	// Batch writes have no transaction to move the counters in, and a load overwrites what its
-	// keys held: the counters are recounted instead (RepairCounters: a correction measured
-	// against a recount, exact on a rerun and safe beside writers).
-	if _, err := s.RepairCounters(ctx); err != nil {
-		return n, fmt.Errorf("bulk load: %w", err)
 	}
 	return n, nil
 }

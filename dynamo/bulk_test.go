@@ -58,3 +58,38 @@ func TestBulkLoadRejectsBadIDs(t *testing.T) {
 		})
 	}
 }
+
+// BulkWrite writes what BulkLoad writes without the counters' recount (no Scan, no counter
+// write): the counters do not count it until one RepairCounters, after which they equal what
+// BulkLoad leaves.
+func TestBulkWriteThenOneRecount(t *testing.T) {
+	env := newEnv(t)
+	ctx := context.Background()
+	bundles := sample.Catalogue(sampleNow)
+	half := len(bundles) / 2
+	n := 0
+	for _, group := range [][]*catalog.Bundle{bundles[:half], bundles[half:]} {
+		env.Counter.Reset()
+		m, err := env.Store.BulkWrite(ctx, group, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		n += m
+		if ops := env.Counter.Ops(); ops["Scan"] != 0 || ops["UpdateItem"] != 0 || ops["BatchWriteItem"] == 0 {
+			t.Errorf("BulkWrite sent %v; want batch writes only", ops)
+		}
+	}
+	if want := itemCount(bundles); n != want {
+		t.Errorf("BulkWrite wrote %d items, want %d", n, want)
+	}
+	if c, err := env.Store.Counts(ctx); err != nil || c.Capabilities != 0 {
+		t.Errorf("counters before the recount: %+v, %v; want nothing counted", c, err)
+	}
+	if _, err := env.Store.RepairCounters(ctx); err != nil {
+		t.Fatal(err)
+	}
+	wantCounts(t, env.Store, "after BulkWrite and one RepairCounters")
+	if c, err := env.Store.Counts(ctx); err != nil || c.Capabilities != len(bundles) {
+		t.Errorf("counters after the recount: %d capabilities, %v; want %d", c.Capabilities, err, len(bundles))
+	}
+}
