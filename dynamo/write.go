@@ -436,40 +436,51 @@ func listsKeep(capabilityID string, from, to *catalog.Capability, actions []type
 			return false
 		}
 	}
-	pk := capabilityPK(capabilityID)
+	own := capabilityPK(capabilityID)
 	for _, a := range actions {
-		var key map[string]types.AttributeValue
-		switch {
-		case a.Put != nil:
-			key = a.Put.Item
-		case a.Update != nil:
-			key = a.Update.Key
-		case a.Delete != nil:
-			key = a.Delete.Key
-		case a.ConditionCheck != nil:
+		if a.ConditionCheck != nil {
 			continue // writes nothing
-		default:
-			return false
 		}
-		apk, ok1 := key[attrPK].(*types.AttributeValueMemberS)
-		ask, ok2 := key[attrSK].(*types.AttributeValueMemberS)
-		if !ok1 || !ok2 {
+		pk, sk, ok := actionKey(a)
+		if !ok {
 			return false
 		}
 		if a.Put == nil {
 			// An update or a delete of a capability's entry: what it leaves is not known here.
-			if capabilityEntrySK(ask.Value) {
+			if capabilityEntrySK(sk) {
 				return false
 			}
 			continue
 		}
 		gpk, _ := a.Put.Item[attrGSI1PK].(*types.AttributeValueMemberS)
 		listed := gpk != nil && capabilityListPartition(gpk.Value)
-		if (listed || capabilityEntrySK(ask.Value)) && !(apk.Value == pk && capabilityEntrySK(ask.Value)) {
+		if (listed || capabilityEntrySK(sk)) && !(pk == own && capabilityEntrySK(sk)) {
 			return false
 		}
 	}
 	return true
+}
+
+// actionKey returns the PK and SK of the item a transaction's action writes or checks; ok is
+// false when it names none that can be read.
+func actionKey(a types.TransactWriteItem) (pk, sk string, ok bool) {
+	var key map[string]types.AttributeValue
+	switch {
+	case a.Put != nil:
+		key = a.Put.Item
+	case a.Update != nil:
+		key = a.Update.Key
+	case a.Delete != nil:
+		key = a.Delete.Key
+	case a.ConditionCheck != nil:
+		key = a.ConditionCheck.Key
+	}
+	p, ok1 := key[attrPK].(*types.AttributeValueMemberS)
+	s, ok2 := key[attrSK].(*types.AttributeValueMemberS)
+	if !ok1 || !ok2 {
+		return "", "", false
+	}
+	return p.Value, s.Value, true
 }
 
 // committedGeneration reads memdyn.GenerationHeader off a committed TransactWriteItems' raw
@@ -505,27 +516,15 @@ const allSegments = SegComponents | SegDependencies | SegRules
 // touchedSegments returns the segments of capabilityID's partition that actions write or check
 // an item of; an action whose key it cannot read counts as touching every segment.
 func touchedSegments(capabilityID string, actions []types.TransactWriteItem) Segment {
-	pk := capabilityPK(capabilityID)
+	own := capabilityPK(capabilityID)
 	var touched Segment
 	for _, a := range actions {
-		var key map[string]types.AttributeValue
-		switch {
-		case a.Put != nil:
-			key = a.Put.Item
-		case a.Update != nil:
-			key = a.Update.Key
-		case a.Delete != nil:
-			key = a.Delete.Key
-		case a.ConditionCheck != nil:
-			key = a.ConditionCheck.Key
-		}
-		apk, ok1 := key[attrPK].(*types.AttributeValueMemberS)
-		ask, ok2 := key[attrSK].(*types.AttributeValueMemberS)
-		if !ok1 || !ok2 {
+		pk, sk, ok := actionKey(a)
+		if !ok {
 			return allSegments
 		}
-		if apk.Value == pk {
-			touched |= segmentsHolding(ask.Value)
+		if pk == own {
+			touched |= segmentsHolding(sk)
 		}
 	}
 	return touched
