@@ -256,18 +256,14 @@ func capabilityItems(c *catalog.Capability, now time.Time) ([]*item, error) {
 	if err != nil {
 		return nil, err
 	}
-	meta.GSI1PK = capabilitiesPK
-	meta.GSI1SK = capabilityGSI1SK(c.BusinessDomain, c.Priority, c.Name)
+	keys := capabilityListKeys(c)
+	meta.GSI1PK, meta.GSI1SK = keys[0][0], keys[0][1]
 	domain := *meta
 	domain.SK, domain.EntityType = domainIndexSK, entityDomainIndex
-	domain.GSI1PK, domain.GSI1SK = domainPK(c.BusinessDomain), domainGSI1SK(c.Priority, c.Name)
+	domain.GSI1PK, domain.GSI1SK = keys[1][0], keys[1][1]
 	health := *meta
 	health.SK, health.EntityType = healthIndexSK, entityHealthIndex
-	status := c.Aggregates.HealthStatus
-	if status == "" {
-		status = catalog.HealthUnknown
-	}
-	health.GSI1PK, health.GSI1SK = healthPK(status), healthGSI1SK(c.Aggregates.HealthScore, c.CapabilityID)
+	health.GSI1PK, health.GSI1SK = keys[2][0], keys[2][1]
 	return []*item{meta, &domain, &health}, nil
 }
 

@@ -214,6 +214,22 @@ func domainGSI1SK(p catalog.Priority, name string) string {
 // healthPK is the GSI1 partition of the capabilities in one health status.
 func healthPK(status catalog.HealthStatus) string { return healthPrefix + string(status) }
 
+// capabilityListKeys returns the GSI1 keys (partition, sort) of a capability's three list
+// entries, as capabilityItems writes them: its METADATA item in CAPABILITIES (by domain,
+// priority and name), its DOMAIN# index item (by priority and name) and its HEALTH# index item
+// (by score and ID; a capability without a health status is listed as unknown).
+func capabilityListKeys(c *catalog.Capability) [3][2]string {
+	status := c.Aggregates.HealthStatus
+	if status == "" {
+		status = catalog.HealthUnknown
+	}
+	return [3][2]string{
+		{capabilitiesPK, capabilityGSI1SK(c.BusinessDomain, c.Priority, c.Name)},
+		{domainPK(c.BusinessDomain), domainGSI1SK(c.Priority, c.Name)},
+		{healthPK(status), healthGSI1SK(c.Aggregates.HealthScore, c.CapabilityID)},
+	}
+}
+
 // capabilityListPartition reports whether gsi1pk is the GSI1 partition of a capability list
 // (capabilityPage): the CAPABILITIES index, a business domain's or a health status's.
 func capabilityListPartition(gsi1pk string) bool {

@@ -423,18 +423,8 @@ func (s *Store) committed(capabilityID string, st *partitionState, p *plan, meta
 // are those it had, and no other action puts, updates or deletes an entry of those lists (an
 // action whose key it cannot read counts as one).
 func listsKeep(capabilityID string, from, to *catalog.Capability, actions []types.TransactWriteItem) bool {
-	was, err := capabilityItems(from, time.Time{})
-	if err != nil {
+	if capabilityListKeys(from) != capabilityListKeys(to) {
 		return false
-	}
-	is, err := capabilityItems(to, time.Time{})
-	if err != nil {
-		return false
-	}
-	for i := range was {
-		if was[i].GSI1PK != is[i].GSI1PK || was[i].GSI1SK != is[i].GSI1SK {
-			return false
-		}
 	}
 	own := capabilityPK(capabilityID)
 	for _, a := range actions {
