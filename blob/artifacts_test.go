@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/capcat/catalogue/blob"
+	"github.com/capcat/catalogue/internal/budget"
 	"github.com/capcat/catalogue/sample"
 )
 
@@ -352,5 +353,45 @@ func TestOpenEmbedded(t *testing.T) {
 	}
 	if _, err := s.JobArtifactURIs("CAP-ALERT-MGT-001", "../JOB"); !isValidation(err, "jobId") {
 		t.Errorf("JobArtifactURIs(../JOB) = %v, want a validation error on jobId", err)
+	}
+}
+
+// Presigning makes no request, so it spends none of a query's S3 budget: a job's listing with
+// six artifacts is one request and must pass under a budget of one. (It failed with
+// REQUEST_BUDGET_EXCEEDED on the second presign: the presign clients ran the client's budget
+// middleware, so an anonymous explorer page, whose budget is a quarter, lost job artifacts.)
+func TestPresigningSpendsNoBudget(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	if _, err := sample.LoadArtifacts(ctx, e.store, sample.Catalogue(testNow)); err != nil {
+		t.Fatal(err)
+	}
+	sctx, stats := blob.WithStats(ctx)
+	stats.Limit(1)
+	list, err := e.store.ListArtifacts(sctx, "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", blob.ArtifactListOptions{})
+	if err != nil {
+		t.Fatalf("ListArtifacts under a budget of 1 = %v", err)
+	}
+	if len(list.Artifacts) != 6 || list.Artifacts[0].DownloadURL == "" {
+		t.Errorf("ListArtifacts = %d artifacts, first URL %q; want 6 with URLs", len(list.Artifacts), list.Artifacts[0].DownloadURL)
+	}
+	for _, presign := range []func() (*blob.PresignedRequest, error){
+		func() (*blob.PresignedRequest, error) {
+			return e.store.PresignDownload(sctx, "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", blob.ArtifactDeploymentPlan)
+		},
+		func() (*blob.PresignedRequest, error) {
+			return e.store.PresignUpload(sctx, "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", blob.ArtifactDeploymentPlan, "")
+		},
+	} {
+		if p, err := presign(); err != nil || p.URL == "" {
+			t.Errorf("presign after the budget was spent = %+v, %v; want a URL", p, err)
+		}
+	}
+	if s := stats.Snapshot(); s.Requests != 1 {
+		t.Errorf("S3 requests = %+v, want the one ListObjectsV2", s)
+	}
+	// The budget still bounds real requests.
+	if _, err := e.store.ListArtifacts(sctx, "CAP-ALERT-MGT-001", "JOB-DEPLOY-456", blob.ArtifactListOptions{}); !errors.Is(err, budget.ErrExceeded) {
+		t.Errorf("a second ListArtifacts past the budget = %v, want budget.ErrExceeded", err)
 	}
 }

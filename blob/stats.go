@@ -26,12 +26,24 @@ type StatsSnapshot = reqstats.Snapshot
 
 // budgetMiddleware refuses a call once the context's Stats has spent its budget.
 func budgetMiddleware(stack *middleware.Stack) error {
-	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("CatalogueS3Budget", func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc(budgetID, func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 		if s := StatsFrom(ctx); s != nil && !s.Spend() {
 			return middleware.InitializeOutput{}, middleware.Metadata{}, fmt.Errorf("%s: %w", middleware.GetOperationName(ctx), budget.ErrExceeded)
 		}
 		return next.HandleInitialize(ctx, in)
 	}), middleware.After)
+}
+
+// budgetID names budgetMiddleware in the stack.
+const budgetID = "CatalogueS3Budget"
+
+// withoutBudget takes budgetMiddleware out of a stack (presigning's: see presignClient).
+func withoutBudget(stack *middleware.Stack) error {
+	if _, ok := stack.Initialize.Get(budgetID); !ok {
+		return nil
+	}
+	_, err := stack.Initialize.Remove(budgetID)
+	return err
 }
 
 type statsKey struct{}

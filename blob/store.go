@@ -102,13 +102,15 @@ type Store struct {
 }
 
 // presignClient presigns with client's configuration, under the access key ID key when set.
+// Presigning sends nothing, so it runs without the client's budget middleware: a query's S3
+// budget bounds the requests it makes, not the URLs it hands out.
 func presignClient(client *s3.Client, key string) *s3.PresignClient {
-	if key == "" {
-		return s3.NewPresignClient(client)
-	}
 	return s3.NewPresignClient(client, func(po *s3.PresignOptions) {
 		po.ClientOptions = append(po.ClientOptions, func(o *s3.Options) {
-			o.Credentials = credentials.NewStaticCredentialsProvider(key, "local", "")
+			o.APIOptions = append(o.APIOptions, withoutBudget)
+			if key != "" {
+				o.Credentials = credentials.NewStaticCredentialsProvider(key, "local", "")
+			}
 		})
 	})
 }
