@@ -139,3 +139,34 @@ func TestArchiveAndReadAcross(t *testing.T) {
 		t.Errorf("archive of the future = %s", resp.Body)
 	}
 }
+
+// A capability's metrics window that reaches the archive is read once per request: the
+// planner's prefetch starts it the way the resolver reads it (through the archive), so each
+// component's range is one Query. It was read twice (the prefetch read the table alone, then
+// the resolver read it again through the archive: 4 wasted Queries on the explorer's
+// capability page of the default server, whose archive may move samples older than 10 minutes).
+func TestArchivedMetricsWindowReadOnce(t *testing.T) {
+	h := newHybridHarness(t)
+	q := `query($from: DateTime!) { capability(id: "CAP-ALERT-MGT-001") {
+		components { componentId }
+		metrics(metricType: PERFORMANCE, from: $from, first: 1000) { nodes { componentId timestamp } }
+	} }`
+	var out struct {
+		Capability struct {
+			Components []struct{ ComponentID string }
+			Metrics    struct {
+				Nodes []struct{ ComponentID string }
+			}
+		}
+	}
+	resp := h.ok(t, q, map[string]any{"from": testNow.Add(-6 * time.Hour).Format(time.RFC3339)}, &out)
+	comps := len(out.Capability.Components)
+	if comps == 0 || len(out.Capability.Metrics.Nodes) == 0 {
+		t.Fatalf("no components or metrics: %s", resp.Body)
+	}
+	// The metadata, the components' range, and one Query per component's metrics.
+	ops := resp.Extensions.DynamoDB.Operations
+	if ops["BatchGetItem"] != 1 || ops["Query"] != 1+comps || resp.Extensions.DynamoDB.Requests != 2+comps {
+		t.Errorf("DynamoDB requests = %+v, want 1 BatchGetItem and %d Queries (the components, then one per component)", resp.Extensions.DynamoDB, 1+comps)
+	}
+}

@@ -70,6 +70,8 @@ type Loaders struct {
 	// ahead holds the capability pages started before the field that asks for them (an
 	// owner's first page, read with its counts), by ownerPageKey.
 	ahead map[string]*pageAhead
+	// archived holds the metrics windows read through the archive (Resolver.metricsRead).
+	archived map[archivedKey]*windowRead
 
 	roots  sync.Once     // PrefetchRoots
 	window time.Duration // the metadata loader's batch window
@@ -152,7 +154,7 @@ func (l *Loaders) Reset() {
 	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.planned, l.ranges, l.ahead = map[string][]dynamo.Segment{}, map[rangeKey]*rangeRead{}, nil
+	l.planned, l.ranges, l.ahead, l.archived = map[string][]dynamo.Segment{}, map[rangeKey]*rangeRead{}, nil, nil
 	l.byID, l.graph = map[string]map[string]*catalog.Component{}, map[string]*edgeIndex{}
 	if l.consistent != nil {
 		l.consistent = map[string]bool{}
@@ -357,6 +359,57 @@ func (l *Loaders) loadMetrics(ctx context.Context, k metricsKey) (*dynamo.Page[*
 		return l.store.ComponentMetrics(ctx, f, k.First, k.After)
 	}
 	return l.store.Metrics(ctx, k.CapabilityID, f, k.First, k.After)
+}
+
+// archivedKey is a metrics window read through the archive, and the capability whose archive
+// holds it.
+type archivedKey struct {
+	metricsKey
+	owner string
+}
+
+// windowRead is one read of an archived window: done is closed once page and err are set.
+type windowRead struct {
+	done chan struct{}
+	page *dynamo.Page[*catalog.Metric]
+	err  error
+}
+
+// archivedWindow starts read for the window k of owner unless this request started it already,
+// and returns its result, waited for. The read runs in its own goroutine with the context of
+// whoever started it (the request's, with its budget and counts), so that a prefetch does not
+// wait for it.
+func (l *Loaders) archivedWindow(ctx context.Context, k metricsKey, owner string, read func(context.Context) (*dynamo.Page[*catalog.Metric], error)) func() (*dynamo.Page[*catalog.Metric], error) {
+	key := archivedKey{k, owner}
+	l.mu.Lock()
+	w, started := l.archived[key]
+	if !started {
+		if l.archived == nil {
+			l.archived = map[archivedKey]*windowRead{}
+		}
+		w = &windowRead{done: make(chan struct{})}
+		l.archived[key] = w
+	}
+	l.mu.Unlock()
+	if !started {
+		go func() {
+			defer close(w.done)
+			defer func() {
+				if p := recover(); p != nil {
+					w.page, w.err = nil, fmt.Errorf("read metrics of %s: panic: %v", owner, p)
+				}
+			}()
+			w.page, w.err = read(ctx)
+		}()
+	}
+	return func() (*dynamo.Page[*catalog.Metric], error) {
+		select {
+		case <-w.done:
+			return w.page, w.err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
 }
 
 func parseKeyTime(s string) (*time.Time, error) {

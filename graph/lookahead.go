@@ -156,14 +156,16 @@ func (r *Resolver) prefetchCapability(ctx context.Context, id string, s selectio
 	if want := r.segments.read(ctx, "Capability", s); want != 0 {
 		l.Prefetch(ctx, id, want)
 	}
-	prefetchWindows(ctx, id, s)
+	r.prefetchWindows(ctx, id, s)
 }
 
 // prefetchWindows starts the jobs and metrics windows that a capability's selection s asks for,
 // under the keys their resolvers will build, so that they go out with the metadata and segment
-// reads instead of one round trip later, once the capability has resolved. Arguments it cannot
+// reads instead of one round trip later, once the capability has resolved. A metrics window is
+// started the way its resolver reads it (metricsRead: the table alone, or through the archive
+// when it reaches archived hours), so that the resolver finds it started. Arguments it cannot
 // read are left to the resolver, which reports them.
-func prefetchWindows(ctx context.Context, id string, s selection) {
+func (r *Resolver) prefetchWindows(ctx context.Context, id string, s selection) {
 	if len(s["jobs"]) == 0 && len(s["metrics"]) == 0 {
 		return
 	}
@@ -177,7 +179,7 @@ func prefetchWindows(ctx context.Context, id string, s selection) {
 	}
 	for _, f := range s["metrics"] {
 		if k, ok := metricsWindowKey(id, f.ArgumentMap(vars)); ok {
-			l.metricWindows.Load(ctx, k)
+			r.metricsRead(ctx, k, id)
 		}
 	}
 }

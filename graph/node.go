@@ -37,7 +37,7 @@ func (r *Resolver) prefetchNodes(ctx context.Context, ids []catalog.NodeID) {
 		case catalog.KindCapability:
 			capIDs = append(capIDs, n.CapabilityID)
 			seg = r.segments.read(ctx, string(n.Kind), s)
-			prefetchWindows(ctx, n.CapabilityID, s)
+			r.prefetchWindows(ctx, n.CapabilityID, s)
 		case catalog.KindComponent:
 			seg = dynamo.SegComponents | r.segments.read(ctx, string(n.Kind), s)
 		case catalog.KindDependency:

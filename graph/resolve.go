@@ -90,40 +90,60 @@ func capabilityRef(ctx context.Context, id string) (*catalog.Capability, error) 
 	return For(ctx).Capability(ctx, id)
 }
 
-// metricsPage returns a metrics window: without an archive a DynamoDB window through the
-// loaders; with one, the archive's reader decides where the window is read (archive.Page),
-// given the same loader read for windows that stay in DynamoDB and the capability's loaded
-// components. owner is the capability of the window's component when known; for
-// componentMetrics it is empty and the reader finds it.
+// metricsPage returns a window of metrics: from the table alone (the metrics loader, which
+// the planner's prefetch may have started), or, when an archive is configured and the window
+// reaches the hours it may have moved to S3, merged from the table and the archive. owner is
+// the capability whose archive holds the component's samples ("" for k.CapabilityID).
 func (r *Resolver) metricsPage(ctx context.Context, k metricsKey, owner string) (*dynamo.Page[*catalog.Metric], error) {
+	return r.metricsRead(ctx, k, owner)()
+}
+
+// metricsRead starts metricsPage's read and returns its result. Under the same key and owner,
+// one request reads a window once: the prefetch (prefetchWindows) and the resolver share it,
+// whichever path it takes.
+func (r *Resolver) metricsRead(ctx context.Context, k metricsKey, owner string) func() (*dynamo.Page[*catalog.Metric], error) {
+	l := For(ctx)
 	if r.archive == nil {
-		return metricsWindow(ctx, k)
+		return l.metricWindows.Load(ctx, k)
 	}
 	from, err := parseKeyTime(k.From)
 	if err != nil {
-		return nil, err
+		return failed[*dynamo.Page[*catalog.Metric]](err)
 	}
 	to, err := parseKeyTime(k.To)
 	if err != nil {
-		return nil, err
+		return failed[*dynamo.Page[*catalog.Metric]](err)
+	}
+	if !r.archive.Reaches(from) {
+		return l.metricWindows.Load(ctx, k)
 	}
 	if owner == "" {
 		owner = k.CapabilityID
 	}
 	q := archive.MetricsQuery{CapabilityID: owner, ComponentID: k.ComponentID, MetricType: k.MetricType, From: from, To: to, First: k.First, After: k.After}
-	table := func(ctx context.Context) (*dynamo.Page[*catalog.Metric], error) { return metricsWindow(ctx, k) }
-	components := func(ctx context.Context) ([]string, error) {
-		p, err := partition(ctx, k.CapabilityID, dynamo.SegComponents)
-		if err != nil {
-			return nil, err
+	return l.archivedWindow(ctx, k, owner, func(ctx context.Context) (*dynamo.Page[*catalog.Metric], error) {
+		table := func(ctx context.Context) (*dynamo.Page[*catalog.Metric], error) { return metricsWindow(ctx, k) }
+		components := func(ctx context.Context) ([]string, error) {
+			p, err := partition(ctx, k.CapabilityID, dynamo.SegComponents)
+			if err != nil {
+				return nil, err
+			}
+			ids := make([]string, 0, len(p.Components))
+			for _, c := range p.Components {
+				ids = append(ids, c.ComponentID)
+			}
+			return ids, nil
 		}
-		ids := make([]string, 0, len(p.Components))
-		for _, c := range p.Components {
-			ids = append(ids, c.ComponentID)
-		}
-		return ids, nil
+		return r.archive.Page(ctx, q, table, components)
+	})
+}
+
+// failed is the result of a read that could not start.
+func failed[T any](err error) func() (T, error) {
+	return func() (T, error) {
+		var zero T
+		return zero, err
 	}
-	return r.archive.Page(ctx, q, table, components)
 }
 
 // liveOnly drops from a page of index reads (components by type, a job by ID, a component's

@@ -90,6 +90,9 @@ type MetricsArchive interface {
 	Page(ctx context.Context, q archive.MetricsQuery, table archive.TableRead, components func(context.Context) ([]string, error)) (*dynamo.Page[*catalog.Metric], error)
 	Archive(ctx context.Context, before time.Time, progress func(archive.Progress)) (archive.Report, error)
 	Metrics(ctx context.Context, q archive.MetricsQuery) (*dynamo.Page[*catalog.Metric], error)
+	// Reaches reports whether a window from from may hold archived samples (Page reads the
+	// table alone otherwise).
+	Reaches(from *time.Time) bool
 }
 
 var (
