@@ -7,6 +7,8 @@ import (
 	"github.com/99designs/gqlgen/graphql/errcode"
 	"github.com/99designs/gqlgen/graphql/handler/extension"
 	"github.com/vektah/gqlparser/v2/gqlerror"
+
+	"github.com/capcat/catalogue/internal/lru"
 )
 
 // Automatic persisted queries, Apollo's protocol: a client sends
@@ -43,7 +45,7 @@ const DefaultPersistedQueryBytes = 4 << 20
 // PersistedQueries stores the queries of automatic persisted queries by their SHA-256, bounded
 // by bytes. One store may serve several handlers; a nil *PersistedQueries stores nothing.
 type PersistedQueries struct {
-	keyed, anonymous *lru[string]
+	keyed, anonymous *lru.LRU[string]
 }
 
 // NewPersistedQueries returns a store that holds at most maxBytes of queries: three quarters
@@ -56,22 +58,22 @@ func NewPersistedQueries(maxBytes int) *PersistedQueries {
 	anonymous := maxBytes / 4
 	// Entries are at least apqEntryOverhead bytes: the count bound never binds first.
 	entries := maxBytes/apqEntryOverhead + 1
-	return &PersistedQueries{keyed: newLRU[string](entries, maxBytes-anonymous), anonymous: newLRU[string](entries, anonymous)}
+	return &PersistedQueries{keyed: lru.New[string](entries, maxBytes-anonymous), anonymous: lru.New[string](entries, anonymous)}
 }
 
 // Len returns how many queries are stored and the bytes they count for.
 func (p *PersistedQueries) Len() (entries, bytes int) {
-	n1, b1 := p.keyed.len()
-	n2, b2 := p.anonymous.len()
+	n1, b1 := p.keyed.Len()
+	n2, b2 := p.anonymous.Len()
 	return n1 + n2, b1 + b2
 }
 
 // lookup returns the query stored under hash, registered by any caller.
 func (p *PersistedQueries) lookup(hash string) (string, bool) {
-	if q, ok := p.keyed.get(hash); ok {
+	if q, ok := p.keyed.Get(hash); ok {
 		return q, true
 	}
-	return p.anonymous.get(hash)
+	return p.anonymous.Get(hash)
 }
 
 // store keeps query under hash in the part of the store of a caller with or without a key.
@@ -80,7 +82,7 @@ func (p *PersistedQueries) store(hash, query string, anonymous bool) {
 	if anonymous {
 		part = p.anonymous
 	}
-	part.add(hash, query, len(hash)+len(query)+apqEntryOverhead)
+	part.Add(hash, query, len(hash)+len(query)+apqEntryOverhead)
 }
 
 // apqCache is the graphql.Cache that gqlgen's extension reads and writes for one handler. Its

@@ -9,6 +9,7 @@ import (
 
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/lru"
 )
 
 // DefaultCacheBytes is the default bound of a server's partition cache: 64 MiB.
@@ -31,7 +32,7 @@ const DefaultCacheBytes = 64 << 20
 // It is bounded by the estimated bytes of its entries (cacheWeight), the least recently used
 // evicted first. A nil *PartitionCache caches nothing.
 type PartitionCache struct {
-	lru                      *lru[*cachedRange]
+	lru                      *lru.LRU[*cachedRange]
 	hits, misses, evictions  prometheus.Counter
 	entriesGauge, bytesGauge prometheus.GaugeFunc
 }
@@ -61,7 +62,7 @@ func NewPartitionCache(maxBytes int, reg prometheus.Registerer) *PartitionCache 
 		return nil
 	}
 	c := &PartitionCache{
-		lru: newLRU[*cachedRange](math.MaxInt, maxBytes),
+		lru: lru.New[*cachedRange](math.MaxInt, maxBytes),
 		hits: prometheus.NewCounter(prometheus.CounterOpts{Name: "catalogue_partition_cache_hits_total",
 			Help: "Partition ranges answered from the partition cache."}),
 		misses: prometheus.NewCounter(prometheus.CounterOpts{Name: "catalogue_partition_cache_misses_total",
@@ -70,9 +71,9 @@ func NewPartitionCache(maxBytes int, reg prometheus.Registerer) *PartitionCache 
 			Help: "Partition cache entries evicted to stay within -cache-bytes."}),
 	}
 	c.entriesGauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "catalogue_partition_cache_entries",
-		Help: "Ranges held by the partition cache."}, func() float64 { n, _ := c.lru.len(); return float64(n) })
+		Help: "Ranges held by the partition cache."}, func() float64 { n, _ := c.lru.Len(); return float64(n) })
 	c.bytesGauge = prometheus.NewGaugeFunc(prometheus.GaugeOpts{Name: "catalogue_partition_cache_bytes",
-		Help: "Estimated bytes held by the partition cache (bounded by -cache-bytes)."}, func() float64 { _, b := c.lru.len(); return float64(b) })
+		Help: "Estimated bytes held by the partition cache (bounded by -cache-bytes)."}, func() float64 { _, b := c.lru.Len(); return float64(b) })
 	if reg != nil {
 		reg.MustRegister(c.hits, c.misses, c.evictions, c.entriesGauge, c.bytesGauge)
 	}
@@ -84,7 +85,7 @@ func (c *PartitionCache) Len() (entries, bytes int) {
 	if c == nil {
 		return 0, 0
 	}
-	return c.lru.len()
+	return c.lru.Len()
 }
 
 func cacheKey(table string, k rangeKey) string {
@@ -93,7 +94,7 @@ func cacheKey(table string, k rangeKey) string {
 
 // get returns the range k of table at version v, if cached at exactly that version.
 func (c *PartitionCache) get(table string, k rangeKey, v capVersion) (*dynamo.Partition, bool) {
-	e, ok := c.lru.get(cacheKey(table, k))
+	e, ok := c.lru.Get(cacheKey(table, k))
 	if !ok || e.version != v {
 		return nil, false
 	}
@@ -102,7 +103,7 @@ func (c *PartitionCache) get(table string, k rangeKey, v capVersion) (*dynamo.Pa
 
 // put caches p as the range k of table at version v, replacing what the key held.
 func (c *PartitionCache) put(table string, k rangeKey, v capVersion, p *dynamo.Partition) {
-	if n := c.lru.set(cacheKey(table, k), &cachedRange{version: v, part: p}, cacheWeight(table, k, p)); n > 0 {
+	if n := c.lru.Set(cacheKey(table, k), &cachedRange{version: v, part: p}, cacheWeight(table, k, p)); n > 0 {
 		c.evictions.Add(float64(n))
 	}
 }
@@ -130,7 +131,7 @@ func (c *PartitionCache) Retag(e dynamo.Commit) {
 		if e.Touched&r != 0 {
 			continue
 		}
-		c.lru.swap(cacheKey(e.Table, rangeKey{CapabilityID: e.CapabilityID, Range: r}), func(old *cachedRange) (*cachedRange, bool) {
+		c.lru.Swap(cacheKey(e.Table, rangeKey{CapabilityID: e.CapabilityID, Range: r}), func(old *cachedRange) (*cachedRange, bool) {
 			if old.version != from {
 				return nil, false
 			}
