@@ -153,7 +153,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	corsOrigins := fs.String("cors-origins", getenv("CORS_ORIGINS"), "comma-separated exact origins (scheme://host[:port]) of web UIs on other origins that may call /graphql from a browser with an API key or token (env CORS_ORIGINS); none by default. Needs -api-keys-file or -oidc-issuer. WebSockets are -websocket-origins")
 	fs.IntVar(&c.maxInFlight, "max-in-flight", envInt("MAX_IN_FLIGHT", graph.DefaultMaxInFlight), "most GraphQL requests served at once; beyond it 503 with Retry-After (env MAX_IN_FLIGHT; -1 for no bound)")
 	fs.IntVar(&c.apqBytes, "apq-cache-bytes", envInt("APQ_CACHE_BYTES", graph.DefaultPersistedQueryBytes), "bytes of automatic persisted queries kept (env APQ_CACHE_BYTES); 0 turns them off")
-	fs.IntVar(&c.cacheBytes, "cache-bytes", envInt("CACHE_BYTES", graph.DefaultCacheBytes), "bytes of decoded partition ranges (components, dependencies, rules) kept, each used only while its capability's WriteSeq is unchanged (env CACHE_BYTES); 0 turns the cache off")
+	fs.IntVar(&c.cacheBytes, "cache-bytes", envInt("CACHE_BYTES", graph.DefaultCacheBytes), "bytes of decoded partition ranges (components, dependencies, rules) kept, each used only while its capability's WriteSeq is unchanged, and an eighth more of archived metric hours, each used only while its object's ETag is unchanged (env CACHE_BYTES); 0 turns both off")
 	fs.StringVar(&c.metricsAddr, "metrics-addr", getenv("METRICS_ADDR"), "serve /metrics on this address (e.g. 10.0.0.5:9090) without a key, and not on the API's; empty serves it on the API's address to API keys (env METRICS_ADDR)")
 	fs.StringVar(&c.tlsCert, "tls-cert", getenv("TLS_CERT_FILE"), "PEM certificate (chain) for HTTPS, reloaded when it changes or on SIGHUP (env TLS_CERT_FILE)")
 	fs.StringVar(&c.tlsKey, "tls-key", getenv("TLS_KEY_FILE"), "PEM private key of -tls-cert (env TLS_KEY_FILE)")
@@ -711,7 +711,7 @@ func openBackends(ctx context.Context, cfg *config, getenv func(string) string, 
 		}
 	}
 	b.buckets = b.objects.Buckets()
-	b.archiver = archive.New(b.store, b.objects, archive.Options{CursorSecret: []byte(getenv("CURSOR_SECRET"))})
+	b.archiver = archive.New(b.store, b.objects, archive.Options{CursorSecret: []byte(getenv("CURSOR_SECRET")), HourCacheBytes: archive.HourCacheShare(cfg.cacheBytes)})
 	if data != nil {
 		data.Bind(b.store, s3emb)
 		if data.Exists() {

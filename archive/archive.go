@@ -10,11 +10,13 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/lru"
 	"github.com/capcat/catalogue/internal/signed"
 )
 
@@ -28,6 +30,9 @@ type Archiver struct {
 	db      *dynamo.Store
 	obj     *blob.Store
 	cursors signed.Codec
+	// hours holds archived hours as read (decoded, checked and sorted), by key and ETag; nil
+	// when Options.HourCacheBytes turns it off.
+	hours *lru.LRU[[]*catalog.Metric]
 }
 
 // Options configure an Archiver.
@@ -35,6 +40,24 @@ type Options struct {
 	// CursorSecret signs the cursors of Metrics. Empty means a random secret for this process:
 	// set it when several instances serve the same clients.
 	CursorSecret []byte
+	// HourCacheBytes bounds the archived hours a reader keeps decoded, by the estimated bytes
+	// of their samples; 0 means DefaultHourCacheBytes, a negative value keeps none. An hour is
+	// used again only while the listing of the read that wants it names the same version of
+	// its object (its ETag): a rewritten hour (an archive run merging late samples) is read
+	// anew.
+	HourCacheBytes int
+}
+
+// DefaultHourCacheBytes is the archived hours' cache when Options do not set one.
+const DefaultHourCacheBytes = 8 << 20
+
+// HourCacheShare is Options.HourCacheBytes for a server whose partition cache has cacheBytes
+// (its -cache-bytes): an eighth of it, none when that cache is off.
+func HourCacheShare(cacheBytes int) int {
+	if cacheBytes <= 0 {
+		return -1
+	}
+	return max(cacheBytes/8, 1)
 }
 
 // New returns an Archiver over the table db and the buckets of obj. Its clock and the archive
@@ -45,7 +68,14 @@ func New(db *dynamo.Store, obj *blob.Store, opts Options) *Archiver {
 		secret = make([]byte, 32)
 		_, _ = rand.Read(secret)
 	}
-	return &Archiver{db: db, obj: obj, cursors: signed.New(secret)}
+	a := &Archiver{db: db, obj: obj, cursors: signed.New(secret)}
+	switch n := opts.HourCacheBytes; {
+	case n == 0:
+		a.hours = lru.New[[]*catalog.Metric](math.MaxInt, DefaultHourCacheBytes)
+	case n > 0:
+		a.hours = lru.New[[]*catalog.Metric](math.MaxInt, n)
+	}
+	return a
 }
 
 // Report counts what an Archive run did.

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -574,7 +575,7 @@ func TestMetricsCost(t *testing.T) {
 
 	t.Run("listing pages", func(t *testing.T) {
 		small := blob.New(e.client, blob.Options{Now: func() time.Time { return testNow }, ListPage: 4})
-		paged := &env{db: e.db, arch: archive.New(e.db.Store, small, archive.Options{CursorSecret: []byte("test-secret")})}
+		paged := &env{db: e.db, arch: archive.New(e.db.Store, small, archive.Options{CursorSecret: []byte("test-secret"), HourCacheBytes: -1})}
 		q := archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(7, 23), To: at(8, 23), First: 1000}
 		sctx, stats := blob.WithStats(ctx)
 		got := paged.readAllCtx(t, sctx, q)
@@ -844,5 +845,91 @@ func TestPageDecidesWhereToRead(t *testing.T) {
 	q = archive.MetricsQuery{ComponentID: "nobody-1", From: &old, First: 5}
 	if p, err := e.arch.Page(ctx, q, noTable, noComponents); err != nil || len(p.Items) != 0 {
 		t.Errorf("Page(%s) = %v, %v; want an empty page", describe(q), p, err)
+	}
+}
+
+// A reader with the archived hours' cache reads an hour's object once while its version (the
+// listing's ETag) stays the same; a rewritten hour (an archive run merging late samples, or
+// another instance's) is read anew; a failed GET keeps nothing.
+func TestArchivedHoursCache(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.load(t, testBundles())
+	ctx := context.Background()
+	if _, err := e.arch.Archive(ctx, archiveBefore, nil); err != nil {
+		t.Fatalf("Archive() = %v", err)
+	}
+	cached := archive.New(e.db.Store, e.store, archive.Options{CursorSecret: []byte("test-secret")})
+	at := func(d, h int) *time.Time { t := time.Date(2026, 3, d, h, 0, 0, 0, time.UTC); return &t }
+	q := archive.MetricsQuery{CapabilityID: "CAP-ARC-A", ComponentID: "api-1", From: at(8, 5), To: at(8, 6), First: 1000}
+	read := func() (*dynamo.Page[*catalog.Metric], map[string]int) {
+		t.Helper()
+		sctx, stats := blob.WithStats(ctx)
+		p, err := cached.Metrics(sctx, q)
+		if err != nil {
+			t.Fatalf("Metrics(%s) = %v", describe(q), err)
+		}
+		return p, stats.Snapshot().Operations
+	}
+	uncached, err := e.arch.Metrics(ctx, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, ops := read()
+	if !mapsEqual(ops, map[string]int{"ListObjectsV2": 1, "GetObject": 2}) {
+		t.Errorf("first read: S3 requests = %v, want 1 ListObjectsV2 and 2 GetObject", ops)
+	}
+	second, ops := read()
+	if !mapsEqual(ops, map[string]int{"ListObjectsV2": 1}) {
+		t.Errorf("second read: S3 requests = %v, want the listing alone", ops)
+	}
+	for _, p := range []*dynamo.Page[*catalog.Metric]{first, second} {
+		if !reflect.DeepEqual(p, uncached) {
+			t.Errorf("cached read differs from the uncached one")
+		}
+	}
+	if n, b := cached.CachedHours(); n != 2 || b <= 0 {
+		t.Errorf("CachedHours() = %d, %d; want 2 hours and their bytes", n, b)
+	}
+
+	// Another instance rewrites the hour 05:00 with a changed sample: the next read shows it.
+	key := blob.MetricsKey("CAP-ARC-A", "api-1", *at(8, 5))
+	data, err := e.store.GetMetricsObject(ctx, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := blob.DecodeMetrics(data)
+	if err != nil || len(ms) == 0 {
+		t.Fatalf("DecodeMetrics = %d, %v", len(ms), err)
+	}
+	ms[0].Dimensions = map[string]any{"rewritten": "yes"}
+	data, err = blob.EncodeMetrics(ms)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.store.PutMetricsObject(ctx, key, data); err != nil {
+		t.Fatal(err)
+	}
+	after, ops := read()
+	if !mapsEqual(ops, map[string]int{"ListObjectsV2": 1, "GetObject": 1}) {
+		t.Errorf("after the rewrite: S3 requests = %v, want the listing and the rewritten hour", ops)
+	}
+	found := false
+	for _, m := range after.Items {
+		found = found || m.Dimensions["rewritten"] == "yes"
+	}
+	if !found {
+		t.Errorf("the read after the hour was rewritten does not show the rewritten sample")
+	}
+
+	// A failed GET is an error and keeps nothing: the next read reads the hour again.
+	fresh := archive.New(e.db.Store, e.store, archive.Options{CursorSecret: []byte("test-secret")})
+	e.faults.Set(func(method, key string) bool { return method == http.MethodGet && strings.HasSuffix(key, ".json.gz") })
+	if _, err := fresh.Metrics(ctx, q); err == nil {
+		t.Errorf("Metrics with failing GETs = nil error")
+	}
+	e.faults.Set(nil)
+	if n, _ := fresh.CachedHours(); n != 0 {
+		t.Errorf("CachedHours() after failed GETs = %d, want 0", n)
 	}
 }

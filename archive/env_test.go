@@ -44,7 +44,9 @@ func newEnv(tb testing.TB) *env {
 	e := &env{db: dynamotest.New(tb, dynamotest.Options{Now: func() time.Time { return testNow }, MaxAttempts: 1})}
 	objects := blobtest.New(tb, func() time.Time { return testNow }, blob.Options{})
 	e.s3, e.client, e.faults, e.store = objects.S3, objects.Client, objects.Faults, objects.Store
-	e.arch = archive.New(e.db.Store, e.store, archive.Options{CursorSecret: []byte("test-secret")})
+	// The reader keeps no archived hours here: the tests count and fault its S3 requests
+	// (TestArchivedHoursCache tests the cache).
+	e.arch = archive.New(e.db.Store, e.store, archive.Options{CursorSecret: []byte("test-secret"), HourCacheBytes: -1})
 	e.db.Counter.Reset()
 	return e
 }

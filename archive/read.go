@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -372,28 +373,69 @@ func (s *stream) list(ctx context.Context) error {
 
 // read loads one archived hour into the archive buffer.
 func (s *stream) read(ctx context.Context, h blob.ArchivedHour) error {
-	obj := s.a.obj
-	data, err := obj.GetMetricsObject(ctx, h.Key)
-	if errors.Is(err, blob.ErrNotFound) {
-		return nil // gone since the listing
-	}
+	ms, err := s.a.hour(ctx, h, s.w.capabilityID, s.comp)
 	if err != nil {
-		return fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
+		return err
 	}
-	ms, err := blob.DecodeMetrics(data)
-	if err != nil {
-		return fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
-	}
-	if err := blob.CheckHour(ms, s.w.capabilityID, s.comp, h.Hour); err != nil {
-		return fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
-	}
-	blob.SortMetrics(ms)
 	for _, m := range ms {
 		if s.wanted(m) {
 			s.archiveBuf = append(s.archiveBuf, m)
 		}
 	}
 	return nil
+}
+
+// hour returns the samples of an archived hour of a component, checked and sorted: from the
+// cache when it holds the version the listing saw (h.ETag), else from S3, kept under the
+// version that GetObject returned. Nothing (and no error) when the object is gone since the
+// listing. The samples are shared: readers do not modify them.
+func (a *Archiver) hour(ctx context.Context, h blob.ArchivedHour, capabilityID, componentID string) ([]*catalog.Metric, error) {
+	if a.hours != nil && h.ETag != "" {
+		if ms, ok := a.hours.Get(hourCacheKey(h.Key, h.ETag)); ok {
+			return ms, nil
+		}
+	}
+	obj := a.obj
+	data, etag, err := obj.GetMetricsObjectVersion(ctx, h.Key)
+	if errors.Is(err, blob.ErrNotFound) {
+		return nil, nil // gone since the listing
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
+	}
+	ms, err := blob.DecodeMetrics(data)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
+	}
+	if err := blob.CheckHour(ms, capabilityID, componentID, h.Hour); err != nil {
+		return nil, fmt.Errorf("read %s: %w", obj.MetricsURI(h.Key), err)
+	}
+	blob.SortMetrics(ms)
+	if a.hours != nil && etag != "" {
+		a.hours.Add(hourCacheKey(h.Key, etag), ms, hourWeight(ms))
+	}
+	return ms, nil
+}
+
+// hourCacheKey names a version of an archived hour's object.
+func hourCacheKey(key, etag string) string { return key + "\x00" + etag }
+
+// hourWeight estimates the bytes that decoded samples hold: twice their JSON, as the partition
+// cache counts its ranges.
+func hourWeight(ms []*catalog.Metric) int {
+	b, err := json.Marshal(ms)
+	if err != nil {
+		return math.MaxInt
+	}
+	return 2 * len(b)
+}
+
+// CachedHours returns how many archived hours the cache holds and their estimated bytes.
+func (a *Archiver) CachedHours() (entries, bytes int) {
+	if a.hours == nil {
+		return 0, 0
+	}
+	return a.hours.Len()
 }
 
 // cursorPayload is the position a cursor of Metrics points at.

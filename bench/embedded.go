@@ -206,7 +206,7 @@ func startEmbedded(ctx context.Context, cfg config) (*embServer, int, []*catalog
 		Deadline:         10 * time.Second, // server.go's -request-timeout default
 		Instruments:      metrics,
 		Artifacts:        objects,
-		Archive:          archive.New(store, objects, archive.Options{CursorSecret: []byte("bench")}),
+		Archive:          archive.New(store, objects, archive.Options{CursorSecret: []byte("bench"), HourCacheBytes: archive.HourCacheShare(int(cfg.cacheBytes))}),
 		PersistedQueries: graph.NewPersistedQueries(graph.DefaultPersistedQueryBytes),
 	})
 	srv := httptest.NewServer(graph.NewHandler(store, opts))

@@ -216,14 +216,23 @@ func (s *Store) put(ctx context.Context, bucket, key, contentType string, body [
 
 // get reads one object whole. A missing object wraps ErrNotFound.
 func (s *Store) get(ctx context.Context, bucket, key string) ([]byte, string, error) {
+	body, out, err := s.getObject(ctx, bucket, key)
+	if err != nil {
+		return nil, "", err
+	}
+	return body, aws.ToString(out.ContentType), nil
+}
+
+// getObject reads an object whole, and returns its body and the response's headers.
+func (s *Store) getObject(ctx context.Context, bucket, key string) ([]byte, *s3.GetObjectOutput, error) {
 	out, err := s.s3.GetObject(ctx, &s3.GetObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
 	if err != nil {
-		return nil, "", classify("get object", err)
+		return nil, nil, classify("get object", err)
 	}
 	defer out.Body.Close()
 	body, err := io.ReadAll(out.Body)
 	if err != nil {
-		return nil, "", classify("read object", err)
+		return nil, nil, classify("read object", err)
 	}
-	return body, aws.ToString(out.ContentType), nil
+	return body, out, nil
 }

@@ -18,6 +18,8 @@ import (
 type ArchivedHour struct {
 	Key  string
 	Hour time.Time
+	// ETag is the version of the object the listing saw ("" when the store gave none).
+	ETag string
 }
 
 // Now returns the time on the Store's clock.
@@ -31,6 +33,16 @@ func (s *Store) MetricsURI(key string) string { return s3URI(s.metrics, key) }
 func (s *Store) GetMetricsObject(ctx context.Context, key string) ([]byte, error) {
 	data, _, err := s.get(ctx, s.metrics, key)
 	return data, err
+}
+
+// GetMetricsObjectVersion is GetMetricsObject with the ETag of the version read ("" when the
+// store gave none).
+func (s *Store) GetMetricsObjectVersion(ctx context.Context, key string) ([]byte, string, error) {
+	data, out, err := s.getObject(ctx, s.metrics, key)
+	if err != nil {
+		return nil, "", err
+	}
+	return data, aws.ToString(out.ETag), nil
 }
 
 // PutMetricsObject writes data (see EncodeMetrics) at key of the metrics bucket.
@@ -84,7 +96,7 @@ func (s *Store) ListArchivedHours(ctx context.Context, capabilityID, componentID
 		if err != nil {
 			continue // not an archive object: ignore it
 		}
-		hours = append(hours, ArchivedHour{Key: key, Hour: hour})
+		hours = append(hours, ArchivedHour{Key: key, Hour: hour, ETag: aws.ToString(o.ETag)})
 	}
 	if !aws.ToBool(out.IsTruncated) {
 		return hours, nil, nil

@@ -17,7 +17,7 @@ import (
 
 // newHybridHarness is the harness with an in-process S3 (gofakes3) holding the sample
 // artifacts, and an archive that may move anything older than 10 minutes.
-func newHybridHarness(t *testing.T) *harness {
+func newHybridHarness(t *testing.T, opts ...func(*graph.Options)) *harness {
 	t.Helper()
 	objects, emb, err := blob.OpenEmbedded(context.Background(), blob.Options{MinArchiveAge: 10 * time.Minute, Now: func() time.Time { return testNow }})
 	if err != nil {
@@ -29,7 +29,11 @@ func newHybridHarness(t *testing.T) *harness {
 	}
 	h := newHarness(t)
 	archiver := archive.New(h.env.Store, objects, archive.Options{})
-	h.handler = graph.NewHandler(h.env.Store, graph.Options{Logger: testLogger(), Introspection: true, Now: func() time.Time { return testNow }, Artifacts: objects, Archive: archiver})
+	o := graph.Options{Logger: testLogger(), Introspection: true, Now: func() time.Time { return testNow }, Artifacts: objects, Archive: archiver}
+	for _, f := range opts {
+		f(&o)
+	}
+	h.handler = graph.NewHandler(h.env.Store, o)
 	return h
 }
 
@@ -168,5 +172,66 @@ func TestArchivedMetricsWindowReadOnce(t *testing.T) {
 	ops := resp.Extensions.DynamoDB.Operations
 	if ops["BatchGetItem"] != 1 || ops["Query"] != 1+comps || resp.Extensions.DynamoDB.Requests != 2+comps {
 		t.Errorf("DynamoDB requests = %+v, want 1 BatchGetItem and %d Queries (the components, then one per component)", resp.Extensions.DynamoDB, 1+comps)
+	}
+}
+
+// The explorer's capability page, for a caller without a key, on a server whose archive has
+// moved everything older than 10 minutes (the default server does so 10 minutes after it
+// starts): its 6-hour metrics window reads an archived hour per component and hour, and its
+// jobs list their artifacts. It ran out of the anonymous S3 budget (a quarter of 100): the
+// metrics field failed with REQUEST_BUDGET_EXCEEDED, and the capability with it. A second load
+// takes the archived hours from the archive's cache: the listings alone.
+func TestAnonymousCapabilityPageAfterArchive(t *testing.T) {
+	h := newHybridHarness(t, func(o *graph.Options) {
+		o.Auth = &graph.Auth{Keys: keyFile(t, "admin "+graph.HashKey("admin-key")+" ops"), Anonymous: graph.RoleViewer}
+	})
+	rep := h.doAs(t, "admin-key", `mutation($b: DateTime!) { archiveMetrics(before: $b) { objectsWritten } }`, map[string]any{"b": testNow.Add(-10 * time.Minute).Format(time.RFC3339)})
+	if len(rep.Errors) > 0 || !strings.Contains(string(rep.Data), `"objectsWritten":`) || strings.Contains(string(rep.Data), `"objectsWritten":0`) {
+		t.Fatalf("archiveMetrics = %s", rep.Body)
+	}
+	page := `query($from: DateTime!) { capability(id: "CAP-ALERT-MGT-001") {
+		name
+		jobs(first: 4) { nodes { jobId artifacts { name downloadUrl } } }
+		metrics(metricType: PERFORMANCE, from: $from, first: 1000) { nodes { componentId timestamp values { availability { value } } } }
+	} }`
+	vars := map[string]any{"from": testNow.Add(-6 * time.Hour).Format(time.RFC3339)}
+	type s3ext struct {
+		Extensions struct {
+			S3 struct {
+				Requests   int
+				Operations map[string]int
+			}
+		}
+	}
+	var loads []s3ext
+	for range 2 {
+		resp := h.doAs(t, "", page, vars)
+		var out struct {
+			Capability *struct {
+				Metrics struct {
+					Nodes []struct{ ComponentID string }
+				}
+				Jobs struct {
+					Nodes []struct {
+						Artifacts []struct{ DownloadURL string }
+					}
+				}
+			}
+		}
+		if len(resp.Errors) > 0 || json.Unmarshal(resp.Data, &out) != nil || out.Capability == nil {
+			t.Fatalf("anonymous capability page after the archive = %s", resp.Body)
+		}
+		if len(out.Capability.Metrics.Nodes) == 0 || len(out.Capability.Jobs.Nodes) == 0 || len(out.Capability.Jobs.Nodes[0].Artifacts) == 0 {
+			t.Fatalf("anonymous capability page lacks metrics, jobs or artifacts: %s", resp.Data)
+		}
+		var ext s3ext
+		_ = json.Unmarshal([]byte(resp.Body), &ext)
+		loads = append(loads, ext)
+	}
+	if loads[0].Extensions.S3.Operations["GetObject"] == 0 {
+		t.Errorf("first load read no archived hour (S3 %+v): the window does not reach the archive", loads[0].Extensions.S3)
+	}
+	if n := loads[1].Extensions.S3.Operations["GetObject"]; n != 0 || loads[1].Extensions.S3.Requests != loads[0].Extensions.S3.Operations["ListObjectsV2"] {
+		t.Errorf("second load: S3 %+v, want the first's listings alone (%d) and no GetObject", loads[1].Extensions.S3, loads[0].Extensions.S3.Operations["ListObjectsV2"])
 	}
 }

@@ -62,7 +62,7 @@ var DefaultLimits = Limits{
 	MaxCost: 50_000, MaxDepth: 15, MaxFields: 1_000, MaxAliases: 30,
 	MaxRepeats: 50, MaxFragments: 100, MaxVariables: 100, MaxDirectives: 100, MaxArguments: 100, MaxOperations: 100,
 	ParserTokens: 15_000, MaxQueryBytes: 256 << 10, MaxBody: 1 << 20,
-	MaxDynamoDBRequests: 300, MaxS3Requests: 100,
+	MaxDynamoDBRequests: 300, MaxS3Requests: 400,
 }
 
 func (l Limits) withDefaults() Limits {
