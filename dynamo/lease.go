@@ -35,7 +35,7 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 		return false, err
 	}
 	av[attrExpires] = millis(now.Add(ttl))
-	_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+	out, err := s.db.PutItem(ctx, &dynamodb.PutItemInput{
 		TableName:                &s.table,
 		Item:                     av,
 		ConditionExpression:      aws.String("attribute_not_exists(PK) OR #exp < :now OR #d.#h = :holder"),
@@ -51,6 +51,9 @@ func (s *Store) AcquireLease(ctx context.Context, name, holder string, ttl time.
 	if err != nil {
 		return false, classify("acquire lease "+name, err)
 	}
+	// A lease item is read by no read the memo keeps: the renewal every few seconds (the
+	// notification sender's) does not empty it.
+	s.memo.wroteAside(committedGeneration(out.ResultMetadata))
 	return true, nil
 }
 

@@ -127,6 +127,25 @@ func (m *readMemo) wrote(gen uint64, id string, from, to *catalog.Capability, ke
 	}
 }
 
+// wroteAside records a write through this store, committed at the engine's generation gen, of
+// items that no read the memo keeps can return (a lease: its own partition, in no index). When
+// what the memo holds was read at gen-1, that write was the only one in between, so all of it
+// is carried to gen as it is. Otherwise nothing changes: the next read finds the generation
+// moved and empties the memo.
+func (m *readMemo) wroteAside(gen uint64) {
+	if m == nil || gen == 0 {
+		return
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.caps != nil && m.gen == gen-1 {
+		m.gen = gen
+	}
+	if m.values != nil && m.valuesGen == gen-1 {
+		m.valuesGen = gen
+	}
+}
+
 // replaced returns p with capability id's entry, when it holds `from`, replaced by `to`: p itself
 // when it has no entry for id, nil when its entry is another version. p is shared by its
 // readers and stays as it is.

@@ -523,3 +523,57 @@ func ids(p *dynamo.Page[*catalog.Capability]) string {
 	}
 	return strings.Join(out, " ")
 }
+
+// A lease renewal through the store (the notification sender's, every few seconds on a default
+// server) leaves the memo as it was: a lease is read by nothing the memo keeps. It emptied the
+// memo (memdyn named no generation on PutItem), so on an idle server every read after a
+// renewal went to the engine again. A renewal that loses its condition, a lease write through
+// the port, or a renewal after another write still leave the next read to the engine.
+func TestEmbeddedReadMemoKeepsAcrossALease(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	const id, domain = "CAP-ALERT-MGT-001", "operations"
+	read := func() (*catalog.Capability, []*dynamo.Page[*catalog.Capability], *dynamo.Counts, int64) {
+		t.Helper()
+		before := e.reads.Load()
+		caps, err := e.store.CapabilitiesByIDConsistent(ctx, []string{id})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages := listPages(t, e.store, domain)
+		counts, err := e.store.Counts(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return caps[0], pages, counts, e.reads.Load() - before
+	}
+	lease := func(s *dynamo.Store, holder string, want bool) {
+		t.Helper()
+		if held, err := s.AcquireLease(ctx, "notify", holder, time.Minute); err != nil || held != want {
+			t.Fatalf("AcquireLease(%s) = %v, %v; want %v", holder, held, err, want)
+		}
+	}
+	c0, p0, n0, reads := read()
+	if reads == 0 {
+		t.Fatalf("first read sent no request")
+	}
+	for i := range 3 {
+		lease(e.store, "sender-1", true)
+		c, p, n, reads := read()
+		if reads != 0 || c != c0 || !reflect.DeepEqual(p, p0) || n != n0 {
+			t.Errorf("renewal %d: %d reads (same capability %v, counts %v); want 0, all from the memo", i, reads, c == c0, n == n0)
+		}
+	}
+	// Another holder loses the lease: its write failed its condition, the engine moved on.
+	lease(e.store, "sender-2", false)
+	if _, _, _, reads := read(); reads == 0 {
+		t.Errorf("after a lease write that failed its condition: 0 reads; want the engine read again")
+	}
+	// A write elsewhere, then a renewal here: the memo is not carried across the other write.
+	_, _, _, _ = read()
+	lease(e.other, "sender-1", true)
+	lease(e.store, "sender-1", true)
+	if _, _, _, reads := read(); reads == 0 {
+		t.Errorf("after a lease write through the port and a renewal here: 0 reads; want the engine read again")
+	}
+}

@@ -65,16 +65,18 @@ func (s *Server) lockGen() uint64 {
 	return s.gen.Add(1)
 }
 
-// GenerationHeader is the response header of a TransactWriteItems call that committed: the
-// generation (see Generation) its write lock advanced to. While Generation still returns that
-// value, the items the transaction wrote are what every read returns, so a client in this
-// process may keep them as read at that generation (the embedded store's read memo does). A
-// token replay, which writes nothing, has none.
+// GenerationHeader is the response header of a TransactWriteItems or PutItem call that
+// committed: the generation (see Generation) its write lock advanced to. While Generation still
+// returns that value, the items the call wrote are what every read returns, so a client in
+// this process may keep them as read at that generation (the embedded store's read memo does),
+// and what it read at the generation before, of items the call did not write, stays as it was.
+// A token replay, which writes nothing, has none; nor has a write that failed its condition.
 const GenerationHeader = "X-Memdyn-Generation"
 
-// committed is a write's answer with the generation it committed at (GenerationHeader).
+// committed is a write's answer (as the call's handler returns it) with the generation it
+// committed at (GenerationHeader).
 type committed struct {
-	body       []byte
+	body       any
 	generation uint64
 }
 
@@ -1322,7 +1324,7 @@ func (s *Server) putItem(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	s.lock()
+	gen := s.lockGen()
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {
@@ -1336,7 +1338,7 @@ func (s *Server) putItem(body []byte) (any, error) {
 		return nil, err
 	}
 	old := t.store(r)
-	return in.result(old, writeUnits(r.size)), nil
+	return committed{body: in.result(old, writeUnits(r.size)), generation: gen}, nil
 }
 
 func (s *Server) deleteItem(body []byte) (any, error) {

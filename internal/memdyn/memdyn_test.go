@@ -123,6 +123,29 @@ func TestTransactionClientRequestToken(t *testing.T) {
 	}
 }
 
+// A PutItem that committed names the generation it committed at; one that failed its
+// condition names none (the engine's generation moved all the same).
+func TestPutItemGeneration(t *testing.T) {
+	srv, e := newMemdyn(t)
+	put := func() (*dynamodb.PutItemOutput, error) {
+		return e.db.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: &e.table, Item: key("LEASE#x", "META"), ConditionExpression: aws.String("attribute_not_exists(PK)")})
+	}
+	out, err := put()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := generationHeader(out.ResultMetadata), fmt.Sprint(srv.Generation()); got != want {
+		t.Errorf("%s of a PutItem = %q, want %q (Generation)", memdyn.GenerationHeader, got, want)
+	}
+	before := srv.Generation()
+	if _, err := put(); errCode(err) != "ConditionalCheckFailedException" {
+		t.Fatalf("second PutItem = %v, want ConditionalCheckFailedException", err)
+	}
+	if srv.Generation() == before {
+		t.Errorf("a PutItem that failed its condition left the generation at %d", before)
+	}
+}
+
 // generationHeader is memdyn.GenerationHeader of a call's raw response.
 func generationHeader(md middleware.Metadata) string {
 	raw, ok := awsmiddleware.GetRawResponse(md).(*smithyhttp.Response)
