@@ -221,7 +221,7 @@ func parseConfig(args []string, getenv func(string) string, stderr io.Writer) (*
 	if c.embedded() {
 		c.introspection = true
 		if c.archiveMinAge == 0 {
-			c.archiveMinAge = 10 * time.Minute
+			c.archiveMinAge = blob.EmbeddedMinArchiveAge
 		}
 	}
 	return c, nil

@@ -45,6 +45,9 @@ const (
 	MaxPresignExpiry = 7 * 24 * time.Hour
 	// DefaultMinArchiveAge is how old an hour of metrics must be before Archive may move it.
 	DefaultMinArchiveAge = 24 * time.Hour
+	// EmbeddedMinArchiveAge is the embedded default server's (no -archive-min-age): its first
+	// scheduled archive, 10 minutes after start, moves nearly all sample metrics to its S3.
+	EmbeddedMinArchiveAge = 10 * time.Minute
 	// listPage is the page size of ListObjectsV2 (S3's maximum).
 	listPage = 1000
 )
