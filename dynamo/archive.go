@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"time"
 
@@ -134,6 +135,75 @@ func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (m
 	if limit < MinMetricRangePage || limit > MaxMetricRangePage {
 		return nil, false, catalog.Invalid("limit", "must be between %d and %d, got %d", MinMetricRangePage, MaxMetricRangePage, limit)
 	}
+	if s.memo != nil && !r.IncludeExpired {
+		return s.memoMetricsInRange(ctx, r, limit)
+	}
+	metrics, more, _, err = s.metricsInRange(ctx, r, limit)
+	return metrics, more, err
+}
+
+// metricRange is a MetricsInRange read the read memo keeps: expires is the earliest TTL of
+// its samples (epoch seconds; 0 when none has one), from when the read is no longer used.
+type metricRange struct {
+	metrics []*catalog.Metric
+	more    bool
+	expires int64
+}
+
+// memoMetricsInRange is MetricsInRange through the read memo (the embedded default's): the
+// range is read from the start of From's hour and kept while the engine is unchanged, and a
+// read answers with its samples from From on. The reads of a window whose start moves with the
+// clock (the explorer's last six hours, every load) so share one read within the hour. When
+// that read was cut by its limit, a later start could reach past what it holds: such a read is
+// kept under its own start instead. Every answer is the one the same read sent to the engine
+// returns, and none holds a sample past its TTL (a kept read whose earliest TTL has come is not
+// used).
+func (s *Store) memoMetricsInRange(ctx context.Context, r MetricRange, limit int) ([]*catalog.Metric, bool, error) {
+	wide := r
+	wide.From = r.From.UTC().Truncate(time.Hour)
+	e, err := s.keptMetricRange(ctx, wide, limit)
+	if err != nil {
+		return nil, false, err
+	}
+	if !e.more || r.From.Equal(wide.From) {
+		if e.expires == 0 || s.now().Unix() < e.expires {
+			from := make([]*catalog.Metric, 0, len(e.metrics))
+			for _, m := range e.metrics {
+				if !m.Timestamp.Before(r.From) {
+					from = append(from, m)
+				}
+			}
+			return from, e.more, nil
+		}
+	} else if e, err = s.keptMetricRange(ctx, r, limit); err != nil {
+		return nil, false, err
+	} else if e.expires == 0 || s.now().Unix() < e.expires {
+		return slices.Clip(e.metrics), e.more, nil
+	}
+	ms, more, _, err := s.metricsInRange(ctx, r, limit)
+	return ms, more, err
+}
+
+// keptMetricRange returns the read memo's read of r, reading and keeping it if it has none.
+func (s *Store) keptMetricRange(ctx context.Context, r MetricRange, limit int) (*metricRange, error) {
+	k := pageKey{scope: "metricrange|" + r.CapabilityID + "|" + r.ComponentID + "|" + string(r.MetricType) + "|" +
+		r.From.UTC().Format(time.RFC3339Nano) + "|" + r.Before.UTC().Format(time.RFC3339Nano), first: limit}
+	g := s.memo.now()
+	if v, ok := s.memo.value(g, k); ok {
+		return v.(*metricRange), nil
+	}
+	ms, more, expires, err := s.metricsInRange(ctx, r, limit)
+	if err != nil {
+		return nil, err
+	}
+	e := &metricRange{metrics: ms, more: more, expires: expires}
+	s.memo.keepWeighted(g, k, e, len(ms))
+	return e, nil
+}
+
+// metricsInRange is MetricsInRange, validated, without the memo; expires is the earliest TTL of
+// the samples returned (0 when none has one).
+func (s *Store) metricsInRange(ctx context.Context, r MetricRange, limit int) (metrics []*catalog.Metric, more bool, expires int64, err error) {
 	if r.MetricType != "" {
 		return s.metricTypeInRange(ctx, r, limit)
 	}
@@ -143,7 +213,7 @@ func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (m
 	for {
 		items, more, err := s.run(ctx, q)
 		if err != nil {
-			return nil, false, fmt.Errorf("read metrics of %s/%s: %w", r.CapabilityID, r.ComponentID, err)
+			return nil, false, 0, fmt.Errorf("read metrics of %s/%s: %w", r.CapabilityID, r.ComponentID, err)
 		}
 		if more {
 			// The samples of the last timestamp may go on in the next page: leave them all to it.
@@ -164,10 +234,11 @@ func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (m
 			}
 			m, err := metricOfKey(it, r.CapabilityID)
 			if err != nil {
-				return nil, false, err
+				return nil, false, 0, err
 			}
 			if r.MetricType == "" || m.MetricType == r.MetricType {
 				metrics = append(metrics, m)
+				expires = earliest(expires, it.TTL)
 			}
 		}
 		if !more || len(metrics) > 0 {
@@ -178,7 +249,7 @@ func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (m
 				}
 				return a.MetricType < b.MetricType
 			})
-			return metrics, more, nil
+			return metrics, more, expires, nil
 		}
 		// Nothing of this capability in the page: go on after its last item.
 		last := items[len(items)-1]
@@ -193,7 +264,7 @@ func (s *Store) MetricsInRange(ctx context.Context, r MetricRange, limit int) (m
 // METRIC#{component}#{type}#{from..before} of the capability's partition, one sample per
 // timestamp, so every page is whole timestamps and holds only the capability's samples of the
 // type (one Query, limit+1 items).
-func (s *Store) metricTypeInRange(ctx context.Context, r MetricRange, limit int) ([]*catalog.Metric, bool, error) {
+func (s *Store) metricTypeInRange(ctx context.Context, r MetricRange, limit int) ([]*catalog.Metric, bool, int64, error) {
 	lo, hi := r.bounds()
 	p := metricTypePrefix(r.ComponentID, r.MetricType)
 	q := query{pk: capabilityPK(r.CapabilityID), lo: p + lo, hi: p + hi, want: limit}
@@ -202,17 +273,27 @@ func (s *Store) metricTypeInRange(ctx context.Context, r MetricRange, limit int)
 	}
 	items, more, err := s.run(ctx, q)
 	if err != nil {
-		return nil, false, fmt.Errorf("read metrics of %s/%s: %w", r.CapabilityID, r.ComponentID, err)
+		return nil, false, 0, fmt.Errorf("read metrics of %s/%s: %w", r.CapabilityID, r.ComponentID, err)
 	}
 	metrics := make([]*catalog.Metric, 0, len(items))
+	var expires int64
 	for _, it := range items {
 		m, err := metricOfKey(it, r.CapabilityID)
 		if err != nil {
-			return nil, false, err
+			return nil, false, 0, err
 		}
 		metrics = append(metrics, m)
+		expires = earliest(expires, it.TTL)
 	}
-	return metrics, more, nil
+	return metrics, more, expires, nil
+}
+
+// earliest returns the earlier of two TTLs, 0 meaning none.
+func earliest(a, b int64) int64 {
+	if a == 0 || (b > 0 && b < a) {
+		return b
+	}
+	return a
 }
 
 // metricOfKey decodes a sample of capabilityID whose key fields come from the item's key, so

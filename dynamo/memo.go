@@ -28,6 +28,8 @@ type readMemo struct {
 	// counters: memoized), all read at generation valuesGen.
 	values    map[pageKey]any
 	valuesGen uint64
+	// weight is what keepWeighted has kept at valuesGen (metric samples), at most memoWeight.
+	weight int
 }
 
 // pageKey is a capability list page: its scope (index and key), size and cursor. index marks
@@ -43,6 +45,10 @@ type pageKey struct {
 // memoLimit bounds each of the memo's maps (IDs and pages asked for by clients, which may be
 // anything): past it, nothing more is kept until the next write empties it.
 const memoLimit = 4096
+
+// memoWeight bounds the metric samples the memo keeps per generation (keepWeighted): about
+// 20 MB decoded.
+const memoWeight = 20_000
 
 func newReadMemo(generation func() uint64) *readMemo {
 	if generation == nil {
@@ -213,16 +219,21 @@ func (m *readMemo) value(g uint64, k pageKey) (any, bool) {
 }
 
 // keepValue records value k read after the generation was g.
-func (m *readMemo) keepValue(g uint64, k pageKey, v any) {
+func (m *readMemo) keepValue(g uint64, k pageKey, v any) { m.keepWeighted(g, k, v, 0) }
+
+// keepWeighted is keepValue for a value of weight units (metric samples): past memoWeight in
+// all, nothing more is kept until the generation moves.
+func (m *readMemo) keepWeighted(g uint64, k pageKey, v any, weight int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if g < m.valuesGen {
 		return
 	}
 	if g > m.valuesGen || m.values == nil {
-		m.valuesGen, m.values = g, map[pageKey]any{}
+		m.valuesGen, m.values, m.weight = g, map[pageKey]any{}, 0
 	}
-	if len(m.values) < memoLimit {
+	if len(m.values) < memoLimit && m.weight+weight <= memoWeight {
 		m.values[k] = v
+		m.weight += weight
 	}
 }

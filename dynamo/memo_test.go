@@ -577,3 +577,99 @@ func TestEmbeddedReadMemoKeepsAcrossALease(t *testing.T) {
 		t.Errorf("after a lease write through the port and a renewal here: 0 reads; want the engine read again")
 	}
 }
+
+// The memo keeps a metric range read (MetricsInRange, the archive reader's table part) from the
+// start of its hour, so that windows whose start moves with the clock share it; every answer
+// equals the engine's for the same range (the port's store has no memo): a later start in the
+// same hour costs no read, a start past what the kept read holds (cut by its limit) reads,
+// and a sample written through the port is seen at once.
+func TestEmbeddedReadMemoMetricRanges(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	const id, comp = "CAP-ALERT-MGT-001", "api-server-alert-001"
+	hour := time.Now().UTC().Add(-3 * time.Hour).Truncate(time.Hour)
+	check := func(step string, r dynamo.MetricRange, limit int, wantReads bool) []*catalog.Metric {
+		t.Helper()
+		before := e.reads.Load()
+		got, more, err := e.store.MetricsInRange(ctx, r, limit)
+		if err != nil {
+			t.Fatalf("%s: %v", step, err)
+		}
+		if n := e.reads.Load() - before; (n > 0) != wantReads {
+			t.Errorf("%s: %d reads; want reads %v", step, n, wantReads)
+		}
+		want, wantMore, err := e.other.MetricsInRange(ctx, r, limit)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || more != wantMore {
+			t.Errorf("%s: memo %d samples (more %v), engine %d (more %v)", step, len(got), more, len(want), wantMore)
+		}
+		return got
+	}
+	r := dynamo.MetricRange{CapabilityID: id, ComponentID: comp, MetricType: catalog.MetricPerformance, From: hour.Add(10 * time.Minute)}
+	if got := check("first read", r, 100, true); len(got) == 0 {
+		t.Fatalf("no samples of %s from %s", comp, r.From)
+	}
+	r.From = hour.Add(20*time.Minute + time.Second)
+	check("a later start in the same hour", r, 100, false)
+	all := r
+	all.MetricType = ""
+	check("every type, first read", all, 100, true)
+	check("every type again", all, 100, false)
+	// A read cut at its limit holds the hour's first samples only: a start past them reads.
+	r.From = hour.Add(10 * time.Minute)
+	check("limit 10", r, 10, true)
+	r.From = hour.Add(59 * time.Minute)
+	check("limit 10, a start past what the kept read holds", r, 10, true)
+	// A sample written elsewhere is seen.
+	r.From = hour.Add(10 * time.Minute)
+	check("kept", r, 100, false)
+	m := &catalog.Metric{CapabilityID: id, ComponentID: comp, MetricType: catalog.MetricPerformance, Interval: "5m",
+		Timestamp: catalog.NewTimestamp(hour.Add(30*time.Minute + 7*time.Second)),
+		Values:    &catalog.MetricValues{Availability: &catalog.AvailabilityValue{Value: 0.5}}}
+	if _, err := e.other.RecordMetrics(ctx, []*catalog.Metric{m}, dynamo.Idempotency{}); err != nil {
+		t.Fatal(err)
+	}
+	got := check("after a sample written through the port", r, 100, true)
+	found := false
+	for _, g := range got {
+		found = found || g.Timestamp.Equal(m.Timestamp.Time)
+	}
+	if !found {
+		t.Errorf("the sample written through the port is missing")
+	}
+}
+
+// A kept metric range is not used once a sample in it may have passed its TTL: the answer is
+// the engine's at the store's clock, though memdyn (on its own clock) has deleted nothing.
+func TestEmbeddedReadMemoMetricRangeExpiry(t *testing.T) {
+	e := newMemoEnv(t)
+	ctx := context.Background()
+	var offset atomic.Int64
+	clock := func() time.Time { return time.Now().Add(time.Duration(offset.Load())) }
+	client, err := dynamo.NewClient(ctx, dynamo.ClientConfig{Options: awsconf.Options{Endpoint: e.emb.URL, AccessKeyID: e.emb.Key, HTTPClient: e.emb}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	memo := dynamo.New(client, dynamo.Options{CursorSecret: []byte("s"), Generation: e.emb.Generation, Now: clock})
+	plain := dynamo.New(client, dynamo.Options{CursorSecret: []byte("s"), Now: clock})
+	r := dynamo.MetricRange{CapabilityID: "CAP-ALERT-MGT-001", ComponentID: "api-server-alert-001", From: time.Now().Add(-6 * time.Hour)}
+	first, _, err := memo.MetricsInRange(ctx, r, 100)
+	if err != nil || len(first) == 0 {
+		t.Fatalf("first read = %d samples, %v", len(first), err)
+	}
+	// Past the retention of the samples read (memdyn's clock has not moved: no expiry there).
+	offset.Store(int64(dynamo.MetricRetention + time.Hour))
+	got, _, err := memo.MetricsInRange(ctx, r, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, _, err := plain.MetricsInRange(ctx, r, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != len(want) {
+		t.Errorf("after the samples' TTL: memo %d samples, engine at the same clock %d", len(got), len(want))
+	}
+}

@@ -32,7 +32,10 @@ func (s *Store) CapabilityNotifications(ctx context.Context, capabilityID string
 	}
 	lo, hi := notifyRange()
 	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, reverse: true}
-	return page(s, ctx, "notifications|"+capabilityID, q, first, after, toNotification)
+	scope := "notifications|" + capabilityID
+	return memoized(s, pageKey{scope: scope, first: first, after: after}, func() (*Page[*catalog.Notification], error) {
+		return page(s, ctx, scope, q, first, after, toNotification)
+	})
 }
 
 // DueNotifications returns up to limit PENDING notifications due at now, the earliest first
