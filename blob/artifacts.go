@@ -65,10 +65,12 @@ func (s *Store) ListArtifacts(ctx context.Context, capabilityID, jobID string, o
 		return nil, err
 	}
 	prefix := jobPrefix(capabilityID, jobID)
-	out, err := s.s3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
-		Bucket:  aws.String(s.artifacts),
-		Prefix:  aws.String(prefix),
-		MaxKeys: aws.Int32(s.listPage),
+	out, err := listed(s.lists, "artifacts|"+s.artifacts+"|"+prefix, func() (*s3.ListObjectsV2Output, error) {
+		return s.s3.ListObjectsV2(ctx, &s3.ListObjectsV2Input{
+			Bucket:  aws.String(s.artifacts),
+			Prefix:  aws.String(prefix),
+			MaxKeys: aws.Int32(s.listPage),
+		})
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list artifacts of %s: %w", jobID, classify("list objects", err))

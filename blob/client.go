@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"sync/atomic"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
@@ -73,6 +74,28 @@ type Embedded struct {
 	// Backend is the in-memory store, for tests that look behind the HTTP API.
 	Backend *s3mem.Backend
 	clock   *clock
+	// gen counts the writes: see Generation.
+	gen atomic.Uint64
+}
+
+// Generation returns a number that moves whenever an object or bucket may have been written:
+// when a write request (any method but GET and HEAD) arrives, before it is served, and again
+// once it has been answered; RestoreObject moves it too. While it returns the same value,
+// nothing has been written or was being written since: a listing read after it and kept
+// tagged with it may be served again for as long as it returns that value (Options.Generation:
+// the Store's listings memo). A listing that raced a write carries a value that the write's
+// second step has left behind.
+func (e *Embedded) Generation() uint64 { return e.gen.Load() }
+
+// counting moves the generation around each write request.
+func (e *Embedded) counting(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet && r.Method != http.MethodHead {
+			e.gen.Add(1)
+			defer e.gen.Add(1)
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // StartEmbedded starts gofakes3 on 127.0.0.1 at a free port. wrap, when not nil, wraps its
@@ -80,11 +103,13 @@ type Embedded struct {
 func StartEmbedded(wrap func(http.Handler) http.Handler) (*Embedded, error) {
 	c := &clock{}
 	backend := s3mem.New(s3mem.WithTimeSource(c))
-	srv, err := loopback.Serve(gofakes3.New(backend).Server(), wrap)
+	e := &Embedded{Backend: backend, clock: c}
+	srv, err := loopback.Serve(e.counting(gofakes3.New(backend).Server()), wrap)
 	if err != nil {
 		return nil, fmt.Errorf("start embedded s3: %w", err)
 	}
-	return &Embedded{Server: srv, Backend: backend, clock: c}, nil
+	e.Server = srv
+	return e, nil
 }
 
 // OpenEmbedded starts an Embedded S3, connects a Store to it with opts, and creates the two
@@ -107,6 +132,7 @@ func OpenEmbeddedWrapped(ctx context.Context, opts Options, wrap func(http.Handl
 		return nil, nil, fmt.Errorf("open embedded s3: %w", err)
 	}
 	opts.PresignAccessKeyID, opts.UploadAccessKeyID = emb.PresignKey, emb.UploadKey
+	opts.Generation = emb.Generation
 	s := New(client, opts)
 	if err := s.EnsureBuckets(ctx); err != nil {
 		_ = emb.Close()

@@ -86,7 +86,9 @@ func (s *Store) ListArchivedHours(ctx context.Context, capabilityID, componentID
 	} else if !from.IsZero() {
 		in.StartAfter = aws.String(metricsKeyFloor(capabilityID, componentID, from.Truncate(time.Hour)))
 	}
-	out, err := s.s3.ListObjectsV2(ctx, in)
+	out, err := listed(s.lists, "hours|"+s.metrics+"|"+prefix+"|"+aws.ToString(in.StartAfter)+"|"+aws.ToString(in.ContinuationToken), func() (*s3.ListObjectsV2Output, error) {
+		return s.s3.ListObjectsV2(ctx, in)
+	})
 	if err != nil {
 		return nil, nil, classify("list archived hours of "+componentID, err)
 	}

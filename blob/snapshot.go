@@ -75,6 +75,8 @@ func (e *Embedded) ObjectBody(bucket, key string) ([]byte, error) {
 // included, creating its bucket if need be. It is for loading a snapshot before the store
 // serves: a put that the server takes meanwhile could be stamped with o's time.
 func (e *Embedded) RestoreObject(o SnapshotObject, body []byte) error {
+	e.gen.Add(1)
+	defer e.gen.Add(1)
 	exists, err := e.Backend.BucketExists(o.Bucket)
 	if err != nil {
 		return fmt.Errorf("restore s3://%s/%s: %w", o.Bucket, o.Key, err)

@@ -88,6 +88,11 @@ type Options struct {
 	Now func() time.Time
 	// Logger receives notices; nil means slog.Default().
 	Logger *slog.Logger
+	// Generation, for an S3 in this process that counts its writes (Embedded.Generation, set by
+	// OpenEmbedded), lets the Store keep its listings of artifacts and archived hours and answer
+	// them again, without a request, while nothing was written (see listMemo). nil for any
+	// other S3: every listing is sent.
+	Generation func() uint64
 }
 
 // Store reads and writes the two buckets.
@@ -102,6 +107,7 @@ type Store struct {
 	now       func() time.Time
 	log       *slog.Logger
 	listPage  int32
+	lists     *listMemo // nil without Options.Generation
 }
 
 // presignClient presigns with client's configuration, under the access key ID key when set.
@@ -131,6 +137,7 @@ func New(client *s3.Client, opts Options) *Store {
 		now:       opts.Now,
 		log:       opts.Logger,
 		listPage:  opts.ListPage,
+		lists:     newListMemo(opts.Generation),
 	}
 	if s.listPage <= 0 {
 		s.listPage = listPage

@@ -180,7 +180,7 @@ func TestArchivedMetricsWindowReadOnce(t *testing.T) {
 // starts): its 6-hour metrics window reads an archived hour per component and hour, and its
 // jobs list their artifacts. It ran out of the anonymous S3 budget (a quarter of 100): the
 // metrics field failed with REQUEST_BUDGET_EXCEEDED, and the capability with it. A second load
-// takes the archived hours from the archive's cache: the listings alone.
+// sends no S3 request.
 func TestAnonymousCapabilityPageAfterArchive(t *testing.T) {
 	h := newHybridHarness(t, func(o *graph.Options) {
 		o.Auth = &graph.Auth{Keys: keyFile(t, "admin "+graph.HashKey("admin-key")+" ops"), Anonymous: graph.RoleViewer}
@@ -231,7 +231,9 @@ func TestAnonymousCapabilityPageAfterArchive(t *testing.T) {
 	if loads[0].Extensions.S3.Operations["GetObject"] == 0 {
 		t.Errorf("first load read no archived hour (S3 %+v): the window does not reach the archive", loads[0].Extensions.S3)
 	}
-	if n := loads[1].Extensions.S3.Operations["GetObject"]; n != 0 || loads[1].Extensions.S3.Requests != loads[0].Extensions.S3.Operations["ListObjectsV2"] {
-		t.Errorf("second load: S3 %+v, want the first's listings alone (%d) and no GetObject", loads[1].Extensions.S3, loads[0].Extensions.S3.Operations["ListObjectsV2"])
+	// The archived hours come from the archive's cache, the listings (artifacts, archived hours)
+	// from the embedded S3's listings memo: nothing was written in between.
+	if loads[1].Extensions.S3.Requests != 0 {
+		t.Errorf("second load: S3 %+v, want no request", loads[1].Extensions.S3)
 	}
 }
