@@ -165,8 +165,9 @@ func (l limiter) MutateOperationContext(ctx context.Context, op *graphql.Operati
 	}
 	// Queries, which anyone may send, have a budget of backend requests; mutations are the
 	// work of a role that may write (archiveMetrics reads and writes thousands of items).
-	// Callers without a key get a quarter of it: on the embedded backend a DynamoDB call costs
-	// tens of milliseconds of CPU.
+	// Callers without a key get a quarter of it. The S3 budget's quarter (100) holds the
+	// explorer's capability page once its metrics window has been archived: an archived hour
+	// per component and hour of the window, and a listing per job shown.
 	if op.Operation.Operation == ast.Query {
 		share := 1
 		if CallerFrom(ctx).Name == anonymousCaller {
