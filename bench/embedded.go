@@ -497,12 +497,16 @@ func explorerPage(id string, now time.Time) (*explorer, error) {
 	if !ok {
 		return nil, fmt.Errorf("views/capability.js: no CAPABILITY_PAGE")
 	}
-	// render(): const from = new Date(Date.now() - WINDOWS[DEFAULT_WINDOW].ms).toISOString().
+	// render(): const from = windowStart(WINDOWS[DEFAULT_WINDOW].ms), the window's start at the
+	// start of its minute (sections/metrics.js).
+	if !strings.Contains(files["views/capability.js"], "const from = windowStart(WINDOWS[windowKey].ms);") {
+		return nil, fmt.Errorf("views/capability.js: render() no longer takes its window's start from windowStart")
+	}
 	window, err := jsWindow(files["sections/metrics.js"])
 	if err != nil {
 		return nil, err
 	}
-	from := now.Add(-window).UTC().Format("2006-01-02T15:04:05.000Z")
+	from := now.Add(-window).UTC().Truncate(time.Minute).Format("2006-01-02T15:04:05.000Z")
 	vars := map[string]any{"id": id, "from": from, "metricsFirst": nums["METRICS_FIRST"], "jobsFirst": nums["JOBS_FIRST"]}
 	if nums["METRICS_FIRST"] == 0 || nums["JOBS_FIRST"] == 0 {
 		return nil, fmt.Errorf("explorer: METRICS_FIRST or JOBS_FIRST not found")

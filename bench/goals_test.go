@@ -50,7 +50,7 @@ func TestFloorServesOnlyWhatItCaptured(t *testing.T) {
 // The explorer's capability page is read from the assets the binary serves: on load LiveCursor,
 // then CapabilityPage, every ${...} expanded, with the variables render() passes.
 func TestExplorerPageOnLoad(t *testing.T) {
-	now := time.Date(2026, 1, 2, 12, 0, 0, 0, time.UTC)
+	now := time.Date(2026, 1, 2, 12, 0, 42, 0, time.UTC) // the window starts at its minute
 	p, err := explorerPage("CAP-X", now)
 	if err != nil {
 		t.Fatal(err)

@@ -150,55 +150,27 @@ type metricRange struct {
 	expires int64
 }
 
-// memoMetricsInRange is MetricsInRange through the read memo (the embedded default's): the
-// range is read from the start of From's hour and kept while the engine is unchanged, and a
-// read answers with its samples from From on. The reads of a window whose start moves with the
-// clock (the explorer's last six hours, every load) so share one read within the hour. When
-// that read was cut by its limit, a later start could reach past what it holds: such a read is
-// kept under its own start instead. Every answer is the one the same read sent to the engine
-// returns, and none holds a sample past its TTL (a kept read whose earliest TTL has come is not
-// used).
+// memoMetricsInRange is MetricsInRange through the read memo (the embedded default's): a read
+// is kept under its exact range and limit while the engine is unchanged, and answered again
+// without a request; none is used once a sample in it may have passed its TTL (the store hides
+// expired samples by its own clock, which need not be memdyn's). A miss costs the one Query it
+// costs without the memo. The explorer asks for its metrics window from the start of a minute,
+// so that its loads within the minute share one read.
 func (s *Store) memoMetricsInRange(ctx context.Context, r MetricRange, limit int) ([]*catalog.Metric, bool, error) {
-	wide := r
-	wide.From = r.From.UTC().Truncate(time.Hour)
-	e, err := s.keptMetricRange(ctx, wide, limit)
-	if err != nil {
-		return nil, false, err
-	}
-	if !e.more || r.From.Equal(wide.From) {
-		if e.expires == 0 || s.now().Unix() < e.expires {
-			from := make([]*catalog.Metric, 0, len(e.metrics))
-			for _, m := range e.metrics {
-				if !m.Timestamp.Before(r.From) {
-					from = append(from, m)
-				}
-			}
-			return from, e.more, nil
-		}
-	} else if e, err = s.keptMetricRange(ctx, r, limit); err != nil {
-		return nil, false, err
-	} else if e.expires == 0 || s.now().Unix() < e.expires {
-		return slices.Clip(e.metrics), e.more, nil
-	}
-	ms, more, _, err := s.metricsInRange(ctx, r, limit)
-	return ms, more, err
-}
-
-// keptMetricRange returns the read memo's read of r, reading and keeping it if it has none.
-func (s *Store) keptMetricRange(ctx context.Context, r MetricRange, limit int) (*metricRange, error) {
 	k := pageKey{scope: "metricrange|" + r.CapabilityID + "|" + r.ComponentID + "|" + string(r.MetricType) + "|" +
 		r.From.UTC().Format(time.RFC3339Nano) + "|" + r.Before.UTC().Format(time.RFC3339Nano), first: limit}
 	g := s.memo.now()
 	if v, ok := s.memo.value(g, k); ok {
-		return v.(*metricRange), nil
+		if e := v.(*metricRange); e.expires == 0 || s.now().Unix() < e.expires {
+			return slices.Clip(e.metrics), e.more, nil
+		}
 	}
 	ms, more, expires, err := s.metricsInRange(ctx, r, limit)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	e := &metricRange{metrics: ms, more: more, expires: expires}
-	s.memo.keepWeighted(g, k, e, len(ms))
-	return e, nil
+	s.memo.keepWeighted(g, k, &metricRange{metrics: ms, more: more, expires: expires}, weight(ms))
+	return slices.Clip(ms), more, nil
 }
 
 // metricsInRange is MetricsInRange, validated, without the memo; expires is the earliest TTL of

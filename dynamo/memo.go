@@ -4,6 +4,8 @@ import (
 	"slices"
 	"sync"
 
+	gojson "github.com/goccy/go-json"
+
 	"github.com/capcat/catalogue/catalog"
 )
 
@@ -28,8 +30,8 @@ type readMemo struct {
 	// counters: memoized), all read at generation valuesGen.
 	values    map[pageKey]any
 	valuesGen uint64
-	// weight is what keepWeighted has kept at valuesGen (metric samples), at most memoWeight.
-	weight int
+	// bytes is what keepWeighted has kept at valuesGen (estimated bytes), at most memoBytes.
+	bytes int
 }
 
 // pageKey is a capability list page: its scope (index and key), size and cursor. index marks
@@ -46,9 +48,19 @@ type pageKey struct {
 // anything): past it, nothing more is kept until the next write empties it.
 const memoLimit = 4096
 
-// memoWeight bounds the metric samples the memo keeps per generation (keepWeighted): about
-// 20 MB decoded.
-const memoWeight = 20_000
+// memoBytes bounds the estimated bytes of the values kept by keepWeighted per generation
+// (metric ranges, job and notification pages: what their items may make large).
+const memoBytes = 16 << 20
+
+// weight estimates the bytes a kept value holds: twice its JSON, as the partition cache counts
+// its ranges (computed once, when it is read and kept).
+func weight(v any) int {
+	b, err := gojson.Marshal(v)
+	if err != nil {
+		return memoBytes + 1
+	}
+	return 2*len(b) + 256
+}
 
 func newReadMemo(generation func() uint64) *readMemo {
 	if generation == nil {
@@ -193,6 +205,16 @@ func (m *readMemo) keepPage(g uint64, k pageKey, p *Page[*catalog.Capability]) {
 // memoized answers the read named k from the read memo while the engine is unchanged (as
 // capabilityPage does), and otherwise reads it and keeps it.
 func memoized[T any](s *Store, k pageKey, read func() (T, error)) (T, error) {
+	return keptRead(s, k, read, nil)
+}
+
+// memoizedBytes is memoized for a value whose items may be large (jobs, notifications): it
+// counts against memoBytes by its estimated bytes.
+func memoizedBytes[T any](s *Store, k pageKey, read func() (T, error)) (T, error) {
+	return keptRead(s, k, read, func(v T) int { return weight(v) })
+}
+
+func keptRead[T any](s *Store, k pageKey, read func() (T, error), weigh func(T) int) (T, error) {
 	if s.memo == nil {
 		return read()
 	}
@@ -202,7 +224,11 @@ func memoized[T any](s *Store, k pageKey, read func() (T, error)) (T, error) {
 	}
 	v, err := read()
 	if err == nil {
-		s.memo.keepValue(g, k, v)
+		w := 0
+		if weigh != nil {
+			w = weigh(v)
+		}
+		s.memo.keepWeighted(g, k, v, w)
 	}
 	return v, err
 }
@@ -221,8 +247,8 @@ func (m *readMemo) value(g uint64, k pageKey) (any, bool) {
 // keepValue records value k read after the generation was g.
 func (m *readMemo) keepValue(g uint64, k pageKey, v any) { m.keepWeighted(g, k, v, 0) }
 
-// keepWeighted is keepValue for a value of weight units (metric samples): past memoWeight in
-// all, nothing more is kept until the generation moves.
+// keepWeighted is keepValue for a value of weight estimated bytes: past memoBytes in all,
+// nothing more of weight is kept until the generation moves.
 func (m *readMemo) keepWeighted(g uint64, k pageKey, v any, weight int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -230,10 +256,10 @@ func (m *readMemo) keepWeighted(g uint64, k pageKey, v any, weight int) {
 		return
 	}
 	if g > m.valuesGen || m.values == nil {
-		m.valuesGen, m.values, m.weight = g, map[pageKey]any{}, 0
+		m.valuesGen, m.values, m.bytes = g, map[pageKey]any{}, 0
 	}
-	if len(m.values) < memoLimit && m.weight+weight <= memoWeight {
+	if len(m.values) < memoLimit && m.bytes+weight <= memoBytes {
 		m.values[k] = v
-		m.weight += weight
+		m.bytes += weight
 	}
 }

@@ -33,7 +33,7 @@ func (s *Store) CapabilityNotifications(ctx context.Context, capabilityID string
 	lo, hi := notifyRange()
 	q := query{pk: capabilityPK(capabilityID), lo: lo, hi: hi, reverse: true}
 	scope := "notifications|" + capabilityID
-	return memoized(s, pageKey{scope: scope, first: first, after: after}, func() (*Page[*catalog.Notification], error) {
+	return memoizedBytes(s, pageKey{scope: scope, first: first, after: after}, func() (*Page[*catalog.Notification], error) {
 		return page(s, ctx, scope, q, first, after, toNotification)
 	})
 }

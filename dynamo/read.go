@@ -411,7 +411,7 @@ func (s *Store) Jobs(ctx context.Context, capabilityID string, f JobFilter, firs
 		q.filter = strings.Join(conds, " AND ")
 	}
 	scope := fmt.Sprintf("jobs|%s|%s|%s", capabilityID, f.Status, f.JobType)
-	return memoized(s, pageKey{scope: scope, first: first, after: after}, func() (*Page[*catalog.Job], error) {
+	return memoizedBytes(s, pageKey{scope: scope, first: first, after: after}, func() (*Page[*catalog.Job], error) {
 		return page(s, ctx, scope, q, first, after, toJob)
 	})
 }

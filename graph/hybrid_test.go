@@ -237,3 +237,45 @@ func TestAnonymousCapabilityPageAfterArchive(t *testing.T) {
 		t.Errorf("second load: S3 %+v, want no request", loads[1].Extensions.S3)
 	}
 }
+
+// A caller without a key has the whole S3 budget: a metrics window that reaches more archived
+// hours than a quarter of it (the capability's components × the window's hours) is answered.
+// With a quarter (100) the explorer's capability page of a capability of 13 or more components
+// failed with REQUEST_BUDGET_EXCEEDED once its window had been archived.
+func TestAnonymousArchivedWindowBeyondAQuarterOfTheBudget(t *testing.T) {
+	h := newHybridHarness(t, func(o *graph.Options) {
+		o.Auth = &graph.Auth{Keys: keyFile(t, "admin "+graph.HashKey("admin-key")+" ops"), Anonymous: graph.RoleViewer}
+	})
+	// A sample an hour for 40 hours on each of the capability's 4 components: 160 archived hours.
+	var inputs []map[string]any
+	for _, comp := range []string{"ui-dashboard-alert-001", "api-server-alert-001", "database-alert-001", "mcp-server-alert-001"} {
+		for i := range 40 {
+			inputs = append(inputs, map[string]any{"capabilityId": "CAP-ALERT-MGT-001", "componentId": comp, "metricType": "PERFORMANCE",
+				"timestamp": testNow.Add(-time.Duration(i+1) * time.Hour).Truncate(time.Hour).Format(time.RFC3339), "interval": "1h",
+				"values": map[string]any{"availability": map[string]any{"value": 99.9}}})
+		}
+	}
+	for len(inputs) > 0 {
+		n := min(len(inputs), 100)
+		if rep := h.doAs(t, "admin-key", `mutation($in: [MetricInput!]!) { recordMetrics(inputs: $in) { recorded } }`, map[string]any{"in": inputs[:n]}); len(rep.Errors) > 0 {
+			t.Fatalf("recordMetrics = %s", rep.Body)
+		}
+		inputs = inputs[n:]
+	}
+	rep := h.doAs(t, "admin-key", `mutation($b: DateTime!) { archiveMetrics(before: $b) { objectsWritten } }`, map[string]any{"b": testNow.Add(-10 * time.Minute).Format(time.RFC3339)})
+	if len(rep.Errors) > 0 {
+		t.Fatalf("archiveMetrics = %s", rep.Body)
+	}
+	q := `query($from: DateTime!) { capability(id: "CAP-ALERT-MGT-001") { metrics(metricType: PERFORMANCE, from: $from, first: 1000) { nodes { componentId timestamp } } } }`
+	resp := h.doAs(t, "", q, map[string]any{"from": testNow.Add(-41 * time.Hour).Format(time.RFC3339)})
+	var ext struct {
+		Extensions struct{ S3 struct{ Requests int } }
+	}
+	_ = json.Unmarshal([]byte(resp.Body), &ext)
+	if len(resp.Errors) > 0 || !strings.Contains(string(resp.Data), `"componentId"`) {
+		t.Fatalf("anonymous window of archived hours = %s", resp.Body)
+	}
+	if ext.Extensions.S3.Requests <= graph.DefaultLimits.MaxS3Requests/4 {
+		t.Errorf("the window cost %d S3 requests: it does not test more than a quarter of the budget (%d)", ext.Extensions.S3.Requests, graph.DefaultLimits.MaxS3Requests/4)
+	}
+}

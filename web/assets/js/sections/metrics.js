@@ -6,6 +6,11 @@ import { pct, ms, mono } from '../format.js';
 import { inlineError } from '../errors.js';
 import { lineChart } from '../chart.js';
 
+// windowStart is the start of the window of `ms` that ends now, taken at the start of its
+// minute: the loads of a page within one minute ask for the same window, which the server's
+// read memo answers again without reading it (docs/performance.md).
+export const windowStart = (ms) => new Date(Math.floor((Date.now() - ms) / 60e3) * 60e3).toISOString();
+
 export const WINDOWS = {
   '1h': { ms: 3600e3, label: '1 hour' },
   '6h': { ms: 6 * 3600e3, label: '6 hours' },
@@ -89,7 +94,7 @@ export function metricsSection({ cap, conn, windowKey, signal }) {
     status.textContent = `Loading the last ${WINDOWS[key].label}…`;
     body.setAttribute('aria-busy', 'true');
     try {
-      const from = new Date(Date.now() - WINDOWS[key].ms).toISOString();
+      const from = windowStart(WINDOWS[key].ms);
       const data = await gql(CAPABILITY_METRICS, { id: cap.capabilityId, from, first: METRICS_FIRST }, { signal });
       if (mine !== seq) return;
       show(data.capability?.metrics, key);

@@ -7,7 +7,7 @@ import { badge, healthBadge, label, mono, pct, ms, num, money, day, timeEl, scor
 import { partialNotice } from '../errors.js';
 import { listHash } from './capabilities.js';
 import { graphSection } from '../sections/graph.js';
-import { metricsSection, WINDOWS, DEFAULT_WINDOW, METRICS_FIRST, METRIC_FIELDS } from '../sections/metrics.js';
+import { metricsSection, WINDOWS, DEFAULT_WINDOW, METRICS_FIRST, METRIC_FIELDS, windowStart } from '../sections/metrics.js';
 import { jobsSection, JOB_FIELDS, JOBS_FIRST } from '../sections/jobs.js';
 import { rulesSection, keepRulesState, RULE_FIELDS, NOTIFICATION_FIELDS } from '../sections/rules.js';
 import { liveSection, liveCursor, coalescer, CAPABILITY_CHANGES } from '../sections/live.js';
@@ -71,7 +71,7 @@ export async function render(root, { args, params, signal }) {
   // the subscription, so nothing between the page's read and the subscription is lost.
   const after = await liveCursor(id, signal);
   const load = () => {
-    const from = new Date(Date.now() - WINDOWS[windowKey].ms).toISOString();
+    const from = windowStart(WINDOWS[windowKey].ms);
     return gql(CAPABILITY_PAGE, { id, from, metricsFirst: METRICS_FIRST, jobsFirst: JOBS_FIRST }, { signal });
   };
   const data = await load();
