@@ -781,9 +781,13 @@ test('components by type list the components of one type across capabilities', a
 test('the console runs a query and shows its DynamoDB cost', async () => {
   await open('#/console');
   await page.selectOption('[data-testid=console-example]', 'list-capabilities');
-  // A write first: the embedded store answers a list that nothing has changed since from its
-  // read memo, with no DynamoDB request to show.
-  await setOwner('CAP-FRAUD-DET-001', 'console-test');
+  // A write first that moves a list entry: the embedded store answers a list that nothing has
+  // changed since from its read memo, with no DynamoDB request to show, and carries its pages
+  // across a write that leaves every entry in place (an owner's) and across the notification
+  // sender's lease renewals.
+  const { capability: { priority } } = await api('query($id: ID!) { capability(id: $id) { priority } }', { id: 'CAP-FRAUD-DET-001' });
+  await setPriority('CAP-FRAUD-DET-001', priority === 'LOW' ? 'HIGH' : 'LOW');
+  await setPriority('CAP-FRAUD-DET-001', priority);
   await page.click('[data-testid=console-run]');
   const cost = page.locator('[data-testid=console-cost]');
   await cost.waitFor();
