@@ -244,11 +244,9 @@ func (m *readMemo) value(g uint64, k pageKey) (any, bool) {
 	return v, ok
 }
 
-// keepValue records value k read after the generation was g.
-func (m *readMemo) keepValue(g uint64, k pageKey, v any) { m.keepWeighted(g, k, v, 0) }
-
-// keepWeighted is keepValue for a value of weight estimated bytes: past memoBytes in all,
-// nothing more of weight is kept until the generation moves.
+// keepWeighted records value k read after the generation was g, of weight estimated bytes
+// (0 for the values whose size is bounded otherwise): past memoBytes in all, nothing more of
+// weight is kept until the generation moves.
 func (m *readMemo) keepWeighted(g uint64, k pageKey, v any, weight int) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
