@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 	"time"
@@ -15,6 +14,7 @@ import (
 	"github.com/capcat/catalogue/blob"
 	"github.com/capcat/catalogue/catalog"
 	"github.com/capcat/catalogue/dynamo"
+	"github.com/capcat/catalogue/internal/lru"
 )
 
 // clockSkew is how far ahead of this process's clock an archiving process's clock may be: the
@@ -412,23 +412,13 @@ func (a *Archiver) hour(ctx context.Context, h blob.ArchivedHour, capabilityID, 
 	}
 	blob.SortMetrics(ms)
 	if a.hours != nil && etag != "" {
-		a.hours.Add(hourCacheKey(h.Key, etag), ms, hourWeight(ms))
+		a.hours.Add(hourCacheKey(h.Key, etag), ms, lru.JSONWeight(ms))
 	}
 	return ms, nil
 }
 
 // hourCacheKey names a version of an archived hour's object.
 func hourCacheKey(key, etag string) string { return key + "\x00" + etag }
-
-// hourWeight estimates the bytes that decoded samples hold: twice their JSON, as the partition
-// cache counts its ranges.
-func hourWeight(ms []*catalog.Metric) int {
-	b, err := json.Marshal(ms)
-	if err != nil {
-		return math.MaxInt
-	}
-	return 2 * len(b)
-}
 
 // CachedHours returns how many archived hours the cache holds and their estimated bytes.
 func (a *Archiver) CachedHours() (entries, bytes int) {

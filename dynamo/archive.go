@@ -159,18 +159,19 @@ type metricRange struct {
 func (s *Store) memoMetricsInRange(ctx context.Context, r MetricRange, limit int) ([]*catalog.Metric, bool, error) {
 	k := pageKey{scope: "metricrange|" + r.CapabilityID + "|" + r.ComponentID + "|" + string(r.MetricType) + "|" +
 		r.From.UTC().Format(time.RFC3339Nano) + "|" + r.Before.UTC().Format(time.RFC3339Nano), first: limit}
-	g := s.memo.now()
-	if v, ok := s.memo.value(g, k); ok {
-		if e := v.(*metricRange); e.expires == 0 || s.now().Unix() < e.expires {
-			return slices.Clip(e.metrics), e.more, nil
-		}
-	}
-	ms, more, expires, err := s.metricsInRange(ctx, r, limit)
+	e, err := keptRead(s, k, func() (*metricRange, error) {
+		ms, more, expires, err := s.metricsInRange(ctx, r, limit)
+		return &metricRange{metrics: ms, more: more, expires: expires}, err
+	}, func(e *metricRange) int { return weight(e.metrics) })
 	if err != nil {
 		return nil, false, err
 	}
-	s.memo.keepWeighted(g, k, &metricRange{metrics: ms, more: more, expires: expires}, weight(ms))
-	return slices.Clip(ms), more, nil
+	if e.expires != 0 && s.now().Unix() >= e.expires {
+		// A sample of the kept read may have expired since: read as without the memo.
+		ms, more, _, err := s.metricsInRange(ctx, r, limit)
+		return ms, more, err
+	}
+	return slices.Clip(e.metrics), e.more, nil
 }
 
 // metricsInRange is MetricsInRange, validated, without the memo; expires is the earliest TTL of

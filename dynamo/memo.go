@@ -4,9 +4,8 @@ import (
 	"slices"
 	"sync"
 
-	gojson "github.com/goccy/go-json"
-
 	"github.com/capcat/catalogue/catalog"
+	"github.com/capcat/catalogue/internal/lru"
 )
 
 // readMemo keeps, for an engine in this process that counts its writes (Options.Generation:
@@ -52,15 +51,8 @@ const memoLimit = 4096
 // (metric ranges, job and notification pages: what their items may make large).
 const memoBytes = 16 << 20
 
-// weight estimates the bytes a kept value holds: twice its JSON, as the partition cache counts
-// its ranges (computed once, when it is read and kept).
-func weight(v any) int {
-	b, err := gojson.Marshal(v)
-	if err != nil {
-		return memoBytes + 1
-	}
-	return 2*len(b) + 256
-}
+// weight estimates the bytes a kept value holds (lru.JSONWeight) and its entry's.
+func weight(v any) int { return lru.JSONWeight(v) + 256 }
 
 func newReadMemo(generation func() uint64) *readMemo {
 	if generation == nil {

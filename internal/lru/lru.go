@@ -6,7 +6,20 @@ package lru
 import (
 	"container/list"
 	"sync"
+
+	gojson "github.com/goccy/go-json"
 )
+
+// JSONWeight estimates the bytes a decoded value holds: twice its JSON (a decoded struct's
+// strings, slices and pointers take about that), computed once when it is kept. A value that
+// does not encode weighs more than any bound (1 TiB), so that it is not kept.
+func JSONWeight(v any) int {
+	b, err := gojson.Marshal(v)
+	if err != nil {
+		return 1 << 40
+	}
+	return 2 * len(b)
+}
 
 // LRU is a map bounded by the number of its entries and the sum of their weights (what the
 // caller counts them for, in bytes), the least recently used evicted first.
