@@ -149,11 +149,17 @@ func (s selection) needsMetadata() bool {
 // prefetchCapability starts the reads a capability's selection s will need: its metadata
 // (unless known or not needed) and its partition segments.
 func (r *Resolver) prefetchCapability(ctx context.Context, id string, s selection, metadata bool) {
+	r.prefetchCapabilityReads(ctx, id, s, r.segments.read(ctx, "Capability", s), metadata)
+}
+
+// prefetchCapabilityReads is prefetchCapability with the segments of s already known (want):
+// a list's capabilities share one selection, whose segments are worked out once.
+func (r *Resolver) prefetchCapabilityReads(ctx context.Context, id string, s selection, want dynamo.Segment, metadata bool) {
 	l := For(ctx)
 	if metadata && s.needsMetadata() {
 		l.PrefetchCapability(ctx, id)
 	}
-	if want := r.segments.read(ctx, "Capability", s); want != 0 {
+	if want != 0 {
 		l.Prefetch(ctx, id, want)
 	}
 	r.prefetchWindows(ctx, id, s)
@@ -246,6 +252,10 @@ func (r *Resolver) prefetchComponents(ctx context.Context, comps []*catalog.Comp
 	}
 	capSel := s.child(ctx, "capability")
 	want := r.segments.read(ctx, "Component", s)
+	var capWant dynamo.Segment
+	if len(capSel) > 0 {
+		capWant = r.segments.read(ctx, "Capability", capSel)
+	}
 	l := For(ctx)
 	// The metadata of every capability at once, not one key at a time into the batch window
 	// (under load the window can close halfway and cost a second BatchGetItem).
@@ -258,7 +268,7 @@ func (r *Resolver) prefetchComponents(ctx context.Context, comps []*catalog.Comp
 	}
 	for _, c := range comps {
 		if len(capSel) > 0 {
-			r.prefetchCapability(ctx, c.CapabilityID, capSel, false)
+			r.prefetchCapabilityReads(ctx, c.CapabilityID, capSel, capWant, false)
 		}
 		if want != 0 {
 			l.Prefetch(ctx, c.CapabilityID, want)
@@ -274,11 +284,12 @@ func (r *Resolver) prefetchCapabilities(ctx context.Context, caps []*catalog.Cap
 	for _, c := range caps {
 		l.PrimeCapability(ctx, c)
 	}
-	if want := r.segments.read(ctx, "Capability", s); want != 0 {
+	want := r.segments.read(ctx, "Capability", s)
+	if want != 0 {
 		l.PrefetchVersions(ctx, caps, want) // before the range reads that wait for them
 	}
 	for _, c := range caps {
-		r.prefetchCapability(ctx, c.CapabilityID, s, false)
+		r.prefetchCapabilityReads(ctx, c.CapabilityID, s, want, false)
 	}
 }
 
