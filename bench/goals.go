@@ -74,14 +74,14 @@ func (r *report) writeEmbedded(p func(string, ...any)) {
 		p("Measured by `%s` (%s UTC, %s); the other sections are from the full run.", e.Command, e.At.UTC().Format("2006-01-02 15:04"), machine())
 		p("")
 	}
-	p("The server as `go run .` builds it (bench/embedded.go): memdyn in this process behind `dynamo.StartEmbedded`, the embedded S3, the sample catalogue (%d items) with its artifacts, its metrics older than 10 minutes archived to the embedded S3 as the default server's first scheduled archive does 10 minutes after start (`blob.EmbeddedMinArchiveAge`), `graph.NewHandler` with the server's options and a %v request deadline, served to the benchmark's client over loopback HTTP, its DynamoDB client calling memdyn in process as the server's does (`loopback.Server.Do`: the guard and its key check, no socket), its store given memdyn's write generation as the server's is (the read memo); the server, memdyn and the benchmark's client share this process and the machine's %d cores. Each operation is timed against `{ __typename }` on the same server in the same run, at concurrency 1 (%d runs) and 16 (%d runs). Warm: the same read repeated. Cold: each read comes right after a write to its capability through the same server (an `updateCapability` of the description, untimed, one write at a time; for the list, a write to one of its capabilities; half the runs), so cold throughput at C=16 is the writes' rate, not the reads'. After a write elsewhere: the same, the write sent through memdyn's port by another client (as a second instance or a command writes), which this server learns of only from the versions it reads: its read memo is emptied and its cache's ranges of that capability miss. Past deadline counts, at concurrency 16, answers with a TIMEOUT error or HTTP 503 and runs longer than the deadline. Load average when this section started: %s. %s.",
+	p("The server as `go run .` builds it (bench/embedded.go): memdyn in this process behind `dynamo.StartEmbedded`, the embedded S3, the sample catalogue (%d items) with its artifacts, its metrics older than 10 minutes archived to the embedded S3 as the default server's first scheduled archive does 10 minutes after start (`blob.EmbeddedMinArchiveAge`), `graph.NewHandler` with the server's options and a %v request deadline, served to the benchmark's client over loopback HTTP, its DynamoDB client calling memdyn in process as the server's does (`loopback.Server.Do`: the guard and its key check, no socket), its store given memdyn's write generation as the server's is (the read memo); the server, memdyn and the benchmark's client share this process and the machine's %d cores. Each operation is timed against `{ __typename }` on the same server in the same run, at concurrency 1 (%d runs) and 16 (%d runs), the trivial query interleaved with it in blocks (bench/embedded.go `measureOp`, `abba`): the operation's runs and as many of the trivial query's alternate, operation, trivial, trivial, operation, four times over at concurrency 1 and twice at 16; the ratios are of the two sides' p50s and of their throughputs (each side's runs over its blocks' time), shown in the columns `trivial beside it`. So both terms of a ratio are measured under the same conditions: on this shared machine the speed of both moves by up to a third from one minute to the next, and one trivial row measured at the start made each ratio a quotient of two moments. Blocks rather than single runs: a trivial query sent right after each list took half as long again as in a row of its own, which would flatter every ratio. The trivial row is the trivial query measured alone before the others. Warm: the same read repeated. Cold: each read comes right after a write to its capability through the same server (an `updateCapability` of the description, untimed, one write at a time; for the list, a write to one of its capabilities; half the runs), so cold throughput at C=16 is the writes' rate, not the reads'. After a write elsewhere: the same, the write sent through memdyn's port by another client (as a second instance or a command writes), which this server learns of only from the versions it reads: its read memo is emptied and its cache's ranges of that capability miss. Past deadline counts, at concurrency 16, answers with a TIMEOUT error or HTTP 503 and runs longer than the deadline. Load average when this section started: %s. %s.",
 		e.Items, e.Deadline, numCPU(), triv.Runs1, triv.Runs16, e.Load, e.CacheNote)
 	p("")
-	p("| operation | mode | DynamoDB requests | p50, C=1 | ÷ trivial | p50, C=16 | p99, C=16 | per second, C=16 | trivial ÷ it | past deadline, C=16 |")
-	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+	p("| operation | mode | DynamoDB requests | p50, C=1 | trivial beside it | ÷ trivial | p50, C=16 | p99, C=16 | per second, C=16 | trivial beside it | trivial ÷ it | past deadline, C=16 |")
+	p("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, x := range e.Rows {
-		p("| %s | %s | %d | %.2f ms | %.1f× | %.2f ms | %.2f ms | %.0f | %.1f | %d |", x.Name, x.Mode, x.Requests, ms(x.P50C1),
-			float64(x.P50C1)/float64(triv.P50C1), ms(x.P50C16), ms(x.P99C16), x.Throughput, triv.Throughput/max(x.Throughput, 1e-9), x.PastDeadline)
+		p("| %s | %s | %d | %.2f ms | %.2f ms | %.1f× | %.2f ms | %.2f ms | %.0f | %.0f | %.1f | %d |", x.Name, x.Mode, x.Requests, ms(x.P50C1),
+			ms(x.trivP50(triv)), x.p50Ratio(triv), ms(x.P50C16), ms(x.P99C16), x.Throughput, x.trivThroughput(triv), x.throughputRatio(triv), x.PastDeadline)
 	}
 	p("")
 	p("| target (issue #17, goal 2) | warm | cold | after a write elsewhere (reported) |")
@@ -97,21 +97,21 @@ func (r *report) writeEmbedded(p func(string, ...any)) {
 			return fmt.Sprintf("%s %s", passFail(ok), v)
 		}
 		p50 := func(x *embRow) (string, bool) {
-			v := float64(x.P50C1) / float64(triv.P50C1)
+			v := x.p50Ratio(triv)
 			return fmt.Sprintf("%.1f×", v), v <= t.maxP50
 		}
 		thr := func(x *embRow) (string, bool) {
-			v := x.Throughput / triv.Throughput
-			return fmt.Sprintf("1/%.1f", 1/v), v >= 1/t.minThroughput
+			v := x.throughputRatio(triv)
+			return fmt.Sprintf("1/%.1f", v), v <= t.minThroughput
 		}
 		elsewhere := "–"
 		if x := e.row(name, modeElsewhere); x != nil {
-			elsewhere = fmt.Sprintf("%.1f×, %d requests", float64(x.P50C1)/float64(triv.P50C1), x.Requests)
+			elsewhere = fmt.Sprintf("%.1f×, %d requests", x.p50Ratio(triv), x.Requests)
 		}
 		p("| %s p50 at C=1 ≤ %.0f× the trivial query's | %s | %s | %s |", name, t.maxP50, cell(modeWarm, p50), cell(modeCold, p50), elsewhere)
 		writesThr := func(mode string) string {
 			if x := e.row(name, mode); x != nil {
-				return fmt.Sprintf("not judged: 1/%.1f, bounded by the writes, which run one at a time", triv.Throughput/max(x.Throughput, 1e-9))
+				return fmt.Sprintf("not judged: 1/%.1f, bounded by the writes, which run one at a time", x.throughputRatio(triv))
 			}
 			return "–"
 		}

@@ -127,6 +127,10 @@ func TestEmbeddedDefault(t *testing.T) {
 				if r.PastDeadline != 0 {
 					t.Errorf("%s %s: %d past the deadline", r.Name, r.Mode, r.PastDeadline)
 				}
+				// Every operation but the trivial query has the trivial query measured beside it.
+				if beside := r.TrivP50C1 > 0 && r.TrivThroughput > 0; beside != (r.Name != "trivial") {
+					t.Errorf("%s %s: trivial beside it %v, %.0f/s", r.Name, r.Mode, r.TrivP50C1, r.TrivThroughput)
+				}
 			}
 			if seen != len(c.want) {
 				t.Errorf("%d of the %d rows checked were measured", seen, len(c.want))
@@ -162,5 +166,61 @@ func TestEmbeddedOnlySplicesItsSection(t *testing.T) {
 	}
 	if strings.Contains(doc, "old figures") || strings.Count(doc, embeddedHeading) != 1 {
 		t.Errorf("the old section was not replaced:\n%s", doc)
+	}
+}
+
+// abba interleaves the two sides in blocks a, b, b, a, each side's samples and wall time its own.
+func TestABBAInterleavesInBlocks(t *testing.T) {
+	var order []string
+	fn := func(name string, lat time.Duration) func(context.Context) (sample, error) {
+		return func(context.Context) (sample, error) {
+			order = append(order, name)
+			return sample{lat: lat}, nil
+		}
+	}
+	a, b, err := abba(context.Background(), 8, 1, 2, fn("a", time.Millisecond), fn("b", time.Microsecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := strings.Join(order, ""), "aabbbbaaaabbbbaa"; got != want {
+		t.Errorf("order %s, want %s", got, want)
+	}
+	if len(a.samples) != 8 || len(b.samples) != 8 || a.lats()[0] != time.Millisecond || b.lats()[0] != time.Microsecond {
+		t.Errorf("a %d samples, b %d", len(a.samples), len(b.samples))
+	}
+	if a.wall <= 0 || b.wall <= 0 || a.throughput() <= 0 {
+		t.Errorf("walls %v and %v", a.wall, b.wall)
+	}
+	order = nil
+	a, b, err = abba(context.Background(), 8, 1, 2, fn("a", time.Millisecond), nil)
+	if err != nil || strings.Join(order, "") != "aaaaaaaa" || len(a.samples) != 8 || len(b.samples) != 0 {
+		t.Errorf("a alone: order %v, %v", order, err)
+	}
+}
+
+// Goal 2's ratios are judged against the trivial query measured beside each operation, not the
+// trivial row measured alone at the start: a slow start (the row at 0.05 ms, the list 24× it)
+// does not fail a list that took 8× the trivial query run beside it, nor does a fast one pass
+// a list that took 16× it.
+func TestEmbeddedRatiosAgainstTheTrivialQueryBesideThem(t *testing.T) {
+	ms := time.Millisecond
+	render := func(trivAlone, beside time.Duration) string {
+		rep := &report{embedded: &embReport{Items: 1, Deadline: time.Second, Rows: []*embRow{
+			{Name: "trivial", Mode: modeWarm, P50C1: trivAlone, Throughput: 10000, Runs1: 2, Runs16: 16},
+			{Name: "list all", Mode: modeWarm, P50C1: 12 * ms / 10, Throughput: 1000, TrivP50C1: beside, TrivThroughput: 12000, Runs1: 2, Runs16: 16},
+		}}}
+		var b strings.Builder
+		rep.writeEmbedded(func(f string, a ...any) { fmt.Fprintf(&b, f+"\n", a...) })
+		return b.String()
+	}
+	out := render(ms/20, 15*ms/100)
+	for _, want := range []string{"| list all p50 at C=1 ≤ 12× the trivial query's | PASS 8.0× |", "| list all throughput at C=16 ≥ 1/14 of the trivial query's | PASS 1/12.0 |",
+		"| list all | warm | 0 | 1.20 ms | 0.15 ms | 8.0× |"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if out := render(ms/5, 75*ms/1000); !strings.Contains(out, "| list all p50 at C=1 ≤ 12× the trivial query's | FAIL 16.0× |") {
+		t.Errorf("a list at 16× the trivial query beside it passed:\n%s", out)
 	}
 }
