@@ -55,7 +55,8 @@ type Server struct {
 }
 
 // lock takes the write lock for a change and advances the generation, before anything is
-// changed: every write path takes the lock through it.
+// changed: every write path takes the lock through it but PutItem, which advances it once its
+// condition held.
 func (s *Server) lock() { s.lockGen() }
 
 // lockGen is lock, returning the generation it advanced to: while Generation still returns it,
@@ -71,6 +72,7 @@ func (s *Server) lockGen() uint64 {
 // this process may keep them as read at that generation (the embedded store's read memo does),
 // and what it read at the generation before, of items the call did not write, stays as it was.
 // A token replay, which writes nothing, has none; nor has a write that failed its condition.
+// A PutItem that failed its condition leaves the generation where it was.
 const GenerationHeader = "X-Memdyn-Generation"
 
 // committed is a write's answer (as the call's handler returns it) with the generation it
@@ -81,7 +83,8 @@ type committed struct {
 }
 
 // Generation returns a number that grows whenever anything may have been written (an item,
-// a table, a TTL expiry; also a write that failed its condition), before the change is made:
+// a table, a TTL expiry; also an UpdateItem, DeleteItem or TransactWriteItems that failed its
+// condition, though not a PutItem that did), before the change is made:
 // while it returns the same value, every read returns what it returned before. A caller that
 // reads Generation, then reads items, and keeps them tagged with that generation may serve
 // them again for as long as Generation still returns it: they are then at least as new as
@@ -1324,7 +1327,10 @@ func (s *Server) putItem(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	gen := s.lockGen()
+	// The generation advances once the condition held, still before the change: a PutItem that
+	// failed its condition wrote nothing, and a lease that another holder tries every few seconds
+	// would otherwise move it each time, for every reader that keeps what it read by it.
+	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {
@@ -1337,6 +1343,7 @@ func (s *Server) putItem(body []byte) (any, error) {
 	if err := in.check(t.get(r.pk, r.sk)); err != nil {
 		return nil, err
 	}
+	gen := s.gen.Add(1)
 	old := t.store(r)
 	return committed{body: in.result(old, writeUnits(r.size)), generation: gen}, nil
 }

@@ -124,7 +124,8 @@ func TestTransactionClientRequestToken(t *testing.T) {
 }
 
 // A PutItem that committed names the generation it committed at; one that failed its
-// condition names none (the engine's generation moved all the same).
+// condition names none and, having written nothing, leaves the generation where it was (a
+// standby's lease attempt every few seconds moved it, and with it every memo kept by it).
 func TestPutItemGeneration(t *testing.T) {
 	srv, e := newMemdyn(t)
 	put := func() (*dynamodb.PutItemOutput, error) {
@@ -141,8 +142,8 @@ func TestPutItemGeneration(t *testing.T) {
 	if _, err := put(); errCode(err) != "ConditionalCheckFailedException" {
 		t.Fatalf("second PutItem = %v, want ConditionalCheckFailedException", err)
 	}
-	if srv.Generation() == before {
-		t.Errorf("a PutItem that failed its condition left the generation at %d", before)
+	if g := srv.Generation(); g != before {
+		t.Errorf("a PutItem that failed its condition moved the generation from %d to %d", before, g)
 	}
 }
 
@@ -399,8 +400,11 @@ func TestGenerationMovesWithEveryWrite(t *testing.T) {
 			_, err := e.db.TransactWriteItems(e.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: &e.table, Item: kv("G#3", "C")}}}})
 			return err
 		}},
-		{"a failed condition", func() error {
-			_, err := e.db.PutItem(e.ctx, &dynamodb.PutItemInput{TableName: &e.table, Item: kv("G#3", "C"), ConditionExpression: aws.String("attribute_not_exists(PK)")})
+		// A PutItem that failed its condition does not move it (TestPutItemGeneration).
+		{"an UpdateItem that failed its condition", func() error {
+			_, err := e.db.UpdateItem(e.ctx, &dynamodb.UpdateItemInput{TableName: &e.table, Key: kv("G#3", "C"), UpdateExpression: aws.String("SET x = :x"),
+				ConditionExpression:       aws.String("attribute_not_exists(PK)"),
+				ExpressionAttributeValues: map[string]types.AttributeValue{":x": &types.AttributeValueMemberS{Value: "1"}}})
 			if err == nil {
 				return errors.New("the condition held")
 			}
