@@ -55,8 +55,8 @@ type Server struct {
 }
 
 // lock takes the write lock for a change and advances the generation, before anything is
-// changed: every write path takes the lock through it but PutItem, which advances it once its
-// condition held.
+// changed: every write path takes the lock through it but PutItem, UpdateItem and DeleteItem,
+// which advance it once their condition held.
 func (s *Server) lock() { s.lockGen() }
 
 // lockGen is lock, returning the generation it advanced to: while Generation still returns it,
@@ -72,7 +72,8 @@ func (s *Server) lockGen() uint64 {
 // this process may keep them as read at that generation (the embedded store's read memo does),
 // and what it read at the generation before, of items the call did not write, stays as it was.
 // A token replay, which writes nothing, has none; nor has a write that failed its condition.
-// A PutItem that failed its condition leaves the generation where it was.
+// A PutItem, UpdateItem or DeleteItem that failed its condition leaves the generation where it
+// was.
 const GenerationHeader = "X-Memdyn-Generation"
 
 // committed is a write's answer (as the call's handler returns it) with the generation it
@@ -83,8 +84,9 @@ type committed struct {
 }
 
 // Generation returns a number that grows whenever anything may have been written (an item,
-// a table, a TTL expiry; also an UpdateItem, DeleteItem or TransactWriteItems that failed its
-// condition, though not a PutItem that did), before the change is made:
+// a table, a TTL expiry; also a TransactWriteItems that failed its condition or replayed a
+// token, though not a PutItem, UpdateItem or DeleteItem that failed theirs), before the change
+// is made:
 // while it returns the same value, every read returns what it returned before. A caller that
 // reads Generation, then reads items, and keeps them tagged with that generation may serve
 // them again for as long as Generation still returns it: they are then at least as new as
@@ -1327,9 +1329,10 @@ func (s *Server) putItem(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	// The generation advances once the condition held, still before the change: a PutItem that
+	// The generation advances once the condition held, still before the change: a write that
 	// failed its condition wrote nothing, and a lease that another holder tries every few seconds
 	// would otherwise move it each time, for every reader that keeps what it read by it.
+	// UpdateItem and DeleteItem do the same.
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
@@ -1356,7 +1359,7 @@ func (s *Server) deleteItem(body []byte) (any, error) {
 	if err := json.Unmarshal(body, &in); err != nil {
 		return nil, validation("%v", err)
 	}
-	s.lock()
+	s.mu.Lock() // the generation advances once the condition held (see putItem)
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {
@@ -1369,6 +1372,7 @@ func (s *Server) deleteItem(body []byte) (any, error) {
 	if err := in.check(t.get(pk, sk)); err != nil {
 		return nil, err
 	}
+	s.gen.Add(1)
 	old := t.del(pk, sk)
 	units := 1.0
 	if old != nil {

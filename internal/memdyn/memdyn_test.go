@@ -125,7 +125,8 @@ func TestTransactionClientRequestToken(t *testing.T) {
 
 // A PutItem that committed names the generation it committed at; one that failed its
 // condition names none and, having written nothing, leaves the generation where it was (a
-// standby's lease attempt every few seconds moved it, and with it every memo kept by it).
+// standby's lease attempt every few seconds moved it, and with it every memo kept by it), as
+// do an UpdateItem and a DeleteItem that failed theirs.
 func TestPutItemGeneration(t *testing.T) {
 	srv, e := newMemdyn(t)
 	put := func() (*dynamodb.PutItemOutput, error) {
@@ -144,6 +145,17 @@ func TestPutItemGeneration(t *testing.T) {
 	}
 	if g := srv.Generation(); g != before {
 		t.Errorf("a PutItem that failed its condition moved the generation from %d to %d", before, g)
+	}
+	absent := aws.String("attribute_not_exists(PK)")
+	if _, err := e.db.UpdateItem(e.ctx, &dynamodb.UpdateItemInput{TableName: &e.table, Key: key("LEASE#x", "META"), UpdateExpression: aws.String("SET x = :x"),
+		ConditionExpression: absent, ExpressionAttributeValues: map[string]types.AttributeValue{":x": &types.AttributeValueMemberS{Value: "1"}}}); errCode(err) != "ConditionalCheckFailedException" {
+		t.Fatalf("UpdateItem = %v, want ConditionalCheckFailedException", err)
+	}
+	if _, err := e.db.DeleteItem(e.ctx, &dynamodb.DeleteItemInput{TableName: &e.table, Key: key("LEASE#x", "META"), ConditionExpression: absent}); errCode(err) != "ConditionalCheckFailedException" {
+		t.Fatalf("DeleteItem = %v, want ConditionalCheckFailedException", err)
+	}
+	if g := srv.Generation(); g != before {
+		t.Errorf("an UpdateItem and a DeleteItem that failed their condition moved the generation from %d to %d", before, g)
 	}
 }
 
@@ -400,11 +412,11 @@ func TestGenerationMovesWithEveryWrite(t *testing.T) {
 			_, err := e.db.TransactWriteItems(e.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: &e.table, Item: kv("G#3", "C")}}}})
 			return err
 		}},
-		// A PutItem that failed its condition does not move it (TestPutItemGeneration).
-		{"an UpdateItem that failed its condition", func() error {
-			_, err := e.db.UpdateItem(e.ctx, &dynamodb.UpdateItemInput{TableName: &e.table, Key: kv("G#3", "C"), UpdateExpression: aws.String("SET x = :x"),
-				ConditionExpression:       aws.String("attribute_not_exists(PK)"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":x": &types.AttributeValueMemberS{Value: "1"}}})
+		// A PutItem, UpdateItem or DeleteItem that failed its condition does not move it
+		// (TestPutItemGeneration).
+		{"a TransactWriteItems that failed its condition", func() error {
+			_, err := e.db.TransactWriteItems(e.ctx, &dynamodb.TransactWriteItemsInput{TransactItems: []types.TransactWriteItem{{Put: &types.Put{TableName: &e.table,
+				Item: kv("G#3", "C"), ConditionExpression: aws.String("attribute_not_exists(PK)")}}}})
 			if err == nil {
 				return errors.New("the condition held")
 			}

@@ -393,7 +393,7 @@ func (s *Server) updateItem(body []byte) (any, error) {
 	if in.UpdateExpression == "" {
 		return nil, validation("memdyn needs an UpdateExpression (AttributeUpdates is not implemented)")
 	}
-	s.lock()
+	s.mu.Lock() // the generation advances once the condition held (see putItem)
 	defer s.mu.Unlock()
 	t, err := s.table(in.TableName)
 	if err != nil {
@@ -411,6 +411,7 @@ func (s *Server) updateItem(body []byte) (any, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.gen.Add(1)
 	old := t.store(r)
 	units := writeUnits(r.size)
 	if old != nil {
