@@ -528,8 +528,8 @@ func ids(p *dynamo.Page[*catalog.Capability]) string {
 // server) leaves the memo as it was: a lease is read by nothing the memo keeps. It emptied the
 // memo (memdyn named no generation on PutItem), so on an idle server every read after a
 // renewal went to the engine again. Nor does an attempt that loses its condition, here or
-// through the port (a standby instance's, every few seconds; a restarted server's while the
-// dead one's lease runs out): it writes nothing, and memdyn's generation stays where it was (it
+// through the port (a server restarted after kill -9, every few seconds while the dead one's
+// lease runs out): it writes nothing, and memdyn's generation stays where it was (it
 // moved, and emptied every memo). A lease write through the port, or a renewal after another
 // write, still leave the next read to the engine.
 func TestEmbeddedReadMemoKeepsAcrossALease(t *testing.T) {

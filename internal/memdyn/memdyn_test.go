@@ -124,9 +124,9 @@ func TestTransactionClientRequestToken(t *testing.T) {
 }
 
 // A PutItem that committed names the generation it committed at; one that failed its
-// condition names none and, having written nothing, leaves the generation where it was (a
-// standby's lease attempt every few seconds moved it, and with it every memo kept by it), as
-// do an UpdateItem and a DeleteItem that failed theirs.
+// condition names none and, having written nothing, leaves the generation where it was (a lost
+// lease attempt every few seconds moved it, and with it every memo kept by it), as do an
+// UpdateItem and a DeleteItem that failed theirs.
 func TestPutItemGeneration(t *testing.T) {
 	srv, e := newMemdyn(t)
 	put := func() (*dynamodb.PutItemOutput, error) {
