@@ -84,7 +84,7 @@ type embRow struct {
 }
 
 // trivP50 and trivThroughput are the trivial query's figures the row is judged against: those
-// measured beside it, else (the trivial row, a report from before pairing) the trivial row's.
+// measured beside it, else (the trivial row itself, measured alone) the trivial row's.
 func (r *embRow) trivP50(triv *embRow) time.Duration {
 	if r.TrivP50C1 > 0 {
 		return r.TrivP50C1
